@@ -1,0 +1,53 @@
+#pragma once
+// Time is injected everywhere (backoff, resync, lease renewal, work queue delays) so tests are
+// exact: production code uses RealClock, tests use FakeClock and move time by hand.
+// Thread-safe: all methods may be called from any thread.
+
+#include <cstdint>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+
+namespace ccm {
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual absl::Time Now() const = 0;
+  // Blocks until `d` has passed on this clock or `cancel` (may be null) is notified.
+  // Returns false when cancelled.
+  virtual bool SleepFor(absl::Duration d, const absl::Notification* cancel) = 0;
+  bool SleepUntil(absl::Time t, const absl::Notification* cancel) {
+    return SleepFor(t - Now(), cancel);
+  }
+  // The process-wide real clock.
+  static Clock& Real();
+};
+
+class RealClock final : public Clock {
+ public:
+  absl::Time Now() const override { return absl::Now(); }
+  bool SleepFor(absl::Duration d, const absl::Notification* cancel) override;
+};
+
+// Manual clock for tests: Now() only moves with Advance(); sleepers wake when time passes their
+// deadline. WaitForSleepers lets a test know that background threads have reached a sleep.
+class FakeClock final : public Clock {
+ public:
+  explicit FakeClock(absl::Time start = absl::FromUnixSeconds(1'700'000'000)) : now_(start) {}
+  absl::Time Now() const override;
+  bool SleepFor(absl::Duration d, const absl::Notification* cancel) override;
+  void Advance(absl::Duration d);
+  // Blocks (real time, up to `timeout`) until at least `n` threads are sleeping on this clock.
+  bool WaitForSleepers(int n, absl::Duration timeout = absl::Seconds(10)) const;
+  int sleepers() const;
+
+ private:
+  mutable absl::Mutex mu_;
+  absl::Time now_ ABSL_GUARDED_BY(mu_);
+  int sleepers_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace ccm

@@ -1,0 +1,312 @@
+#include "common/http_client.h"
+
+#include <curl/curl.h>
+#include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include <cctype>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace ccm {
+namespace {
+
+struct CurlGlobal {
+  CurlGlobal() { curl_global_init(CURL_GLOBAL_DEFAULT); }
+};
+
+void EnsureCurl() { static CurlGlobal g; }
+
+int ThumbprintIndex() {
+  static int idx = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  return idx;
+}
+
+// At depth 0, accept the peer iff its SHA-1 matches the pinned thumbprint (chain ignored, as
+// govmomi does when a thumbprint is configured).
+int VerifyThumbprint(int preverify, X509_STORE_CTX* store) {
+  if (X509_STORE_CTX_get_error_depth(store) != 0) return 1;
+  SSL* ssl = static_cast<SSL*>(
+      X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()));
+  SSL_CTX* ctx = SSL_get_SSL_CTX(ssl);
+  auto* want = static_cast<const std::string*>(SSL_CTX_get_ex_data(ctx, ThumbprintIndex()));
+  X509* cert = X509_STORE_CTX_get_current_cert(store);
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (want == nullptr || cert == nullptr || !X509_digest(cert, EVP_sha1(), md, &n)) return 0;
+  std::string got;
+  for (unsigned int i = 0; i < n; ++i) absl::StrAppend(&got, i ? ":" : "", absl::Hex(md[i], absl::kZeroPad2));
+  if (absl::AsciiStrToUpper(got) == *want) {
+    X509_STORE_CTX_set_error(store, X509_V_OK);
+    return 1;
+  }
+  return 0;
+}
+
+CURLcode SslCtxPin(CURL*, void* sslctx, void* userdata) {
+  auto* ctx = static_cast<SSL_CTX*>(sslctx);
+  SSL_CTX_set_ex_data(ctx, ThumbprintIndex(), userdata);
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, VerifyThumbprint);
+  return CURLE_OK;
+}
+
+size_t OnHeader(char* data, size_t size, size_t n, void* user) {
+  auto* resp = static_cast<HttpResponse*>(user);
+  absl::string_view line(data, size * n);
+  if (absl::StartsWith(line, "HTTP/")) {
+    resp->headers.clear();  // a new response (redirect, 100-continue)
+    return size * n;
+  }
+  auto colon = line.find(':');
+  if (colon != absl::string_view::npos) {
+    resp->headers.emplace_back(absl::AsciiStrToLower(line.substr(0, colon)),
+                               std::string(absl::StripAsciiWhitespace(line.substr(colon + 1))));
+  }
+  return size * n;
+}
+
+size_t OnBody(char* data, size_t size, size_t n, void* user) {
+  static_cast<std::string*>(user)->append(data, size * n);
+  return size * n;
+}
+
+struct StreamState {
+  HttpResponse* resp;
+  CURL* curl;
+  const std::function<bool(absl::string_view)>* on_data;
+  const std::atomic<bool>* cancel;
+  bool stopped = false;
+};
+
+size_t OnStreamBody(char* data, size_t size, size_t n, void* user) {
+  auto* st = static_cast<StreamState*>(user);
+  long code = 0;
+  curl_easy_getinfo(st->curl, CURLINFO_RESPONSE_CODE, &code);
+  if (code < 200 || code > 299) {
+    st->resp->body.append(data, size * n);
+    return size * n;
+  }
+  if (!(*st->on_data)(absl::string_view(data, size * n))) {
+    st->stopped = true;
+    return 0;
+  }
+  return size * n;
+}
+
+int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto* cancel = static_cast<const std::atomic<bool>*>(user);
+  return cancel != nullptr && cancel->load() ? 1 : 0;
+}
+
+absl::Status CurlError(CURLcode rc, const std::string& method, const std::string& url,
+                       const char* detail) {
+  std::string msg = absl::StrCat(method, " ", url, ": ", curl_easy_strerror(rc));
+  if (detail != nullptr && detail[0] != '\0') absl::StrAppend(&msg, " (", detail, ")");
+  switch (rc) {
+    case CURLE_OPERATION_TIMEDOUT:
+      return absl::DeadlineExceededError(msg);
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+      return absl::FailedPreconditionError(absl::StrCat("TLS verification failed: ", msg));
+    case CURLE_ABORTED_BY_CALLBACK:
+      return absl::CancelledError(msg);
+    case CURLE_URL_MALFORMAT:
+    case CURLE_UNSUPPORTED_PROTOCOL:
+      return absl::InvalidArgumentError(msg);
+    default:
+      return absl::UnavailableError(msg);
+  }
+}
+
+long Millis(absl::Duration d) { return static_cast<long>(absl::ToInt64Milliseconds(d)); }
+
+}  // namespace
+
+struct HttpClient::Handle {
+  CURL* curl = nullptr;
+  std::string pinned;  // normalised thumbprint, kept alive for the SSL_CTX ex_data
+  curl_slist* connect_to = nullptr;
+  char errbuf[CURL_ERROR_SIZE] = {};
+  ~Handle() {
+    if (curl) curl_easy_cleanup(curl);
+    curl_slist_free_all(connect_to);
+  }
+};
+
+std::string NormalizeThumbprint(absl::string_view t) {
+  std::string hex;
+  for (char c : t)
+    if (std::isxdigit(static_cast<unsigned char>(c))) hex += static_cast<char>(std::toupper(c));
+  std::string out;
+  for (size_t i = 0; i < hex.size(); i += 2) absl::StrAppend(&out, i ? ":" : "", hex.substr(i, 2));
+  return out;
+}
+
+std::string HttpResponse::header(absl::string_view name) const {
+  for (const auto& [k, v] : headers)
+    if (absl::EqualsIgnoreCase(k, name)) return v;
+  return "";
+}
+
+std::vector<std::string> HttpResponse::all_headers(absl::string_view name) const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : headers)
+    if (absl::EqualsIgnoreCase(k, name)) out.push_back(v);
+  return out;
+}
+
+HttpClient::HttpClient(HttpClientOptions options) : options_(std::move(options)) { EnsureCurl(); }
+HttpClient::~HttpClient() = default;
+
+std::unique_ptr<HttpClient::Handle> HttpClient::Acquire() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!idle_.empty()) {
+      auto h = std::move(idle_.back());
+      idle_.pop_back();
+      return h;
+    }
+  }
+  auto h = std::make_unique<Handle>();
+  h->curl = curl_easy_init();
+  CURL* c = h->curl;
+  const TlsOptions& tls = options_.tls;
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, h->errbuf);
+  curl_easy_setopt(c, CURLOPT_USERAGENT, options_.user_agent.c_str());
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, Millis(options_.connect_timeout));
+  curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+  if (!options_.connect_to.empty()) {
+    h->connect_to = curl_slist_append(nullptr, options_.connect_to.c_str());
+    curl_easy_setopt(c, CURLOPT_CONNECT_TO, h->connect_to);
+  }
+  if (!tls.thumbprint.empty()) {
+    h->pinned = NormalizeThumbprint(tls.thumbprint);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+    curl_easy_setopt(c, CURLOPT_SSL_CTX_FUNCTION, SslCtxPin);
+    curl_easy_setopt(c, CURLOPT_SSL_CTX_DATA, &h->pinned);
+  } else if (tls.insecure) {
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+  if (!tls.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, tls.ca_file.c_str());
+  if (!tls.ca_pem.empty()) {
+    curl_blob blob{const_cast<char*>(tls.ca_pem.data()), tls.ca_pem.size(), CURL_BLOB_COPY};
+    curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &blob);
+  }
+  if (!tls.client_cert_file.empty()) curl_easy_setopt(c, CURLOPT_SSLCERT, tls.client_cert_file.c_str());
+  if (!tls.client_cert_pem.empty()) {
+    curl_blob blob{const_cast<char*>(tls.client_cert_pem.data()), tls.client_cert_pem.size(),
+                   CURL_BLOB_COPY};
+    curl_easy_setopt(c, CURLOPT_SSLCERT_BLOB, &blob);
+    curl_easy_setopt(c, CURLOPT_SSLCERTTYPE, "PEM");
+  }
+  if (!tls.client_key_file.empty()) curl_easy_setopt(c, CURLOPT_SSLKEY, tls.client_key_file.c_str());
+  if (!tls.client_key_pem.empty()) {
+    curl_blob blob{const_cast<char*>(tls.client_key_pem.data()), tls.client_key_pem.size(),
+                   CURL_BLOB_COPY};
+    curl_easy_setopt(c, CURLOPT_SSLKEY_BLOB, &blob);
+    curl_easy_setopt(c, CURLOPT_SSLKEYTYPE, "PEM");
+  }
+  return h;
+}
+
+void HttpClient::Release(std::unique_ptr<Handle> h) {
+  absl::MutexLock lock(&mu_);
+  if (idle_.size() < 16) idle_.push_back(std::move(h));
+}
+
+void HttpClient::CloseIdleConnections() {
+  absl::MutexLock lock(&mu_);
+  idle_.clear();
+}
+
+namespace {
+
+// Applies the per-request options and returns the header list (caller frees).
+curl_slist* Prepare(CURL* c, const HttpRequest& req, const HttpClientOptions& opt,
+                    HttpResponse* resp) {
+  curl_easy_setopt(c, CURLOPT_URL, req.url.c_str());
+  curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req.method.c_str());
+  curl_easy_setopt(c, CURLOPT_NOBODY, req.method == "HEAD" ? 1L : 0L);
+  if (!req.body.empty() || req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, req.body.data());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
+  } else {
+    curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req.method.c_str());
+  }
+  curl_slist* hdrs = nullptr;
+  hdrs = curl_slist_append(hdrs, "Expect:");
+  for (const auto& [k, v] : req.headers) hdrs = curl_slist_append(hdrs, absl::StrCat(k, ": ", v).c_str());
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, OnHeader);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, resp);
+  return hdrs;
+}
+
+}  // namespace
+
+absl::StatusOr<HttpResponse> HttpClient::Do(const HttpRequest& req) {
+  auto h = Acquire();
+  CURL* c = h->curl;
+  HttpResponse resp;
+  curl_slist* hdrs = Prepare(c, req, options_, &resp);
+  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &resp.body);
+  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, nullptr);
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 1L);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
+                   Millis(req.timeout > absl::ZeroDuration() ? req.timeout : options_.timeout));
+  h->errbuf[0] = '\0';
+  CURLcode rc = curl_easy_perform(c);
+  curl_slist_free_all(hdrs);
+  if (rc != CURLE_OK) {
+    absl::Status s = CurlError(rc, req.method, req.url, h->errbuf);
+    return s;  // the handle is dropped: its connection may be broken
+  }
+  long code = 0;
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+  resp.status = static_cast<int>(code);
+  Release(std::move(h));
+  return resp;
+}
+
+absl::StatusOr<HttpResponse> HttpClient::Stream(
+    const HttpRequest& req, const std::function<bool(absl::string_view)>& on_data,
+    const std::atomic<bool>* cancel) {
+  auto h = Acquire();
+  CURL* c = h->curl;
+  HttpResponse resp;
+  curl_slist* hdrs = Prepare(c, req, options_, &resp);
+  StreamState st{&resp, c, &on_data, cancel};
+  // No compression on streams: a compressing server may buffer the stream.
+  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, nullptr);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnStreamBody);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &st);
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, OnProgress);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, cancel);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, req.timeout > absl::ZeroDuration() ? Millis(req.timeout) : 0L);
+  h->errbuf[0] = '\0';
+  CURLcode rc = curl_easy_perform(c);
+  curl_slist_free_all(hdrs);
+  long code = 0;
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+  resp.status = static_cast<int>(code);
+  if (rc == CURLE_WRITE_ERROR && st.stopped) return resp;
+  if (rc != CURLE_OK) return CurlError(rc, req.method, req.url, h->errbuf);
+  // A finished stream's connection is reusable.
+  Release(std::move(h));
+  return resp;
+}
+
+}  // namespace ccm
