@@ -1,0 +1,46 @@
+#pragma once
+// Where vCenter credentials come from. The vSphere layer never reads Secrets or files itself: the
+// app implements this on top of a Secret informer / secrets-directory watcher (see
+// cloud/config/credentials.h) and the session asks it before every login.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "common/secret.h"
+
+namespace ccm::vsphere {
+
+struct Credentials {
+  std::string username;
+  Secret password;
+  bool operator==(const Credentials& o) const {
+    return username == o.username && password == o.password;
+  }
+};
+
+class CredentialSource {
+ public:
+  virtual ~CredentialSource() = default;
+  // Current credentials for the vCenter `server` (the configured address). NotFound /
+  // Unavailable when none are known yet: the session must not log in with empty credentials.
+  virtual absl::StatusOr<Credentials> Get(absl::string_view server) const = 0;
+  // Increases whenever credentials for any server change; sessions compare it to decide to
+  // log in again with the new values.
+  virtual uint64_t generation() const = 0;
+};
+
+// Fixed credentials (inline user/password in vsphere.conf, and tests).
+class StaticCredentialSource final : public CredentialSource {
+ public:
+  explicit StaticCredentialSource(Credentials c) : c_(std::move(c)) {}
+  absl::StatusOr<Credentials> Get(absl::string_view) const override { return c_; }
+  uint64_t generation() const override { return 1; }
+
+ private:
+  Credentials c_;
+};
+
+}  // namespace ccm::vsphere
