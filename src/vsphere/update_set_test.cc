@@ -1,0 +1,177 @@
+#include "vsphere/update_set.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace ccm::vsphere {
+namespace {
+
+std::string Envelope(const std::string& body) {
+  return R"(<?xml version="1.0" encoding="UTF-8"?>
+<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"
+  xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soapenv:Body>)" +
+         body + "</soapenv:Body></soapenv:Envelope>";
+}
+
+const char kFull[] = R"(<WaitForUpdatesExResponse xmlns="urn:vim25"><returnval>
+<version>7</version>
+<filterSet><filter type="PropertyFilter">session[52a]1</filter>
+ <objectSet><kind>enter</kind><obj type="VirtualMachine">vm-42</obj>
+  <changeSet><name>summary.runtime.powerState</name><op>assign</op>
+   <val xsi:type="VirtualMachinePowerState">poweredOn</val></changeSet>
+  <changeSet><name>guest.net</name><op>assign</op><val xsi:type="ArrayOfGuestNicInfo">
+   <GuestNicInfo><network>VM Network</network><ipAddress>10.0.0.11</ipAddress></GuestNicInfo>
+  </val></changeSet>
+  <missingSet><path>config.extraConfig</path><fault><fault xsi:type="NoPermission"></fault>
+   <localizedMessage>denied</localizedMessage></fault></missingSet>
+ </objectSet>
+ <objectSet><kind>modify</kind><obj type="VirtualMachine">vm-43</obj>
+  <changeSet><name>guest.hostName</name><op>remove</op></changeSet>
+  <changeSet><name>config.hardware.device</name><op>add</op><val>x</val></changeSet>
+  <changeSet><name>guest.ipAddress</name><op>indirectRemove</op></changeSet>
+ </objectSet>
+ <objectSet><kind>leave</kind><obj type="VirtualMachine">vm-44</obj></objectSet>
+ <missingSet><obj type="VirtualMachine">vm-45</obj><fault><fault xsi:type="ManagedObjectNotFound"/></fault></missingSet>
+</filterSet>
+<truncated>true</truncated>
+</returnval></WaitForUpdatesExResponse>)";
+
+TEST(UpdateSetTest, ParsesFullEnvelope) {
+  auto set = ParseUpdateSet(Envelope(kFull));
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_TRUE(set->has_updates);
+  EXPECT_EQ(set->version, "7");
+  EXPECT_TRUE(set->truncated);
+  ASSERT_EQ(set->filters.size(), 1u);
+  const FilterUpdate& f = set->filters[0];
+  EXPECT_EQ(f.filter, "session[52a]1");
+  ASSERT_EQ(f.objects.size(), 3u);
+
+  const ObjectUpdate& enter = f.objects[0];
+  EXPECT_EQ(enter.kind, ObjectUpdateKind::kEnter);
+  EXPECT_EQ(enter.obj_type, "VirtualMachine");
+  EXPECT_EQ(enter.moid, "vm-42");
+  ASSERT_EQ(enter.changes.size(), 2u);
+  EXPECT_EQ(enter.changes[0].name, "summary.runtime.powerState");
+  EXPECT_EQ(enter.changes[0].op, PropertyChangeOp::kAssign);
+  EXPECT_STREQ(enter.changes[0].val.text().get(), "poweredOn");
+  EXPECT_EQ(enter.changes[1].name, "guest.net");
+  EXPECT_STREQ(enter.changes[1].val.child("GuestNicInfo").child("ipAddress").text().get(),
+               "10.0.0.11");
+  ASSERT_EQ(enter.missing.size(), 1u);
+  EXPECT_EQ(enter.missing[0].path, "config.extraConfig");
+  EXPECT_EQ(enter.missing[0].fault_type, "NoPermission");
+  EXPECT_EQ(enter.missing[0].message, "denied");
+
+  const ObjectUpdate& modify = f.objects[1];
+  EXPECT_EQ(modify.kind, ObjectUpdateKind::kModify);
+  ASSERT_EQ(modify.changes.size(), 3u);
+  EXPECT_EQ(modify.changes[0].op, PropertyChangeOp::kRemove);
+  EXPECT_FALSE(modify.changes[0].val);
+  EXPECT_EQ(modify.changes[1].op, PropertyChangeOp::kAdd);
+  EXPECT_EQ(modify.changes[2].op, PropertyChangeOp::kIndirectRemove);
+
+  EXPECT_EQ(f.objects[2].kind, ObjectUpdateKind::kLeave);
+  EXPECT_EQ(f.objects[2].moid, "vm-44");
+  EXPECT_TRUE(f.objects[2].changes.empty());
+
+  ASSERT_EQ(f.missing_objects.size(), 1u);
+  EXPECT_EQ(f.missing_objects[0].moid, "vm-45");
+  EXPECT_EQ(f.missing_objects[0].fault_type, "ManagedObjectNotFound");
+}
+
+TEST(UpdateSetTest, ValuesOutliveTheParseCall) {
+  PropertyChange change;
+  {
+    auto set = ParseUpdateSet(kFull);
+    ASSERT_TRUE(set.ok()) << set.status();
+    UpdateSet copy = *set;  // shares the document
+    set = absl::UnknownError("drop the original");
+    change = copy.filters[0].objects[0].changes[0];
+    EXPECT_STREQ(change.val.text().get(), "poweredOn");
+  }
+}
+
+TEST(UpdateSetTest, EmptyResponseMeansNoUpdates) {
+  for (const std::string& xml :
+       {Envelope(R"(<WaitForUpdatesExResponse xmlns="urn:vim25"/>)"),
+        std::string(R"(<WaitForUpdatesExResponse xmlns="urn:vim25"></WaitForUpdatesExResponse>)")}) {
+    auto set = ParseUpdateSet(xml);
+    ASSERT_TRUE(set.ok()) << set.status();
+    EXPECT_FALSE(set->has_updates);
+    EXPECT_TRUE(set->filters.empty());
+  }
+}
+
+TEST(UpdateSetTest, PrefixedElementsAndBareReturnval) {
+  auto set = ParseUpdateSet(R"(<v:returnval xmlns:v="urn:vim25"><v:version>-</v:version>
+    <v:filterSet><v:filter>f1</v:filter><v:objectSet><v:kind>leave</v:kind>
+    <v:obj type="VirtualMachine">vm-1</v:obj></v:objectSet></v:filterSet></v:returnval>)");
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_EQ(set->version, "-");
+  EXPECT_FALSE(set->truncated);
+  ASSERT_EQ(set->filters.size(), 1u);
+  ASSERT_EQ(set->filters[0].objects.size(), 1u);
+  EXPECT_EQ(set->filters[0].objects[0].kind, ObjectUpdateKind::kLeave);
+}
+
+struct BadCase {
+  const char* name;
+  std::string xml;
+  absl::StatusCode code;
+  const char* message_part;
+};
+
+TEST(UpdateSetTest, RejectsBrokenDocuments) {
+  std::string full = Envelope(kFull);
+  const BadCase cases[] = {
+      {"empty", "", absl::StatusCode::kDataLoss, "XML error"},
+      {"truncated", full.substr(0, full.size() / 2), absl::StatusCode::kDataLoss, "XML error"},
+      {"garbage", "<<<not xml", absl::StatusCode::kDataLoss, "XML error"},
+      {"other element", "<RetrievePropertiesExResponse/>", absl::StatusCode::kDataLoss,
+       "no WaitForUpdatesExResponse"},
+      {"no version", "<returnval><filterSet/></returnval>", absl::StatusCode::kDataLoss,
+       "without version"},
+      {"no kind",
+       "<returnval><version>1</version><filterSet><objectSet><obj>vm-1</obj></objectSet>"
+       "</filterSet></returnval>",
+       absl::StatusCode::kDataLoss, "without kind"},
+      {"bad kind",
+       "<returnval><version>1</version><filterSet><objectSet><kind>move</kind><obj>vm-1</obj>"
+       "</objectSet></filterSet></returnval>",
+       absl::StatusCode::kDataLoss, "unknown object update kind \"move\""},
+      {"no obj",
+       "<returnval><version>1</version><filterSet><objectSet><kind>enter</kind></objectSet>"
+       "</filterSet></returnval>",
+       absl::StatusCode::kDataLoss, "without obj"},
+      {"bad op",
+       "<returnval><version>1</version><filterSet><objectSet><kind>modify</kind><obj>vm-1</obj>"
+       "<changeSet><name>a</name><op>set</op></changeSet></objectSet></filterSet></returnval>",
+       absl::StatusCode::kDataLoss, "unknown property change op \"set\""},
+      {"change without name",
+       "<returnval><version>1</version><filterSet><objectSet><kind>modify</kind><obj>vm-1</obj>"
+       "<changeSet><op>assign</op></changeSet></objectSet></filterSet></returnval>",
+       absl::StatusCode::kDataLoss, "without name or op"},
+      {"soap fault",
+       Envelope("<soapenv:Fault><faultcode>ServerFaultCode</faultcode>"
+                "<faultstring>The session is not authenticated.</faultstring></soapenv:Fault>"),
+       absl::StatusCode::kUnavailable, "not authenticated"},
+  };
+  for (const BadCase& c : cases) {
+    auto set = ParseUpdateSet(c.xml);
+    ASSERT_FALSE(set.ok()) << c.name;
+    EXPECT_EQ(set.status().code(), c.code) << c.name << ": " << set.status();
+    EXPECT_THAT(std::string(set.status().message()), testing::HasSubstr(c.message_part))
+        << c.name;
+  }
+}
+
+TEST(UpdateSetTest, EnumNames) {
+  EXPECT_EQ(ToString(ObjectUpdateKind::kLeave), "leave");
+  EXPECT_EQ(ToString(PropertyChangeOp::kIndirectRemove), "indirectRemove");
+}
+
+}  // namespace
+}  // namespace ccm::vsphere
