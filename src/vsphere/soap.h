@@ -1,0 +1,85 @@
+#pragma once
+// The vim25 SOAP wire format: request envelopes, response parsing and SOAP fault -> absl::Status
+// mapping. Pure functions (no I/O), so they are table-tested and fuzzed on their own.
+//
+// Fault mapping (the fault's type name is kept as a payload, see FaultName()):
+//   InvalidLogin, NotAuthenticated           -> Unauthenticated
+//   ManagedObjectNotFound                    -> NotFound (message names the object)
+//   InvalidArgument, InvalidProperty,
+//   InvalidRequest, InvalidType              -> InvalidArgument
+//   NoPermission                             -> PermissionDenied
+//   NotSupported                             -> Unimplemented
+//   RequestCanceled                          -> Cancelled
+//   anything else (RuntimeFault, SystemError) -> Unknown
+// Non-200 HTTP answers without a SOAP fault -> Unavailable ("HTTP 503 from <url>"); malformed XML
+// -> Internal ("malformed SOAP response from <url>: <reason>").
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "pugixml.hpp"
+#include "vsphere/moref.h"
+
+namespace ccm::vsphere {
+
+// Status payload type URLs.
+inline constexpr absl::string_view kSoapFaultPayload = "type.ccm/vsphere.SoapFault";
+inline constexpr absl::string_view kHttpStatusPayload = "type.ccm/vsphere.HttpStatus";
+
+// Escapes &, <, >, " and ' for element text and attribute values.
+std::string XmlEscape(absl::string_view s);
+// <soapenv:Envelope ...><soapenv:Body>{body_xml}</soapenv:Body></soapenv:Envelope>, with the xsi
+// and xsd namespaces declared (property specs need xsi:type).
+std::string BuildEnvelope(absl::string_view body_xml);
+// <{method} xmlns="urn:vim25">{args_xml}</{method}>
+std::string BuildMethod(absl::string_view method, absl::string_view args_xml);
+// <{tag} type="{type}">{value}</{tag}>, escaped.
+std::string MorefXml(absl::string_view tag, const Moref& ref);
+// <{tag}>{escaped text}</{tag}>
+std::string TextXml(absl::string_view tag, absl::string_view text);
+
+// A parsed response. `body` is the first element inside soapenv:Body (e.g.
+// <RetrievePropertiesExResponse>); the document is shared so nodes stay valid while any copy lives.
+struct SoapResponse {
+  std::shared_ptr<const pugi::xml_document> doc;
+  pugi::xml_node body;
+  // The <returnval> child of `body` (empty node when the method returned nothing).
+  pugi::xml_node returnval() const;
+};
+
+// Parses a complete SOAP response body (any HTTP status). SOAP faults become their typed status.
+// `url` only appears in error messages. Never crashes on any input.
+absl::StatusOr<SoapResponse> ParseSoapResponse(absl::string_view body,
+                                               absl::string_view url = "");
+// As above, but also applies the HTTP status: a SOAP fault wins over the HTTP code (vCenter sends
+// faults with 500); otherwise a non-200 answer is Unavailable naming the code and URL.
+absl::StatusOr<SoapResponse> ParseHttpSoapResponse(int http_status, absl::string_view body,
+                                                   absl::string_view url);
+
+// The SOAP fault type name carried by `s` ("NotAuthenticated", ...), or "" when `s` is not a fault.
+std::string FaultName(const absl::Status& s);
+// True for a NotAuthenticated fault (the session expired or was invalidated: log in again).
+bool IsNotAuthenticated(const absl::Status& s);
+// The HTTP status carried by `s` (set for non-200 answers), or 0.
+int HttpStatusOf(const absl::Status& s);
+// The object named by a ManagedObjectNotFound fault, if any.
+std::optional<Moref> MissingObjectOf(const absl::Status& s);
+
+// ---- XML reading helpers (vim25 uses a default namespace; match local names, drop prefixes) ----
+absl::string_view LocalName(absl::string_view qualified);
+// First child element with this local name, or an empty node.
+pugi::xml_node Child(const pugi::xml_node& n, absl::string_view local);
+std::vector<pugi::xml_node> Children(const pugi::xml_node& n, absl::string_view local);
+// Text of the first child with this local name ("" if absent).
+std::string ChildText(const pugi::xml_node& n, absl::string_view local);
+// The xsi:type attribute without a namespace prefix ("" if absent).
+std::string XsiType(const pugi::xml_node& n);
+// {type attribute, text} of a ManagedObjectReference element.
+Moref ParseMoref(const pugi::xml_node& n);
+
+}  // namespace ccm::vsphere
