@@ -1,0 +1,284 @@
+#include "vsphere/client.h"
+
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+
+namespace ccm::vsphere {
+namespace {
+
+HttpClientOptions MakeHttpOptions(const ClientOptions& o) {
+  HttpClientOptions h;
+  h.tls = o.tls;
+  h.connect_timeout = o.connect_timeout;
+  h.timeout = o.timeout;
+  h.user_agent = o.user_agent;
+  return h;
+}
+
+bool IsTransient(const absl::Status& s) {
+  if (s.code() != absl::StatusCode::kUnavailable) return false;
+  int http = HttpStatusOf(s);
+  return http == 0 || http == 502 || http == 503 || http == 504;
+}
+
+ServiceContent ParseServiceContent(const pugi::xml_node& rv) {
+  ServiceContent sc;
+  sc.root_folder = ParseMoref(Child(rv, "rootFolder"));
+  sc.property_collector = ParseMoref(Child(rv, "propertyCollector"));
+  sc.view_manager = ParseMoref(Child(rv, "viewManager"));
+  sc.search_index = ParseMoref(Child(rv, "searchIndex"));
+  sc.session_manager = ParseMoref(Child(rv, "sessionManager"));
+  pugi::xml_node about = Child(rv, "about");
+  sc.api_version = ChildText(about, "apiVersion");
+  sc.full_name = ChildText(about, "fullName");
+  sc.instance_uuid = ChildText(about, "instanceUuid");
+  return sc;
+}
+
+}  // namespace
+
+absl::string_view ToString(SessionState s) {
+  switch (s) {
+    case SessionState::kLoggedOut: return "LoggedOut";
+    case SessionState::kLoggedIn: return "LoggedIn";
+    case SessionState::kLoginFailed: return "LoginFailed";
+  }
+  return "Unknown";
+}
+
+std::string HostOfUrl(absl::string_view url) {
+  absl::string_view u = url;
+  size_t scheme = u.find("://");
+  if (scheme != absl::string_view::npos) u.remove_prefix(scheme + 3);
+  u = u.substr(0, u.find('/'));
+  if (absl::StartsWith(u, "[")) {
+    size_t close = u.find(']');
+    return std::string(u.substr(1, close == absl::string_view::npos ? u.size() - 1 : close - 1));
+  }
+  return std::string(u.substr(0, u.find(':')));
+}
+
+Client::Client(ClientOptions options, CredentialSource* creds)
+    : options_(std::move(options)),
+      creds_(creds),
+      clock_(options_.clock ? options_.clock : &Clock::Real()),
+      http_(MakeHttpOptions(options_)) {}
+
+Client::~Client() {
+  bool logged_in;
+  {
+    absl::MutexLock l(&mu_);
+    logged_in = logged_in_;
+  }
+  if (logged_in) {
+    absl::Status s = Logout();
+    if (!s.ok()) VLOG(2, "vCenter {}: logout on shutdown: {}", options_.url, s);
+  }
+}
+
+uint64_t Client::session_generation() const {
+  absl::MutexLock l(&mu_);
+  return session_generation_;
+}
+
+SessionStatus Client::session_status() const {
+  absl::MutexLock l(&mu_);
+  SessionStatus s;
+  s.state = logged_in_ ? SessionState::kLoggedIn
+                       : (last_login_error_.ok() ? SessionState::kLoggedOut
+                                                 : SessionState::kLoginFailed);
+  s.generation = session_generation_;
+  s.logged_in_at = logged_in_at_;
+  s.last_login_error = last_login_error_;
+  return s;
+}
+
+bool Client::NeedsLogin() const {
+  uint64_t gen = creds_->generation();
+  absl::MutexLock l(&mu_);
+  return !logged_in_ || gen != creds_generation_;
+}
+
+void Client::StoreCookies(const HttpResponse& r) {
+  std::vector<std::string> set = r.all_headers("set-cookie");
+  if (set.empty()) return;
+  absl::MutexLock l(&mu_);
+  for (const std::string& c : set) {
+    absl::string_view pair = absl::string_view(c).substr(0, c.find(';'));
+    pair = absl::StripAsciiWhitespace(pair);
+    size_t eq = pair.find('=');
+    if (eq == absl::string_view::npos || eq == 0) continue;
+    cookies_[std::string(pair.substr(0, eq))] = std::string(pair);
+  }
+}
+
+std::string Client::CookieHeader() const {
+  absl::MutexLock l(&mu_);
+  std::vector<absl::string_view> parts;
+  for (const auto& [name, pair] : cookies_) parts.push_back(pair);
+  return absl::StrJoin(parts, "; ");
+}
+
+absl::StatusOr<SoapResponse> Client::RoundTrip(absl::string_view method,
+                                               const std::string& envelope) {
+  HttpRequest req;
+  req.method = "POST";
+  req.url = options_.url;
+  req.body = envelope;
+  req.headers = {{"Content-Type", "text/xml; charset=utf-8"},
+                 {"SOAPAction", absl::StrCat("urn:vim25/", options_.api_version)}};
+  std::string cookie = CookieHeader();
+  if (!cookie.empty()) req.headers.emplace_back("Cookie", cookie);
+  absl::Time start = clock_->Now();
+  absl::StatusOr<HttpResponse> resp = http_.Do(req);
+  absl::StatusOr<SoapResponse> out =
+      resp.ok() ? ParseHttpSoapResponse(resp->status, resp->body, options_.url)
+                : absl::StatusOr<SoapResponse>(resp.status());
+  if (resp.ok()) StoreCookies(*resp);
+  if (options_.observer) options_.observer(method, out.status().code(), clock_->Now() - start);
+  return out;
+}
+
+absl::StatusOr<SoapResponse> Client::RoundTrips(absl::string_view method,
+                                                absl::string_view args_xml) {
+  const std::string envelope = BuildEnvelope(BuildMethod(method, args_xml));
+  const int attempts = std::max(1, options_.soap_roundtrip_count);
+  absl::StatusOr<SoapResponse> r;
+  for (int i = 0; i < attempts; ++i) {
+    if (i > 0) {
+      VLOG(2, "vCenter {}: {} failed ({}), retry {}/{}", options_.url, method, r.status(), i,
+           attempts - 1);
+      clock_->SleepFor(BackoffDelay(options_.retry_backoff, i - 1), nullptr);
+    }
+    r = RoundTrip(method, envelope);
+    if (r.ok() || !IsTransient(r.status())) break;
+  }
+  if (!r.ok()) {
+    return Annotate(r.status(), absl::StrCat(method));
+  }
+  return r;
+}
+
+absl::StatusOr<ServiceContent> Client::GetServiceContent() {
+  {
+    absl::MutexLock l(&mu_);
+    if (service_content_) return *service_content_;
+  }
+  CCM_ASSIGN_OR_RETURN(SoapResponse r,
+                       RoundTrips("RetrieveServiceContent",
+                                  MorefXml("_this", {"ServiceInstance", "ServiceInstance"})));
+  ServiceContent sc = ParseServiceContent(r.returnval());
+  if (sc.property_collector.empty() || sc.session_manager.empty() || sc.root_folder.empty()) {
+    return absl::InternalError(absl::StrCat("vCenter ", options_.url,
+                                            ": ServiceContent lacks propertyCollector, "
+                                            "sessionManager or rootFolder"));
+  }
+  absl::MutexLock l(&mu_);
+  service_content_ = std::make_unique<ServiceContent>(sc);
+  return sc;
+}
+
+absl::Status Client::Login() {
+  absl::MutexLock l(&login_mu_);
+  return LoginLocked(false, 0);
+}
+
+absl::Status Client::LoginLocked(bool force, uint64_t seen_generation) {
+  const uint64_t creds_gen = creds_->generation();
+  bool rotate = false;
+  {
+    absl::MutexLock l(&mu_);
+    if (force) {
+      // Another thread logged in again since our call failed: use its session.
+      if (logged_in_ && session_generation_ != seen_generation && creds_gen == creds_generation_) {
+        return absl::OkStatus();
+      }
+    } else if (logged_in_ && creds_gen == creds_generation_) {
+      return absl::OkStatus();
+    }
+    rotate = logged_in_ && !force && creds_gen != creds_generation_;
+  }
+  auto fail = [&](absl::Status s) {
+    absl::MutexLock l(&mu_);
+    logged_in_ = false;
+    last_login_error_ = s;
+    return s;
+  };
+  const std::string server = options_.server.empty() ? HostOfUrl(options_.url) : options_.server;
+  absl::StatusOr<Credentials> c = creds_->Get(server);
+  if (!c.ok()) {
+    return fail(Annotate(c.status(), absl::StrCat("login to ", options_.url,
+                                                  ": no credentials for server ", server)));
+  }
+  if (c->username.empty() || c->password.empty()) {
+    return fail(absl::FailedPreconditionError(
+        absl::StrCat("login to ", options_.url, ": credentials for server ", server,
+                     " have an empty user name or password; refusing to log in")));
+  }
+  absl::StatusOr<ServiceContent> sc = GetServiceContent();
+  if (!sc.ok()) return fail(Annotate(sc.status(), absl::StrCat("login to ", options_.url)));
+  if (rotate) {
+    LOG_INFO("vCenter {}: credentials changed, logging in again", options_.url);
+    absl::StatusOr<SoapResponse> out =
+        RoundTrips("Logout", MorefXml("_this", sc->session_manager));
+    if (!out.ok()) VLOG(2, "vCenter {}: logout of old session: {}", options_.url, out.status());
+  }
+  {
+    absl::MutexLock l(&mu_);
+    cookies_.clear();  // a fresh session
+    logged_in_ = false;
+  }
+  absl::StatusOr<SoapResponse> r =
+      RoundTrips("Login", absl::StrCat(MorefXml("_this", sc->session_manager),
+                                       TextXml("userName", c->username),
+                                       TextXml("password", c->password.reveal())));
+  if (!r.ok()) return fail(Annotate(r.status(), absl::StrCat("login to ", options_.url)));
+  absl::MutexLock l(&mu_);
+  logged_in_ = true;
+  creds_generation_ = creds_gen;
+  ++session_generation_;
+  logged_in_at_ = clock_->Now();
+  last_login_error_ = absl::OkStatus();
+  VLOG(1, "vCenter {}: logged in (session generation {})", options_.url, session_generation_);
+  return absl::OkStatus();
+}
+
+absl::Status Client::Logout() {
+  absl::MutexLock lock(&login_mu_);
+  {
+    absl::MutexLock l(&mu_);
+    if (!logged_in_) return absl::OkStatus();
+  }
+  absl::StatusOr<ServiceContent> sc = GetServiceContent();
+  absl::Status s = sc.status();
+  if (sc.ok()) s = RoundTrips("Logout", MorefXml("_this", sc->session_manager)).status();
+  absl::MutexLock l(&mu_);
+  logged_in_ = false;
+  cookies_.clear();
+  return s.ok() ? s : Annotate(s, absl::StrCat("logout from ", options_.url));
+}
+
+absl::StatusOr<SoapResponse> Client::Call(absl::string_view method, absl::string_view args_xml) {
+  if (NeedsLogin()) {
+    absl::MutexLock l(&login_mu_);
+    CCM_RETURN_IF_ERROR(LoginLocked(false, 0));
+  }
+  uint64_t gen = session_generation();
+  absl::StatusOr<SoapResponse> r = RoundTrips(method, args_xml);
+  if (r.ok() || !IsNotAuthenticated(r.status())) return r;
+  VLOG(1, "vCenter {}: {}: session not authenticated, logging in again", options_.url, method);
+  {
+    absl::MutexLock l(&login_mu_);
+    absl::Status s = LoginLocked(true, gen);
+    if (!s.ok()) return Annotate(s, absl::StrCat(method, ": re-login after NotAuthenticated"));
+  }
+  return RoundTrips(method, args_xml);
+}
+
+}  // namespace ccm::vsphere

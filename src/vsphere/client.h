@@ -1,0 +1,127 @@
+#pragma once
+// A vim25 SOAP session with one vCenter: login, cookie, keep-alive, retries and re-login.
+//
+// - Login = RetrieveServiceContent + SessionManager.Login with credentials from the
+//   CredentialSource. Credentials are read before the first login and never sent empty.
+// - Every Call() first makes sure a session exists; if CredentialSource::generation() changed
+//   since the last login, it logs in again with the new credentials first.
+// - A call failing with NotAuthenticated (session expired / invalidated) triggers one re-login and
+//   one retry; a second NotAuthenticated is returned as is (Unauthenticated).
+// - Transient errors (Unavailable from the HTTP layer: refused / dropped connection; HTTP 502/503/
+//   504) are retried up to soap_roundtrip_count attempts in total with backoff. Timeouts
+//   (DeadlineExceeded), TLS failures and faults are not retried.
+// - session_generation() increases on every successful (re)login: caches that hold server-side
+//   state (PropertyFilters, views) compare it to know when to rebuild.
+// Thread-safe: one Client may be used from many threads; concurrent re-logins collapse into one.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/backoff.h"
+#include "common/clock.h"
+#include "common/http_client.h"
+#include "vsphere/credential_source.h"
+#include "vsphere/moref.h"
+#include "vsphere/soap.h"
+
+namespace ccm::vsphere {
+
+// Called after every HTTP round trip (so retries are counted): SOAP method, result, latency.
+using RequestObserver =
+    std::function<void(absl::string_view method, absl::StatusCode code, absl::Duration latency)>;
+
+struct ClientOptions {
+  std::string url;     // https://host:port/sdk
+  std::string server;  // key for CredentialSource::Get (the configured VC address); default: URL host
+  TlsOptions tls;      // ca_file, thumbprint, insecure
+  int soap_roundtrip_count = 3;  // attempts per call for transient errors (vsphere.conf default 3)
+  BackoffPolicy retry_backoff{absl::Milliseconds(100), absl::Seconds(2), 2.0, 0.0};
+  absl::Duration connect_timeout = absl::Seconds(10);
+  absl::Duration timeout = absl::Seconds(60);  // per round trip
+  std::string user_agent = "vsphere-cloud-controller-manager";
+  std::string api_version = "7.0";  // SOAPAction: urn:vim25/<api_version>
+  RequestObserver observer;         // optional
+  Clock* clock = nullptr;           // for retry backoff; null = real clock
+};
+
+struct ServiceContent {
+  Moref root_folder, property_collector, view_manager, search_index, session_manager;
+  std::string api_version;  // about.apiVersion
+  std::string full_name;    // about.fullName
+  std::string instance_uuid;
+};
+
+enum class SessionState { kLoggedOut, kLoggedIn, kLoginFailed };
+absl::string_view ToString(SessionState s);
+
+struct SessionStatus {
+  SessionState state = SessionState::kLoggedOut;
+  uint64_t generation = 0;       // session_generation()
+  absl::Time logged_in_at;       // of the current session
+  absl::Status last_login_error;  // OK unless state == kLoginFailed
+};
+
+class Client {
+ public:
+  // `creds` must outlive the client.
+  Client(ClientOptions options, CredentialSource* creds);
+  ~Client();  // logs out (best effort) when a session exists
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // Makes sure a session with the current credentials exists (no-op when one does).
+  absl::Status Login();
+  // Ends the session (SessionManager.Logout). Later calls log in again.
+  absl::Status Logout();
+
+  // Invokes a vim25 method: `args_xml` is the method's arguments, starting with
+  // MorefXml("_this", ...). Returns the parsed <methodResponse> (see SoapResponse::returnval()).
+  absl::StatusOr<SoapResponse> Call(absl::string_view method, absl::string_view args_xml);
+
+  // Fetched once (unauthenticated) and cached.
+  absl::StatusOr<ServiceContent> GetServiceContent();
+
+  uint64_t session_generation() const;
+  SessionStatus session_status() const;
+  const ClientOptions& options() const { return options_; }
+
+ private:
+  // One HTTP exchange incl. transient-error retries; `with_cookie` false for Login.
+  absl::StatusOr<SoapResponse> RoundTrips(absl::string_view method, absl::string_view args_xml);
+  absl::StatusOr<SoapResponse> RoundTrip(absl::string_view method, const std::string& envelope);
+  // Logs in unless a session newer than `seen_generation` exists (another thread re-logged in).
+  absl::Status LoginLocked(bool force, uint64_t seen_generation)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(login_mu_);
+  bool NeedsLogin() const;
+  void StoreCookies(const HttpResponse& r);
+  std::string CookieHeader() const;
+
+  const ClientOptions options_;
+  CredentialSource* const creds_;
+  Clock* const clock_;
+  HttpClient http_;
+
+  absl::Mutex login_mu_ ABSL_ACQUIRED_BEFORE(mu_);  // serialises logins
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::string> cookies_ ABSL_GUARDED_BY(mu_);  // name -> "name=value"
+  std::unique_ptr<ServiceContent> service_content_ ABSL_GUARDED_BY(mu_);
+  bool logged_in_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t creds_generation_ ABSL_GUARDED_BY(mu_) = 0;  // CredentialSource generation used
+  uint64_t session_generation_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Time logged_in_at_ ABSL_GUARDED_BY(mu_);
+  absl::Status last_login_error_ ABSL_GUARDED_BY(mu_);
+};
+
+// "host" of "https://host:port/sdk" ("[::1]" -> "::1").
+std::string HostOfUrl(absl::string_view url);
+
+}  // namespace ccm::vsphere
