@@ -1,0 +1,176 @@
+#pragma once
+// The Kubernetes API client. Objects are nlohmann::json kept whole, so an update sends back every
+// field another controller wrote (read-modify-write never drops unknown fields).
+//
+// `Client` is the interface controllers, the informer, leader election and the event recorder use;
+// `RestClient` is the HTTP implementation (rate limited, retries 429 with Retry-After). Tests of
+// code above this layer may implement `Client` with a fake.
+//
+// Errors: see errors.h (IsNotFound, IsConflict, IsGone, RetryAfter, ...). Thread-safe.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "common/http_client.h"
+#include "kube/config.h"
+#include "kube/errors.h"
+#include "kube/rate_limiter.h"  // TokenBucket
+#include "kube/resource.h"
+#include "nlohmann/json.hpp"
+
+namespace ccm::kube {
+
+using Json = nlohmann::json;
+
+struct ListOptions {
+  std::string label_selector;
+  std::string field_selector;
+  int64_t limit = 0;            // page size; 0 = server default (everything)
+  std::string continue_token;   // from the previous page
+  std::string resource_version; // "" = most recent (quorum read)
+};
+
+struct ListResult {
+  std::vector<Json> items;
+  std::string resource_version;  // of the list: watch from here
+  std::string continue_token;    // "" on the last page
+};
+
+enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark, kError };
+absl::string_view WatchEventTypeName(WatchEventType t);
+
+struct WatchEvent {
+  WatchEventType type;
+  Json object;  // the object; for kError a metav1.Status
+};
+
+struct WatchOptions {
+  std::string label_selector;
+  std::string field_selector;
+  std::string resource_version;  // resume point (events after this version)
+  bool allow_bookmarks = true;
+  int64_t timeout_seconds = 0;   // server-side end of the watch; 0 = server default
+};
+
+enum class PatchType { kMerge, kStrategicMerge, kJson };
+absl::string_view PatchContentType(PatchType t);
+
+struct DeleteOptions {
+  std::string precondition_uid;               // delete only this incarnation
+  std::string precondition_resource_version;  // delete only this version
+  std::optional<int64_t> grace_period_seconds;
+  std::string propagation_policy;  // "Foreground", "Background", "Orphan" or ""
+};
+
+class Client {
+ public:
+  virtual ~Client() = default;
+
+  // `ns` is ignored for cluster-scoped resources; for namespaced ones List/Watch with ns ""
+  // span all namespaces.
+  virtual absl::StatusOr<Json> Get(const Resource& r, absl::string_view ns,
+                                   absl::string_view name) = 0;
+  // One page (honours limit/continue).
+  virtual absl::StatusOr<ListResult> List(const Resource& r, absl::string_view ns,
+                                          const ListOptions& opts) = 0;
+  // Streams events to `on_event` until the server ends the watch (OK), `on_event` returns false
+  // (OK), `cancel` becomes true (Cancelled), or an error: the connection fails, or an ERROR
+  // event arrives (returned as its Status: 410 -> IsGone). BOOKMARK events are delivered too.
+  virtual absl::Status Watch(const Resource& r, absl::string_view ns, const WatchOptions& opts,
+                             const std::function<bool(const WatchEvent&)>& on_event,
+                             const std::atomic<bool>* cancel) = 0;
+  // POST; returns the created object.
+  virtual absl::StatusOr<Json> Create(const Resource& r, absl::string_view ns,
+                                      const Json& obj) = 0;
+  // PUT of the whole object (name and namespace from obj.metadata). A resourceVersion in the
+  // object makes it conditional: stale -> IsConflict. `subresource` may be "status".
+  virtual absl::StatusOr<Json> Update(const Resource& r, const Json& obj,
+                                      absl::string_view subresource = "") = 0;
+  // PATCH; `subresource` may be "status".
+  virtual absl::StatusOr<Json> Patch(const Resource& r, absl::string_view ns,
+                                     absl::string_view name, PatchType type, const Json& patch,
+                                     absl::string_view subresource = "") = 0;
+  virtual absl::Status Delete(const Resource& r, absl::string_view ns, absl::string_view name,
+                              const DeleteOptions& opts = DeleteOptions()) = 0;
+
+  // Follows `continue` until the last page. The result's resource_version is the first page's
+  // (the consistent snapshot). A 410 on a continue token (expired) is returned as IsGone.
+  absl::StatusOr<ListResult> ListAll(const Resource& r, absl::string_view ns,
+                                     ListOptions opts);
+  absl::StatusOr<Json> UpdateStatus(const Resource& r, const Json& obj) {
+    return Update(r, obj, "status");
+  }
+  // Default namespace of the configuration (in-cluster: the Pod's namespace).
+  virtual std::string DefaultNamespace() const { return "default"; }
+};
+
+struct RestClientOptions {
+  Clock* clock = nullptr;  // null = the real clock (rate limiter, Retry-After sleeps)
+  int max_retries = 5;     // for 429 / 503 with Retry-After
+  absl::Duration max_retry_after = absl::Seconds(30);  // cap on one server-requested wait
+};
+
+class RestClient final : public Client {
+ public:
+  // Validates the config (server URL) and sets up TLS. Does not contact the server.
+  static absl::StatusOr<std::unique_ptr<RestClient>> New(const Config& config,
+                                                         RestClientOptions options = {});
+  ~RestClient() override;
+
+  absl::StatusOr<Json> Get(const Resource& r, absl::string_view ns,
+                           absl::string_view name) override;
+  absl::StatusOr<ListResult> List(const Resource& r, absl::string_view ns,
+                                  const ListOptions& opts) override;
+  absl::Status Watch(const Resource& r, absl::string_view ns, const WatchOptions& opts,
+                     const std::function<bool(const WatchEvent&)>& on_event,
+                     const std::atomic<bool>* cancel) override;
+  absl::StatusOr<Json> Create(const Resource& r, absl::string_view ns, const Json& obj) override;
+  absl::StatusOr<Json> Update(const Resource& r, const Json& obj,
+                              absl::string_view subresource = "") override;
+  absl::StatusOr<Json> Patch(const Resource& r, absl::string_view ns, absl::string_view name,
+                             PatchType type, const Json& patch,
+                             absl::string_view subresource = "") override;
+  absl::Status Delete(const Resource& r, absl::string_view ns, absl::string_view name,
+                      const DeleteOptions& opts = DeleteOptions()) override;
+  std::string DefaultNamespace() const override { return config_.default_namespace; }
+
+  const Config& config() const { return config_; }
+  // Number of HTTP requests sent (including retries); for tests and metrics.
+  int64_t requests_sent() const { return requests_sent_.load(); }
+
+ private:
+  RestClient(Config config, RestClientOptions options, std::string base_url,
+             std::unique_ptr<HttpClient> http);
+  struct Call;
+  absl::StatusOr<HttpResponse> Send(const Call& call);
+  absl::StatusOr<Json> SendForObject(const Call& call);
+  std::vector<Header> AuthHeaders();
+  void Throttle();  // client-side QPS/burst
+
+  Config config_;
+  RestClientOptions options_;
+  Clock* clock_;
+  std::string base_url_;  // scheme://host:port (host replaced by tls_server_name if set)
+  std::unique_ptr<HttpClient> http_;
+  TokenBucket limiter_;
+  std::atomic<int64_t> requests_sent_{0};
+
+  // Token file cache: re-read when mtime or size changes.
+  absl::Mutex token_mu_;
+  std::string token_ ABSL_GUARDED_BY(token_mu_);
+  int64_t token_mtime_ns_ ABSL_GUARDED_BY(token_mu_) = -1;
+  int64_t token_size_ ABSL_GUARDED_BY(token_mu_) = -1;
+};
+
+}  // namespace ccm::kube
