@@ -23,7 +23,15 @@ absl::Time FakeClock::Now() const {
 
 bool FakeClock::SleepFor(absl::Duration d, const absl::Notification* cancel) {
   absl::MutexLock lock(&mu_);
-  const absl::Time deadline = now_ + d;
+  return SleepUntilLocked(now_ + d, cancel);
+}
+
+bool FakeClock::SleepUntil(absl::Time t, const absl::Notification* cancel) {
+  absl::MutexLock lock(&mu_);
+  return SleepUntilLocked(t, cancel);
+}
+
+bool FakeClock::SleepUntilLocked(absl::Time deadline, const absl::Notification* cancel) {
   ++sleepers_;
   bool cancelled = false;
   // A notification cannot be awaited together with a mutex condition, so the wait re-checks it at a

@@ -19,7 +19,9 @@ class Clock {
   // Blocks until `d` has passed on this clock or `cancel` (may be null) is notified.
   // Returns false when cancelled.
   virtual bool SleepFor(absl::Duration d, const absl::Notification* cancel) = 0;
-  bool SleepUntil(absl::Time t, const absl::Notification* cancel) {
+  // Like SleepFor(t - Now()), but an implementation may read Now() atomically with starting the
+  // sleep (FakeClock does, so a concurrent Advance() cannot push the deadline back).
+  virtual bool SleepUntil(absl::Time t, const absl::Notification* cancel) {
     return SleepFor(t - Now(), cancel);
   }
   // The process-wide real clock.
@@ -39,12 +41,16 @@ class FakeClock final : public Clock {
   explicit FakeClock(absl::Time start = absl::FromUnixSeconds(1'700'000'000)) : now_(start) {}
   absl::Time Now() const override;
   bool SleepFor(absl::Duration d, const absl::Notification* cancel) override;
+  bool SleepUntil(absl::Time t, const absl::Notification* cancel) override;
   void Advance(absl::Duration d);
   // Blocks (real time, up to `timeout`) until at least `n` threads are sleeping on this clock.
   bool WaitForSleepers(int n, absl::Duration timeout = absl::Seconds(10)) const;
   int sleepers() const;
 
  private:
+  bool SleepUntilLocked(absl::Time deadline, const absl::Notification* cancel)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   mutable absl::Mutex mu_;
   absl::Time now_ ABSL_GUARDED_BY(mu_);
   int sleepers_ ABSL_GUARDED_BY(mu_) = 0;

@@ -1,0 +1,14 @@
+# Controller machinery of src/kube (work queue, rate limiters, leader election, events), owned by
+# the kube-control part. Pure: depends on ccm_common only, so it builds without the HTTP client.
+add_library(ccm_kube_control
+  ${CMAKE_CURRENT_LIST_DIR}/rate_limiter.cc
+  ${CMAKE_CURRENT_LIST_DIR}/work_queue.cc)
+target_link_libraries(ccm_kube_control PUBLIC ccm_common
+  absl::flat_hash_map absl::flat_hash_set absl::synchronization absl::time absl::status absl::statusor)
+
+add_ccm_test(NAME kube_control_test
+  SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/rate_limiter_test.cc
+    ${CMAKE_CURRENT_LIST_DIR}/work_queue_test.cc
+  LIBS ccm_kube_control
+  TIMEOUT 120)
