@@ -6,7 +6,7 @@
 // `RestClient` is the HTTP implementation (rate limited, retries 429 with Retry-After). Tests of
 // code above this layer may implement `Client` with a fake.
 //
-// Errors: see errors.h (IsNotFound, IsConflict, IsGone, RetryAfter, ...). Thread-safe.
+// Errors: see errors.h (IsNotFoundError, IsConflict, IsGone, RetryAfter, ...). Thread-safe.
 
 #include <atomic>
 #include <cstdint>

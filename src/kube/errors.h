@@ -49,8 +49,10 @@ std::string Reason(const absl::Status& s);
 // The HTTP code carried by `s` (0 when none).
 int HttpCode(const absl::Status& s);
 
-bool IsNotFound(const absl::Status& s);
-bool IsAlreadyExists(const absl::Status& s);
+// Named ...Error because absl::IsNotFound / absl::IsAlreadyExists exist and ADL would make an
+// unqualified call ambiguous. (absl::IsNotFound(s) is also true for these, and for non-API errors.)
+bool IsNotFoundError(const absl::Status& s);
+bool IsAlreadyExistsError(const absl::Status& s);
 bool IsConflict(const absl::Status& s);  // 409 Conflict (stale resourceVersion / precondition)
 bool IsGone(const absl::Status& s);      // 410: resourceVersion too old; relist
 bool IsForbidden(const absl::Status& s);

@@ -1,0 +1,389 @@
+#include "kube/client.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+
+namespace ccm::kube {
+namespace {
+
+std::string UrlEncode(absl::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (absl::ascii_isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+void AddParam(std::string* q, absl::string_view key, absl::string_view value) {
+  if (value.empty()) return;
+  absl::StrAppend(q, q->empty() ? "?" : "&", key, "=", UrlEncode(value));
+}
+
+absl::StatusOr<Json> ParseJson(absl::string_view body, absl::string_view what) {
+  Json j = Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    return absl::InternalError(absl::StrCat(what, ": malformed JSON in response (",
+                                            body.size(), " bytes)"));
+  }
+  return j;
+}
+
+std::string MetaString(const Json& obj, const char* field) {
+  auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return "";
+  auto f = m->find(field);
+  return f != m->end() && f->is_string() ? f->get<std::string>() : "";
+}
+
+}  // namespace
+
+absl::string_view WatchEventTypeName(WatchEventType t) {
+  switch (t) {
+    case WatchEventType::kAdded: return "ADDED";
+    case WatchEventType::kModified: return "MODIFIED";
+    case WatchEventType::kDeleted: return "DELETED";
+    case WatchEventType::kBookmark: return "BOOKMARK";
+    case WatchEventType::kError: return "ERROR";
+  }
+  return "UNKNOWN";
+}
+
+absl::string_view PatchContentType(PatchType t) {
+  switch (t) {
+    case PatchType::kMerge: return "application/merge-patch+json";
+    case PatchType::kStrategicMerge: return "application/strategic-merge-patch+json";
+    case PatchType::kJson: return "application/json-patch+json";
+  }
+  return "application/merge-patch+json";
+}
+
+absl::StatusOr<ListResult> Client::ListAll(const Resource& r, absl::string_view ns,
+                                           ListOptions opts) {
+  ListResult all;
+  bool first = true;
+  while (true) {
+    auto page = List(r, ns, opts);
+    if (!page.ok()) return page.status();
+    if (first) all.resource_version = page->resource_version;
+    first = false;
+    for (auto& it : page->items) all.items.push_back(std::move(it));
+    if (page->continue_token.empty()) break;
+    opts.continue_token = page->continue_token;
+    // Later pages come from the first page's snapshot; the server rejects an explicit version.
+    opts.resource_version.clear();
+  }
+  return all;
+}
+
+struct RestClient::Call {
+  std::string verb;    // for messages: "get", "list", "update", ...
+  std::string method;  // HTTP
+  std::string path;    // without the query
+  std::string query;   // "?a=b" or ""
+  std::string body;
+  std::string content_type;
+};
+
+absl::StatusOr<std::unique_ptr<RestClient>> RestClient::New(const Config& config,
+                                                            RestClientOptions options) {
+  std::string server = config.server;
+  size_t scheme_end = server.find("://");
+  if (server.empty() || scheme_end == std::string::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("kube client: server \"", server, "\" is not a URL (https://host:port)"));
+  }
+  std::string scheme = absl::AsciiStrToLower(server.substr(0, scheme_end));
+  if (scheme != "https" && scheme != "http") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("kube client: server \"", server, "\": scheme must be https or http"));
+  }
+  std::string rest = server.substr(scheme_end + 3);
+  std::string prefix;
+  if (size_t slash = rest.find('/'); slash != std::string::npos) {
+    prefix = rest.substr(slash);
+    rest = rest.substr(0, slash);
+  }
+  while (absl::EndsWith(prefix, "/")) prefix.pop_back();
+  std::string host = rest, port = scheme == "https" ? "443" : "80";
+  if (size_t colon = rest.rfind(':');
+      colon != std::string::npos && rest.find(']', colon) == std::string::npos) {
+    host = rest.substr(0, colon);
+    port = rest.substr(colon + 1);
+  }
+  HttpClientOptions hopts;
+  hopts.tls = config.tls;
+  hopts.timeout = config.timeout;
+  hopts.user_agent = config.user_agent.empty() ? DefaultUserAgent() : config.user_agent;
+  std::string base = absl::StrCat(scheme, "://", rest, prefix);
+  if (!config.tls_server_name.empty()) {
+    // Address the URL to the expected certificate name and let curl connect to the real host.
+    std::string bare = host;
+    if (absl::StartsWith(bare, "[") && absl::EndsWith(bare, "]")) {
+      bare = bare.substr(1, bare.size() - 2);
+    }
+    hopts.connect_to = absl::StrCat(config.tls_server_name, ":", port, ":", bare, ":", port);
+    base = absl::StrCat(scheme, "://", config.tls_server_name, ":", port, prefix);
+  }
+  auto http = std::make_unique<HttpClient>(std::move(hopts));
+  return std::unique_ptr<RestClient>(
+      new RestClient(config, options, std::move(base), std::move(http)));
+}
+
+RestClient::RestClient(Config config, RestClientOptions options, std::string base_url,
+                       std::unique_ptr<HttpClient> http)
+    : config_(std::move(config)),
+      options_(options),
+      clock_(options.clock != nullptr ? options.clock : &Clock::Real()),
+      base_url_(std::move(base_url)),
+      http_(std::move(http)),
+      limiter_(config_.qps, config_.burst, *clock_) {
+  token_ = config_.bearer_token.reveal();
+}
+
+RestClient::~RestClient() = default;
+
+void RestClient::Throttle() {
+  absl::Duration d = limiter_.Reserve();
+  if (d > absl::ZeroDuration()) clock_->SleepFor(d, nullptr);
+}
+
+std::vector<Header> RestClient::AuthHeaders() {
+  std::vector<Header> h;
+  std::string token;
+  {
+    absl::MutexLock l(&token_mu_);
+    if (!config_.token_file.empty()) {
+      struct stat st;
+      if (stat(config_.token_file.c_str(), &st) == 0) {
+        int64_t mtime = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
+        if (mtime != token_mtime_ns_ || st.st_size != token_size_) {
+          std::ifstream f(config_.token_file, std::ios::binary);
+          std::stringstream ss;
+          ss << f.rdbuf();
+          std::string t(absl::StripTrailingAsciiWhitespace(ss.str()));
+          if (f && !t.empty()) {
+            if (token_mtime_ns_ >= 0 && t != token_) VLOG(2, "kube client: bearer token rotated");
+            token_ = std::move(t);
+            token_mtime_ns_ = mtime;
+            token_size_ = st.st_size;
+          }
+        }
+      }
+    }
+    token = token_;
+  }
+  if (!token.empty()) {
+    h.emplace_back("Authorization", absl::StrCat("Bearer ", token));
+  } else if (!config_.username.empty()) {
+    h.emplace_back("Authorization",
+                   absl::StrCat("Basic ", absl::Base64Escape(absl::StrCat(
+                                              config_.username.reveal(), ":",
+                                              config_.password.reveal()))));
+  }
+  return h;
+}
+
+absl::StatusOr<HttpResponse> RestClient::Send(const Call& call) {
+  for (int attempt = 0;; ++attempt) {
+    Throttle();
+    HttpRequest req;
+    req.method = call.method;
+    req.url = absl::StrCat(base_url_, call.path, call.query);
+    req.headers = AuthHeaders();
+    req.headers.emplace_back("Accept", "application/json");
+    if (!call.content_type.empty()) req.headers.emplace_back("Content-Type", call.content_type);
+    req.body = call.body;
+    requests_sent_.fetch_add(1);
+    auto resp = http_->Do(req);
+    if (!resp.ok()) {
+      return Annotate(resp.status(), absl::StrCat(call.verb, " ", call.path));
+    }
+    if (resp->status >= 200 && resp->status <= 299) return resp;
+    absl::Status s = StatusFromResponse(call.verb, call.path, resp->status, resp->body,
+                                        resp->header("retry-after"));
+    auto retry = RetryAfter(s);
+    bool retriable = resp->status == 429 || (resp->status == 503 && retry.has_value());
+    if (!retriable || attempt >= options_.max_retries) return s;
+    absl::Duration wait = retry.value_or(absl::Seconds(1));
+    if (wait > options_.max_retry_after) wait = options_.max_retry_after;
+    VLOG(2, "kube client: {} {}: HTTP {}, retrying in {}", call.verb, call.path, resp->status,
+         absl::FormatDuration(wait));
+    clock_->SleepFor(wait, nullptr);
+  }
+}
+
+absl::StatusOr<Json> RestClient::SendForObject(const Call& call) {
+  auto resp = Send(call);
+  if (!resp.ok()) return resp.status();
+  return ParseJson(resp->body, absl::StrCat(call.verb, " ", call.path));
+}
+
+absl::StatusOr<Json> RestClient::Get(const Resource& r, absl::string_view ns,
+                                     absl::string_view name) {
+  return SendForObject({"get", "GET", r.Path(ns, name), "", "", ""});
+}
+
+absl::StatusOr<ListResult> RestClient::List(const Resource& r, absl::string_view ns,
+                                            const ListOptions& opts) {
+  Call c{"list", "GET", r.Path(ns), "", "", ""};
+  AddParam(&c.query, "labelSelector", opts.label_selector);
+  AddParam(&c.query, "fieldSelector", opts.field_selector);
+  if (opts.limit > 0) AddParam(&c.query, "limit", absl::StrCat(opts.limit));
+  AddParam(&c.query, "continue", opts.continue_token);
+  AddParam(&c.query, "resourceVersion", opts.resource_version);
+  auto j = SendForObject(c);
+  if (!j.ok()) return j.status();
+  ListResult out;
+  if (!j->is_object()) {
+    return absl::InternalError(absl::StrCat("list ", c.path, ": response is not an object"));
+  }
+  if (auto m = j->find("metadata"); m != j->end() && m->is_object()) {
+    out.resource_version = m->value("resourceVersion", "");
+    out.continue_token = m->value("continue", "");
+  }
+  if (auto items = j->find("items"); items != j->end() && items->is_array()) {
+    out.items.reserve(items->size());
+    for (auto& it : *items) out.items.push_back(std::move(it));
+  }
+  return out;
+}
+
+absl::Status RestClient::Watch(const Resource& r, absl::string_view ns, const WatchOptions& opts,
+                               const std::function<bool(const WatchEvent&)>& on_event,
+                               const std::atomic<bool>* cancel) {
+  Call c{"watch", "GET", r.Path(ns), "?watch=true", "", ""};
+  AddParam(&c.query, "labelSelector", opts.label_selector);
+  AddParam(&c.query, "fieldSelector", opts.field_selector);
+  AddParam(&c.query, "resourceVersion", opts.resource_version);
+  if (opts.allow_bookmarks) AddParam(&c.query, "allowWatchBookmarks", "true");
+  if (opts.timeout_seconds > 0) AddParam(&c.query, "timeoutSeconds", absl::StrCat(opts.timeout_seconds));
+  Throttle();
+  HttpRequest req;
+  req.url = absl::StrCat(base_url_, c.path, c.query);
+  req.headers = AuthHeaders();
+  req.headers.emplace_back("Accept", "application/json");
+  requests_sent_.fetch_add(1);
+
+  std::string buf;
+  absl::Status event_status;  // an ERROR event or a malformed line ends the watch with it
+  auto handle_line = [&](absl::string_view line) -> bool {
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty()) return true;
+    Json j = Json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) {
+      event_status = absl::InternalError(absl::StrCat("watch ", c.path, ": malformed JSON event"));
+      return false;
+    }
+    std::string type = j.value("type", "");
+    WatchEvent ev;
+    if (type == "ADDED") ev.type = WatchEventType::kAdded;
+    else if (type == "MODIFIED") ev.type = WatchEventType::kModified;
+    else if (type == "DELETED") ev.type = WatchEventType::kDeleted;
+    else if (type == "BOOKMARK") ev.type = WatchEventType::kBookmark;
+    else if (type == "ERROR") ev.type = WatchEventType::kError;
+    else {
+      event_status = absl::InternalError(
+          absl::StrCat("watch ", c.path, ": unknown event type \"", type, "\""));
+      return false;
+    }
+    if (auto o = j.find("object"); o != j.end()) ev.object = std::move(*o);
+    if (ev.type == WatchEventType::kError) {
+      event_status = StatusFromStatusObject("watch", c.path, ev.object);
+      return false;
+    }
+    return on_event(ev);
+  };
+  bool stopped_by_caller = false;
+  auto on_data = [&](absl::string_view data) -> bool {
+    buf.append(data.data(), data.size());
+    size_t start = 0;
+    while (true) {
+      size_t nl = buf.find('\n', start);
+      if (nl == std::string::npos) break;
+      bool more = handle_line(absl::string_view(buf).substr(start, nl - start));
+      start = nl + 1;
+      if (!more) {
+        if (event_status.ok()) stopped_by_caller = true;
+        buf.erase(0, start);
+        return false;
+      }
+    }
+    buf.erase(0, start);
+    return true;
+  };
+  auto resp = http_->Stream(req, on_data, cancel);
+  if (!event_status.ok()) return event_status;
+  if (stopped_by_caller) return absl::OkStatus();
+  if (!resp.ok()) return Annotate(resp.status(), absl::StrCat("watch ", c.path));
+  if (resp->status < 200 || resp->status > 299) {
+    return StatusFromResponse("watch", c.path, resp->status, resp->body,
+                              resp->header("retry-after"));
+  }
+  // A final event without a trailing newline.
+  if (!buf.empty() && !handle_line(buf) && !event_status.ok()) return event_status;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Json> RestClient::Create(const Resource& r, absl::string_view ns, const Json& obj) {
+  Json body = obj;
+  if (!body.contains("apiVersion")) body["apiVersion"] = r.api_version();
+  if (!body.contains("kind")) body["kind"] = r.kind;
+  if (ns.empty() && r.namespaced) ns = MetaString(obj, "namespace");
+  return SendForObject({"create", "POST", r.Path(ns), "", body.dump(), "application/json"});
+}
+
+absl::StatusOr<Json> RestClient::Update(const Resource& r, const Json& obj,
+                                        absl::string_view subresource) {
+  std::string name = MetaString(obj, "name");
+  if (name.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("update ", r.plural, ": object has no metadata.name"));
+  }
+  std::string ns = r.namespaced ? MetaString(obj, "namespace") : "";
+  if (r.namespaced && ns.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("update ", r.plural, "/", name, ": object has no metadata.namespace"));
+  }
+  return SendForObject({subresource.empty() ? "update" : absl::StrCat("update ", subresource),
+                        "PUT", r.Path(ns, name, subresource), "", obj.dump(), "application/json"});
+}
+
+absl::StatusOr<Json> RestClient::Patch(const Resource& r, absl::string_view ns,
+                                       absl::string_view name, PatchType type, const Json& patch,
+                                       absl::string_view subresource) {
+  return SendForObject({"patch", "PATCH", r.Path(ns, name, subresource), "", patch.dump(),
+                        std::string(PatchContentType(type))});
+}
+
+absl::Status RestClient::Delete(const Resource& r, absl::string_view ns, absl::string_view name,
+                                const DeleteOptions& opts) {
+  Json body = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}};
+  if (!opts.precondition_uid.empty()) body["preconditions"]["uid"] = opts.precondition_uid;
+  if (!opts.precondition_resource_version.empty()) {
+    body["preconditions"]["resourceVersion"] = opts.precondition_resource_version;
+  }
+  if (opts.grace_period_seconds) body["gracePeriodSeconds"] = *opts.grace_period_seconds;
+  if (!opts.propagation_policy.empty()) body["propagationPolicy"] = opts.propagation_policy;
+  auto resp = Send({"delete", "DELETE", r.Path(ns, name), "", body.dump(), "application/json"});
+  return resp.status();
+}
+
+}  // namespace ccm::kube
