@@ -1,0 +1,70 @@
+#pragma once
+// Node address selection (REFERENCE.md "Addresses"; the Go provider's discoverIPs and its test
+// table). Result: Hostname first, then for each configured IP family in order its InternalIP and
+// ExternalIP (at most one of each; often the same IP).
+//
+// Precedence per family: internal pool = candidates of the family minus
+// exclude-internal-network-subnet-cidr (external likewise); internal = first pool address inside
+// an internal-network-subnet-cidr (CIDR order first, then candidate order), else first on
+// internal-vm-network-name (case-insensitive); external likewise; if neither was found,
+// internal = first of the internal pool and external = first of the external pool.
+// Candidates: guest NIC IPs of real devices (device_config_id != -1), in NIC order, minus
+// unparsable, unspecified, loopback, link-local and multicast addresses; addresses statically
+// configured in guestinfo.metadata sort first (in their own order).
+//
+// Better than the reference: a kubelet --node-ip (annotation alpha.kubernetes.io/provided-node-ip)
+// that is one of the candidates becomes the InternalIP of its family (the cloud-node controller
+// rejects addresses that do not contain it), even when an exclusion would have dropped it: the
+// kubelet's explicit choice wins. A node IP that is not among the candidates, or whose family is
+// not configured, is an error naming it. A family without any address is an error (the reference
+// silently returns only the hostname for a VM without guest NICs).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "cloud/core/nodes_config.h"
+#include "common/ip.h"
+
+namespace ccm::cloud {
+
+inline constexpr absl::string_view kProvidedNodeIpAnnotation =
+    "alpha.kubernetes.io/provided-node-ip";
+
+enum class NodeAddressType { kHostname, kInternalIP, kExternalIP };
+// The Kubernetes spelling: "Hostname", "InternalIP", "ExternalIP".
+absl::string_view NodeAddressTypeName(NodeAddressType t);
+
+struct NodeAddress {
+  NodeAddressType type = NodeAddressType::kHostname;
+  std::string address;
+  bool operator==(const NodeAddress&) const = default;
+};
+std::string DebugString(const std::vector<NodeAddress>& addresses);  // "Hostname=a InternalIP=b"
+
+struct GuestNic {
+  std::string network;                    // guest.net[].network (port group name)
+  int device_config_id = 0;               // guest.net[].deviceConfigId; -1 = not a virtual NIC
+  std::vector<std::string> ip_addresses;  // guest.net[].ipAddress, as reported
+};
+
+struct NodeAddressInput {
+  std::string node_name;  // for error messages only
+  std::string guest_hostname;
+  std::vector<GuestNic> nics;
+  std::vector<IpAddress> static_addresses;        // ParseGuestinfoStaticAddresses()
+  std::vector<IpFamily> ip_families{IpFamily::kIPv4};  // the VC's ip-family, in priority order
+  // Value of the provided-node-ip annotation: one IP, or "v4,v6" for dual stack. Empty = unset.
+  std::string provided_node_ip;
+};
+
+// Errors: FailedPrecondition when the VM does not (yet) offer what is needed (empty guest
+// hostname, no suitable address for a family, configured network names absent, node IP not among
+// the VM's addresses); InvalidArgument for an unparsable provided node IP or an empty family
+// list. Never NotFound: that code means "the VM is gone".
+absl::StatusOr<std::vector<NodeAddress>> SelectNodeAddresses(const NodeAddressInput& input,
+                                                             const NodesConfig& nodes);
+
+}  // namespace ccm::cloud
