@@ -9,28 +9,16 @@
 namespace ccm::vsphere {
 namespace {
 
-absl::string_view StripPrefix(absl::string_view s) {
-  size_t colon = s.find(':');
-  return colon == absl::string_view::npos ? s : s.substr(colon + 1);
-}
-
-pugi::xml_node Child(pugi::xml_node n, absl::string_view name) {
-  for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
-    if (c.type() == pugi::node_element && LocalName(c) == name) return c;
-  }
-  return {};
-}
+absl::string_view ElementName(pugi::xml_node n) { return LocalName(absl::string_view(n.name())); }
 
 template <typename F>
 void ForEachChild(pugi::xml_node n, absl::string_view name, F f) {
-  for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
-    if (c.type() == pugi::node_element && LocalName(c) == name) f(c);
-  }
+  for (const pugi::xml_node& c : Children(n, name)) f(c);
 }
 
 // First element below `n` (or `n` itself) with this local name, depth first.
 pugi::xml_node Find(pugi::xml_node n, absl::string_view name) {
-  if (n.type() == pugi::node_element && LocalName(n) == name) return n;
+  if (n.type() == pugi::node_element && ElementName(n) == name) return n;
   for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
     if (pugi::xml_node f = Find(c, name)) return f;
   }
@@ -38,17 +26,6 @@ pugi::xml_node Find(pugi::xml_node n, absl::string_view name) {
 }
 
 std::string Text(pugi::xml_node n) { return n ? std::string(n.text().get()) : std::string(); }
-
-// xsi:type (any prefix) without the value's namespace prefix.
-std::string XsiType(pugi::xml_node n) {
-  for (pugi::xml_attribute a = n.first_attribute(); a; a = a.next_attribute()) {
-    absl::string_view name = a.name();
-    if (name == "xsi:type" || (name.size() > 5 && name.substr(name.size() - 5) == ":type")) {
-      return std::string(StripPrefix(a.value()));
-    }
-  }
-  return "";
-}
 
 absl::Status Malformed(absl::string_view what) {
   return absl::DataLossError(absl::StrCat("malformed WaitForUpdatesEx response: ", what));
@@ -82,10 +59,8 @@ absl::StatusOr<ObjectUpdate> ParseObjectUpdate(pugi::xml_node n) {
   pugi::xml_node kind = Child(n, "kind");
   if (!kind) return Malformed("objectSet without kind");
   CCM_ASSIGN_OR_RETURN(u.kind, ParseKind(Text(kind)));
-  pugi::xml_node obj = Child(n, "obj");
-  u.moid = Text(obj);
-  if (!obj || u.moid.empty()) return Malformed("objectSet without obj");
-  u.obj_type = obj.attribute("type").value();
+  u.obj = ParseMoref(Child(n, "obj"));
+  if (u.obj.empty()) return Malformed("objectSet without obj");
   absl::Status st;
   ForEachChild(n, "changeSet", [&](pugi::xml_node c) {
     if (!st.ok()) return;
@@ -93,7 +68,7 @@ absl::StatusOr<ObjectUpdate> ParseObjectUpdate(pugi::xml_node n) {
     pc.name = Text(Child(c, "name"));
     pugi::xml_node op = Child(c, "op");
     if (pc.name.empty() || !op) {
-      st = Malformed(absl::StrCat("changeSet of ", u.moid, " without name or op"));
+      st = Malformed(absl::StrCat("changeSet of ", u.obj.value, " without name or op"));
       return;
     }
     auto parsed = ParseOp(Text(op));
@@ -131,9 +106,7 @@ absl::StatusOr<FilterUpdate> ParseFilterUpdate(pugi::xml_node n) {
   CCM_RETURN_IF_ERROR(st);
   ForEachChild(n, "missingSet", [&](pugi::xml_node m) {
     MissingObject mo;
-    pugi::xml_node obj = Child(m, "obj");
-    mo.moid = Text(obj);
-    mo.obj_type = obj.attribute("type").value();
+    mo.obj = ParseMoref(Child(m, "obj"));
     ParseFault(Child(m, "fault"), &mo.fault_type, &mo.message);
     f.missing_objects.push_back(std::move(mo));
   });
@@ -162,8 +135,6 @@ absl::StatusOr<UpdateSet> ParseReturnval(pugi::xml_node r) {
 }
 
 }  // namespace
-
-absl::string_view LocalName(pugi::xml_node n) { return StripPrefix(n.name()); }
 
 absl::string_view ToString(ObjectUpdateKind k) {
   switch (k) {
@@ -194,7 +165,7 @@ absl::string_view ToString(PropertyChangeOp op) {
 absl::StatusOr<UpdateSet> ParseUpdateSetNode(std::shared_ptr<const pugi::xml_document> doc,
                                              pugi::xml_node node) {
   absl::StatusOr<UpdateSet> set;
-  if (node.type() == pugi::node_element && LocalName(node) == "returnval") {
+  if (node.type() == pugi::node_element && ElementName(node) == "returnval") {
     set = ParseReturnval(node);
   } else if (pugi::xml_node fault = Find(node, "Fault")) {
     return absl::UnavailableError(absl::StrCat("WaitForUpdatesEx fault: ",
@@ -207,6 +178,10 @@ absl::StatusOr<UpdateSet> ParseUpdateSetNode(std::shared_ptr<const pugi::xml_doc
   }
   if (set.ok()) set->doc = std::move(doc);
   return set;
+}
+
+absl::StatusOr<UpdateSet> ParseUpdateSet(const SoapResponse& response) {
+  return ParseUpdateSetNode(response.doc, response.body);
 }
 
 absl::StatusOr<UpdateSet> ParseUpdateSet(absl::string_view xml) {

@@ -11,6 +11,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "pugixml.hpp"
+#include "vsphere/moref.h"
+#include "vsphere/soap.h"
 
 namespace ccm::vsphere {
 
@@ -35,15 +37,13 @@ struct MissingProperty {
 
 struct ObjectUpdate {
   ObjectUpdateKind kind = ObjectUpdateKind::kModify;
-  std::string obj_type;  // "VirtualMachine"
-  std::string moid;      // "vm-42"
+  Moref obj;  // {"VirtualMachine", "vm-42"}
   std::vector<PropertyChange> changes;
   std::vector<MissingProperty> missing;
 };
 
 struct MissingObject {
-  std::string obj_type;
-  std::string moid;
+  Moref obj;
   std::string fault_type;
   std::string message;
 };
@@ -69,12 +69,12 @@ struct UpdateSet {
 // unknown enum values are errors (DataLoss for broken documents, with a message saying where).
 absl::StatusOr<UpdateSet> ParseUpdateSet(absl::string_view xml);
 
+// Same, for an answer of Client::Call("WaitForUpdatesEx", ...).
+absl::StatusOr<UpdateSet> ParseUpdateSet(const SoapResponse& response);
+
 // Same, for an already parsed document; `node` is the response element, its returnval or any
 // ancestor (e.g. the Body). `doc` must own `node` and is kept alive by the result.
 absl::StatusOr<UpdateSet> ParseUpdateSetNode(std::shared_ptr<const pugi::xml_document> doc,
                                              pugi::xml_node node);
-
-// Local name of an element, without a namespace prefix ("vim25:obj" -> "obj").
-absl::string_view LocalName(pugi::xml_node n);
 
 }  // namespace ccm::vsphere

@@ -51,8 +51,7 @@ TEST(UpdateSetTest, ParsesFullEnvelope) {
 
   const ObjectUpdate& enter = f.objects[0];
   EXPECT_EQ(enter.kind, ObjectUpdateKind::kEnter);
-  EXPECT_EQ(enter.obj_type, "VirtualMachine");
-  EXPECT_EQ(enter.moid, "vm-42");
+  EXPECT_EQ(enter.obj, (Moref{"VirtualMachine", "vm-42"}));
   ASSERT_EQ(enter.changes.size(), 2u);
   EXPECT_EQ(enter.changes[0].name, "summary.runtime.powerState");
   EXPECT_EQ(enter.changes[0].op, PropertyChangeOp::kAssign);
@@ -74,11 +73,11 @@ TEST(UpdateSetTest, ParsesFullEnvelope) {
   EXPECT_EQ(modify.changes[2].op, PropertyChangeOp::kIndirectRemove);
 
   EXPECT_EQ(f.objects[2].kind, ObjectUpdateKind::kLeave);
-  EXPECT_EQ(f.objects[2].moid, "vm-44");
+  EXPECT_EQ(f.objects[2].obj.value, "vm-44");
   EXPECT_TRUE(f.objects[2].changes.empty());
 
   ASSERT_EQ(f.missing_objects.size(), 1u);
-  EXPECT_EQ(f.missing_objects[0].moid, "vm-45");
+  EXPECT_EQ(f.missing_objects[0].obj.value, "vm-45");
   EXPECT_EQ(f.missing_objects[0].fault_type, "ManagedObjectNotFound");
 }
 
