@@ -1,6 +1,8 @@
 # Controller machinery of src/kube (work queue, rate limiters, leader election, events), owned by
 # the kube-control part. Pure: depends on ccm_common only, so it builds without the HTTP client.
 add_library(ccm_kube_control
+  ${CMAKE_CURRENT_LIST_DIR}/leader_election.cc
+  ${CMAKE_CURRENT_LIST_DIR}/lease_lock.cc
   ${CMAKE_CURRENT_LIST_DIR}/rate_limiter.cc
   ${CMAKE_CURRENT_LIST_DIR}/work_queue.cc)
 target_link_libraries(ccm_kube_control PUBLIC ccm_common
@@ -8,6 +10,7 @@ target_link_libraries(ccm_kube_control PUBLIC ccm_common
 
 add_ccm_test(NAME kube_control_test
   SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/leader_election_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/rate_limiter_test.cc
     ${CMAKE_CURRENT_LIST_DIR}/work_queue_test.cc
   LIBS ccm_kube_control
