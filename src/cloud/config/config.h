@@ -1,0 +1,160 @@
+#pragma once
+// vsphere.conf in typed form, and ParseConfig: bytes + environment in, typed config (or an error
+// naming file, line/path, key and what was expected) out. Pure: no file or getenv access.
+//
+// Both formats of the reference provider are read: YAML (camelCase keys) and the legacy gcfg INI
+// (kebab-case keys). Detection follows the reference: YAML first; a document that is not a YAML
+// mapping and looks like INI (first section header) is read as INI. Both produce the same Config.
+// Environment overrides are listed in env_overrides.h.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "cloud/core/nodes_config.h"
+#include "common/ip.h"
+#include "common/secret.h"
+
+namespace ccm::cloud {
+
+inline constexpr int kDefaultVCenterPort = 443;
+inline constexpr int kDefaultSoapRoundTripCount = 3;
+
+// Where a vCenter's credentials come from (precedence as in the reference: a per-VC Secret, else
+// the global Secret or secrets-directory, else inline user/password).
+enum class CredentialSourceKind { kInline, kGlobalSecret, kVCenterSecret, kSecretsDirectory };
+absl::string_view CredentialSourceKindName(CredentialSourceKind k);
+
+// [Global] / global:. Values here are the defaults each vCenter inherits.
+struct GlobalConfig {
+  std::string user;
+  Secret password;
+  std::string server;  // deprecated single-vCenter form: adds a vCenter with this address
+  int port = kDefaultVCenterPort;
+  bool insecure_flag = false;
+  std::vector<std::string> datacenters;
+  int soap_roundtrip_count = kDefaultSoapRoundTripCount;
+  std::string ca_file;
+  std::string thumbprint;
+  std::string secret_name;
+  std::string secret_namespace;
+  std::string secrets_directory;
+  std::vector<IpFamily> ip_families = {IpFamily::kIPv4};
+  std::string cluster_id;
+  bool operator==(const GlobalConfig&) const = default;
+};
+
+// [VirtualCenter "<label>"] / vcenter.<label>: after inheritance from Global.
+struct VirtualCenterConfig {
+  std::string label;   // INI section name / YAML map key / VSPHERE_VCENTER_<ID> value
+  std::string server;  // address to connect to; the key for credentials (Secret keys use it)
+  int port = kDefaultVCenterPort;
+  std::string user;    // inline credentials (only used when credential_source == kInline)
+  Secret password;
+  bool insecure_flag = false;  // OR of this vCenter's and Global's value
+  std::vector<std::string> datacenters;  // empty = all datacenters
+  int soap_roundtrip_count = kDefaultSoapRoundTripCount;
+  std::string ca_file;
+  std::string thumbprint;
+  CredentialSourceKind credential_source = CredentialSourceKind::kInline;
+  std::string secret_name;       // the Secret to read for kGlobalSecret / kVCenterSecret
+  std::string secret_namespace;
+  std::string secrets_directory; // for kSecretsDirectory
+  std::vector<IpFamily> ip_families = {IpFamily::kIPv4};  // ordered; two entries = dual stack
+  bool operator==(const VirtualCenterConfig&) const = default;
+};
+
+// [Labels] / labels: vSphere tag CATEGORY names for zones and regions.
+struct LabelsConfig {
+  std::string region;
+  std::string zone;
+  bool ZonesEnabled() const { return !region.empty() && !zone.empty(); }
+  bool operator==(const LabelsConfig&) const = default;
+};
+
+// [NSXT] / nsxt: parsed and validated, not active yet.
+struct NsxtConfig {
+  std::string user;
+  Secret password;
+  std::string host;
+  bool insecure_flag = false;
+  bool remote_auth = false;
+  std::string secret_name;
+  std::string secret_namespace;
+  Secret vmc_access_token;
+  std::string vmc_auth_host;
+  std::string client_auth_cert_file;
+  std::string client_auth_key_file;
+  std::string ca_file;
+  bool operator==(const NsxtConfig&) const = default;
+};
+
+struct LoadBalancerClassConfig {
+  std::string ip_pool_name;
+  std::string ip_pool_id;
+  std::string tcp_app_profile_name;
+  std::string tcp_app_profile_path;
+  std::string udp_app_profile_name;
+  std::string udp_app_profile_path;
+  bool operator==(const LoadBalancerClassConfig&) const = default;
+};
+
+// [LoadBalancer] + [LoadBalancerClass "<name>"] / loadBalancer + loadBalancerClass: not active yet.
+struct LoadBalancerConfig {
+  LoadBalancerClassConfig defaults;
+  std::string size;  // SMALL, MEDIUM, LARGE, XLARGE
+  std::string lb_service_id;
+  std::string tier1_gateway_path;
+  std::map<std::string, std::string> tags;
+  std::map<std::string, LoadBalancerClassConfig> classes;
+  bool operator==(const LoadBalancerConfig&) const = default;
+};
+
+// [Route] / route: not active yet.
+struct RouteConfig {
+  std::string router_path;
+  bool operator==(const RouteConfig&) const = default;
+};
+
+struct Config {
+  GlobalConfig global;
+  std::vector<VirtualCenterConfig> vcenters;  // at least one, sorted by label
+  LabelsConfig labels;
+  NodesConfig nodes;
+  std::optional<NsxtConfig> nsxt;
+  std::optional<LoadBalancerConfig> load_balancer;
+  std::optional<RouteConfig> route;
+
+  // The vCenter with this server address (or label), nullptr if none.
+  const VirtualCenterConfig* FindVCenter(absl::string_view server_or_label) const;
+  // Multi-line human-readable dump; secrets print as <redacted>.
+  std::string ToString() const;
+  bool operator==(const Config&) const = default;
+};
+
+enum class ConfigFormat { kYaml, kIni };
+
+struct ParseOptions {
+  std::string file_name = "vsphere.conf";  // used in messages only
+  bool strict = false;                      // warnings (unknown keys, ...) become errors
+};
+
+struct ParseResult {
+  Config config;
+  ConfigFormat format = ConfigFormat::kYaml;
+  std::vector<std::string> warnings;  // never contain secret values; errors when strict
+  std::vector<std::string> notices;   // informational (deprecated format, inactive sections)
+};
+
+using Environment = std::map<std::string, std::string>;
+
+// Parses vsphere.conf. `env` holds the process environment (the caller reads it); see
+// env_overrides.h for the variables that override file values.
+absl::StatusOr<ParseResult> ParseConfig(absl::string_view bytes, const Environment& env,
+                                        const ParseOptions& options = {});
+
+}  // namespace ccm::cloud
