@@ -1,0 +1,106 @@
+#include "cloud/core/zones.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace ccm::cloud {
+namespace {
+
+using ::testing::HasSubstr;
+
+TaggedObject Obj(std::string d, std::vector<AttachedTag> tags = {}) {
+  return TaggedObject{std::move(d), std::move(tags)};
+}
+AttachedTag Zone(std::string n) { return {std::move(n), "k8s-zone"}; }
+AttachedTag Region(std::string n) { return {std::move(n), "k8s-region"}; }
+
+struct Case {
+  std::string name;
+  std::vector<AncestorChain> chains;
+  std::string zone_cat = "k8s-zone";
+  std::string region_cat = "k8s-region";
+  std::optional<ZoneRegion> want = std::nullopt;
+  std::vector<std::string> error = {};  // substrings; empty = success
+};
+
+class ResolveZoneRegionTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ResolveZoneRegionTest, Table) {
+  const Case& c = GetParam();
+  auto got = ResolveZoneRegion(c.chains, c.zone_cat, c.region_cat);
+  if (!c.error.empty()) {
+    ASSERT_FALSE(got.ok());
+    EXPECT_EQ(got.status().code(), absl::StatusCode::kFailedPrecondition);
+    for (const std::string& e : c.error)
+      EXPECT_THAT(std::string(got.status().message()), HasSubstr(e));
+    return;
+  }
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(*got, c.want);
+}
+
+const AncestorChain kHostChain = {
+    Obj("HostSystem host-1 (esx1)"), Obj("ClusterComputeResource domain-c1 (cl1)", {Zone("za")}),
+    Obj("Folder group-h1 (host)"), Obj("Datacenter datacenter-1 (dc1)", {Region("r1")})};
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, ResolveZoneRegionTest,
+    ::testing::Values(
+        Case{"ClusterZoneDatacenterRegion", {kHostChain}, "k8s-zone", "k8s-region",
+             ZoneRegion{"za", "r1"}},
+        Case{"OnlyZoneCategoryConfigured_NoLabelsNoError", {{}}, "k8s-zone", ""},
+        Case{"OnlyRegionCategoryConfigured_NoLabelsNoError", {kHostChain}, "", "k8s-region"},
+        Case{"NothingConfigured", {}, "", ""},
+        Case{"NearestAncestorWins",
+             {{Obj("HostSystem h (esx1)", {Zone("host-zone")}),
+               Obj("Cluster c", {Zone("cluster-zone"), Region("cluster-region")}),
+               Obj("Datacenter d", {Region("dc-region")})}},
+             "k8s-zone", "k8s-region", ZoneRegion{"host-zone", "cluster-region"}},
+        Case{"HostChainBeforeResourcePoolAndVmChains",
+             {{Obj("HostSystem h", {Zone("host-zone")})},
+              {Obj("ResourcePool rp", {Zone("rp-zone"), Region("rp-region")})},
+              {Obj("VirtualMachine vm", {Region("vm-region")})}},
+             "k8s-zone", "k8s-region", ZoneRegion{"host-zone", "rp-region"}},
+        Case{"FallsBackToVmChain",
+             {{Obj("HostSystem h")},
+              {Obj("ResourcePool rp")},
+              {Obj("VirtualMachine vm"), Obj("Folder vm-folder", {Zone("fz"), Region("fr")})}},
+             "k8s-zone", "k8s-region", ZoneRegion{"fz", "fr"}},
+        Case{"OtherCategoriesIgnored",
+             {{Obj("HostSystem h", {{"gold", "tier"}, Zone("z1"), {"r9", "K8S-REGION"}}),
+               Obj("Datacenter d", {Region("r1")})}},
+             "k8s-zone", "k8s-region", ZoneRegion{"z1", "r1"}},
+        Case{"SameCategoryForBoth",
+             {{Obj("HostSystem h", {{"dc-west", "topology"}})}}, "topology", "topology",
+             ZoneRegion{"dc-west", "dc-west"}},
+        Case{"TwoTagsOnFartherObjectIgnoredWhenNearerWins",
+             {{Obj("HostSystem h", {Zone("z1"), Region("r1")}),
+               Obj("Cluster c", {Zone("z2"), Zone("z3")})}},
+             "k8s-zone", "k8s-region", ZoneRegion{"z1", "r1"}},
+        // Errors name the category and the objects searched.
+        Case{"MissingZoneTag",
+             {{Obj("HostSystem host-1 (esx1)"), Obj("Datacenter dc1", {Region("r1")})},
+              {Obj("ResourcePool rp-1 (Resources)")},
+              {Obj("VirtualMachine vm-7 (node-1)")}},
+             "k8s-zone", "k8s-region", std::nullopt,
+             {"no tag of zone category \"k8s-zone\"", "HostSystem host-1 (esx1)",
+              "Datacenter dc1", "ResourcePool rp-1 (Resources)", "VirtualMachine vm-7 (node-1)"}},
+        Case{"MissingRegionTag", {{Obj("HostSystem h", {Zone("z1")})}}, "k8s-zone", "k8s-region",
+             std::nullopt, {"no tag of region category \"k8s-region\"", "HostSystem h"}},
+        Case{"CategoryCaseMatters", {{Obj("HostSystem h", {{"z", "K8S-ZONE"}, Region("r")})}},
+             "k8s-zone", "k8s-region", std::nullopt, {"zone category \"k8s-zone\""}},
+        Case{"NoAncestors", {}, "k8s-zone", "k8s-region", std::nullopt,
+             {"no ancestors were given"}},
+        Case{"TwoZoneTagsOnNearestObject",
+             {{Obj("ClusterComputeResource domain-c1 (cl1)", {Zone("za"), Zone("zb")}),
+               Obj("Datacenter d", {Region("r")})}},
+             "k8s-zone", "k8s-region", std::nullopt,
+             {"ClusterComputeResource domain-c1 (cl1) has 2 tags of zone category \"k8s-zone\"",
+              "za, zb"}},
+        Case{"TwoRegionTags",
+             {{Obj("HostSystem h", {Zone("z"), Region("r1"), Region("r2")})}}, "k8s-zone",
+             "k8s-region", std::nullopt, {"2 tags of region category", "r1, r2"}}),
+    [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace ccm::cloud
