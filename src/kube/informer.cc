@@ -1,0 +1,301 @@
+#include "kube/informer.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "kube/objects.h"
+
+namespace ccm::kube {
+namespace {
+
+// One store change to hand to the handlers after the store lock is released.
+struct Delta {
+  enum Kind { kAdd, kUpdate, kDelete } kind;
+  ObjectPtr old_obj;
+  ObjectPtr obj;
+};
+
+void Dispatch(const std::vector<ResourceEventHandler>& handlers, const std::vector<Delta>& ds) {
+  for (const Delta& d : ds) {
+    for (const auto& h : handlers) {
+      switch (d.kind) {
+        case Delta::kAdd:
+          if (h.on_add) h.on_add(*d.obj);
+          break;
+        case Delta::kUpdate:
+          if (h.on_update) h.on_update(*d.old_obj, *d.obj);
+          break;
+        case Delta::kDelete:
+          if (h.on_delete) h.on_delete(*d.obj);
+          break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Informer::Informer(Client& client, Resource resource, InformerOptions options)
+    : client_(client),
+      resource_(std::move(resource)),
+      options_(std::move(options)),
+      clock_(options_.clock != nullptr ? *options_.clock : Clock::Real()),
+      random_(options_.random != nullptr ? *options_.random : Random::Real()) {}
+
+Informer::~Informer() { Stop(); }
+
+void Informer::AddEventHandler(ResourceEventHandler handler) {
+  absl::MutexLock d(&dispatch_mu_);
+  std::vector<Delta> existing;
+  {
+    absl::MutexLock l(&mu_);
+    for (const auto& [k, obj] : store_) existing.push_back({Delta::kAdd, nullptr, obj});
+  }
+  Dispatch({handler}, existing);
+  handlers_.push_back(std::move(handler));
+}
+
+void Informer::Start() {
+  absl::MutexLock l(&lifecycle_mu_);
+  if (started_ || stop_.HasBeenNotified()) return;
+  started_ = true;
+  reflector_ = std::thread([this] { Run(); });
+  if (options_.resync_period > absl::ZeroDuration()) {
+    resync_ = std::thread([this] { ResyncLoop(); });
+  }
+}
+
+void Informer::Stop() {
+  absl::MutexLock l(&lifecycle_mu_);
+  if (!stop_.HasBeenNotified()) stop_.Notify();
+  cancel_.store(true);
+  {
+    absl::MutexLock s(&mu_);
+    stopped_ = true;
+  }
+  if (reflector_.joinable()) reflector_.join();
+  if (resync_.joinable()) resync_.join();
+}
+
+bool Informer::HasSynced() const {
+  absl::MutexLock l(&mu_);
+  return synced_;
+}
+
+bool Informer::WaitForSync(absl::Duration timeout) const {
+  absl::MutexLock l(&mu_);
+  auto done = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return synced_ || stopped_; };
+  mu_.AwaitWithTimeout(absl::Condition(&done), timeout);
+  return synced_;
+}
+
+ObjectPtr Informer::Get(const std::string& key) const {
+  absl::MutexLock l(&mu_);
+  auto it = store_.find(key);
+  return it == store_.end() ? nullptr : it->second;
+}
+
+std::vector<ObjectPtr> Informer::List() const {
+  absl::MutexLock l(&mu_);
+  std::vector<ObjectPtr> out;
+  out.reserve(store_.size());
+  for (const auto& [k, v] : store_) out.push_back(v);
+  return out;
+}
+
+size_t Informer::Size() const {
+  absl::MutexLock l(&mu_);
+  return store_.size();
+}
+
+std::string Informer::LastResourceVersion() const {
+  absl::MutexLock l(&mu_);
+  return last_rv_;
+}
+
+bool Informer::Sleep(absl::Duration d) { return clock_.SleepFor(d, &stop_); }
+
+absl::Status Informer::ListAndReplace() {
+  ListOptions lo;
+  lo.label_selector = options_.label_selector;
+  lo.field_selector = options_.field_selector;
+  lo.limit = options_.page_size;
+  lists_.fetch_add(1);
+  auto list = client_.ListAll(resource_, options_.ns, lo);
+  if (!list.ok()) return list.status();
+
+  absl::MutexLock d(&dispatch_mu_);
+  std::vector<Delta> deltas;
+  {
+    absl::MutexLock l(&mu_);
+    absl::flat_hash_map<std::string, ObjectPtr> next;
+    next.reserve(list->items.size());
+    for (auto& item : list->items) {
+      auto obj = std::make_shared<const Json>(std::move(item));
+      std::string key = ObjectKey(*obj);
+      auto old = store_.find(key);
+      if (old != store_.end()) {
+        deltas.push_back({Delta::kUpdate, old->second, obj});
+      } else {
+        deltas.push_back({Delta::kAdd, nullptr, obj});
+      }
+      next[key] = std::move(obj);
+    }
+    for (const auto& [key, obj] : store_) {
+      if (!next.contains(key)) deltas.push_back({Delta::kDelete, nullptr, obj});
+    }
+    store_ = std::move(next);
+    last_rv_ = list->resource_version;
+  }
+  Dispatch(handlers_, deltas);
+  {
+    absl::MutexLock l(&mu_);
+    synced_ = true;
+  }
+  VLOG(3, "informer {}: listed {} objects at resourceVersion {}", resource_.plural,
+       Size(), LastResourceVersion());
+  return absl::OkStatus();
+}
+
+bool Informer::HandleEvent(const WatchEvent& ev) {
+  if (cancel_.load()) return false;
+  if (ev.type == WatchEventType::kBookmark) {
+    std::string rv = ResourceVersion(ev.object);
+    absl::MutexLock l(&mu_);
+    if (!rv.empty()) last_rv_ = rv;
+    return true;
+  }
+  auto obj = std::make_shared<const Json>(ev.object);
+  std::string key = ObjectKey(*obj);
+  std::string rv = ResourceVersion(*obj);
+  absl::MutexLock d(&dispatch_mu_);
+  Delta delta;
+  {
+    absl::MutexLock l(&mu_);
+    auto it = store_.find(key);
+    if (ev.type == WatchEventType::kDeleted) {
+      if (it != store_.end()) store_.erase(it);
+      delta = {Delta::kDelete, nullptr, obj};
+    } else if (it != store_.end()) {
+      delta = {Delta::kUpdate, it->second, obj};
+      it->second = obj;
+    } else {
+      delta = {Delta::kAdd, nullptr, obj};
+      store_[key] = obj;
+    }
+    if (!rv.empty()) last_rv_ = rv;
+  }
+  Dispatch(handlers_, {delta});
+  return true;
+}
+
+void Informer::Run() {
+  bool need_list = true;
+  int failures = 0;
+  while (!cancel_.load()) {
+    if (need_list) {
+      absl::Status s = ListAndReplace();
+      if (!s.ok()) {
+        absl::Duration d = BackoffDelay(options_.backoff, failures++, &random_);
+        LOG_WARN("informer {}: list failed (retry in {}): {}", resource_.plural,
+                 absl::FormatDuration(d), s);
+        if (!Sleep(d)) return;
+        continue;
+      }
+      failures = 0;
+      need_list = false;
+    }
+    WatchOptions wo;
+    wo.label_selector = options_.label_selector;
+    wo.field_selector = options_.field_selector;
+    wo.resource_version = LastResourceVersion();
+    wo.allow_bookmarks = true;
+    wo.timeout_seconds = options_.watch_timeout_seconds;
+    watches_.fetch_add(1);
+    absl::Status s = client_.Watch(
+        resource_, options_.ns, wo, [this](const WatchEvent& ev) { return HandleEvent(ev); },
+        &cancel_);
+    if (cancel_.load()) return;
+    if (s.ok()) {  // the server ended the watch (timeout): continue from where we are
+      failures = 0;
+      continue;
+    }
+    if (IsGone(s)) {
+      VLOG(2, "informer {}: {}; relisting", resource_.plural, s);
+      need_list = true;
+      continue;
+    }
+    if (HttpCode(s) != 0) {
+      // An ERROR event or an API error answer: the stream state is unknown; relist.
+      need_list = true;
+    }
+    // Otherwise a transport failure (dropped connection): resume the watch from last_rv_.
+    absl::Duration d = BackoffDelay(options_.backoff, failures++, &random_);
+    LOG_WARN("informer {}: watch failed (retry in {}{}): {}", resource_.plural,
+             absl::FormatDuration(d), need_list ? ", relist" : "", s);
+    if (!Sleep(d)) return;
+  }
+}
+
+void Informer::ResyncLoop() {
+  while (Sleep(options_.resync_period)) {
+    absl::MutexLock d(&dispatch_mu_);
+    std::vector<Delta> deltas;
+    {
+      absl::MutexLock l(&mu_);
+      if (!synced_) continue;
+      for (const auto& [k, obj] : store_) deltas.push_back({Delta::kUpdate, obj, obj});
+    }
+    Dispatch(handlers_, deltas);
+  }
+}
+
+SharedInformerFactory::SharedInformerFactory(Client& client, InformerOptions defaults)
+    : client_(client), defaults_(std::move(defaults)) {}
+
+SharedInformerFactory::~SharedInformerFactory() { Stop(); }
+
+Informer& SharedInformerFactory::For(const Resource& resource, const std::string& ns,
+                                     const std::string& label_selector,
+                                     const std::string& field_selector) {
+  absl::MutexLock l(&mu_);
+  std::string key = absl::StrCat(resource.api_version(), "/", resource.plural, "|", ns, "|",
+                                 label_selector, "|", field_selector);
+  auto& slot = informers_[key];
+  if (!slot) {
+    InformerOptions o = defaults_;
+    o.ns = ns;
+    o.label_selector = label_selector;
+    o.field_selector = field_selector;
+    slot = std::make_unique<Informer>(client_, resource, std::move(o));
+    if (started_) slot->Start();
+  }
+  return *slot;
+}
+
+void SharedInformerFactory::Start() {
+  absl::MutexLock l(&mu_);
+  started_ = true;
+  for (auto& [k, inf] : informers_) inf->Start();
+}
+
+void SharedInformerFactory::Stop() {
+  absl::MutexLock l(&mu_);
+  for (auto& [k, inf] : informers_) inf->Stop();
+}
+
+bool SharedInformerFactory::WaitForSync(absl::Duration timeout) {
+  absl::Time deadline = absl::Now() + timeout;
+  std::vector<Informer*> all;
+  {
+    absl::MutexLock l(&mu_);
+    for (auto& [k, inf] : informers_) all.push_back(inf.get());
+  }
+  for (Informer* inf : all) {
+    if (!inf->WaitForSync(deadline - absl::Now())) return false;
+  }
+  return true;
+}
+
+}  // namespace ccm::kube

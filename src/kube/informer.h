@@ -1,0 +1,144 @@
+#pragma once
+// Informer: client-go's reflector + thread-safe store + event handlers for one resource.
+//
+// A background thread LISTs (paged) and then WATCHes from the list's resourceVersion, applying
+// every event to the store and then calling the handlers. Semantics that matter to controllers:
+// - A dropped watch connection resumes from the last seen resourceVersion (bookmarks included):
+//   no event is missed or delivered twice.
+// - 410 Gone (or any ERROR event / API error on the watch) relists. The relist replaces the store
+//   like client-go's Replace: objects still present get update(old, new), new ones add, and
+//   objects missing from the new list get delete(last known state).
+// - Failed list/watch attempts back off (ccm::BackoffDelay on the injected Clock).
+// - Handlers run on the informer's threads, one at a time, OUTSIDE the store lock (they may call
+//   Get/List); they must not block for long and must not call AddEventHandler.
+// - Periodic resync (if resync_period > 0): every handler gets update(obj, obj) for every object.
+// - HasSynced() turns true once the first list has been delivered to the handlers.
+// Objects are shared immutable JSON (std::shared_ptr<const Json>): copy before modifying.
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "common/backoff.h"
+#include "common/clock.h"
+#include "common/random.h"
+#include "kube/client.h"
+
+namespace ccm::kube {
+
+using ObjectPtr = std::shared_ptr<const Json>;
+
+struct ResourceEventHandler {
+  std::function<void(const Json& obj)> on_add;
+  std::function<void(const Json& old_obj, const Json& new_obj)> on_update;
+  std::function<void(const Json& obj)> on_delete;  // the last known state
+};
+
+struct InformerOptions {
+  std::string ns;  // "" = all namespaces (or cluster-scoped)
+  std::string label_selector;
+  std::string field_selector;
+  absl::Duration resync_period = absl::ZeroDuration();  // zero: no resync
+  int64_t page_size = 500;
+  int64_t watch_timeout_seconds = 300;  // the server ends each watch; we start the next one
+  BackoffPolicy backoff{absl::Milliseconds(800), absl::Seconds(30), 2.0, 0.1};
+  Clock* clock = nullptr;    // null: real clock
+  Random* random = nullptr;  // null: real randomness (jitter)
+};
+
+class Informer {
+ public:
+  Informer(Client& client, Resource resource, InformerOptions options);
+  ~Informer();  // Stop()
+  Informer(const Informer&) = delete;
+  Informer& operator=(const Informer&) = delete;
+
+  // Handlers added after the informer has synced first get on_add for every cached object.
+  void AddEventHandler(ResourceEventHandler handler);
+  void Start();  // idempotent
+  void Stop();   // ends the threads; idempotent
+
+  bool HasSynced() const;
+  // Blocks (real time) until synced or `timeout`; false on timeout or stop.
+  bool WaitForSync(absl::Duration timeout) const;
+
+  // Store access. Key: "namespace/name", or "name" for cluster-scoped objects (ObjectKey()).
+  ObjectPtr Get(const std::string& key) const;
+  std::vector<ObjectPtr> List() const;
+  size_t Size() const;
+  std::string LastResourceVersion() const;
+
+  const Resource& resource() const { return resource_; }
+  // Counters for tests and metrics.
+  int64_t lists() const { return lists_.load(); }
+  int64_t watches() const { return watches_.load(); }
+
+ private:
+  void Run();
+  void ResyncLoop();
+  absl::Status ListAndReplace();
+  // Applies one watch event to the store and dispatches it; returns false to stop the watch.
+  bool HandleEvent(const WatchEvent& ev);
+  bool Sleep(absl::Duration d);
+
+  Client& client_;
+  const Resource resource_;
+  const InformerOptions options_;
+  Clock& clock_;
+  Random& random_;
+
+  mutable absl::Mutex mu_;  // the store
+  absl::flat_hash_map<std::string, ObjectPtr> store_ ABSL_GUARDED_BY(mu_);
+  std::string last_rv_ ABSL_GUARDED_BY(mu_);
+  bool synced_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+
+  // Serialises handler calls (reflector, resync, late AddEventHandler) so each handler sees
+  // events in order, one at a time. mu_ is only taken briefly inside it, never across a handler.
+  absl::Mutex dispatch_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  std::vector<ResourceEventHandler> handlers_ ABSL_GUARDED_BY(dispatch_mu_);
+
+  absl::Mutex lifecycle_mu_;
+  bool started_ ABSL_GUARDED_BY(lifecycle_mu_) = false;
+  std::atomic<bool> cancel_{false};
+  absl::Notification stop_;
+  std::thread reflector_;
+  std::thread resync_;
+  std::atomic<int64_t> lists_{0};
+  std::atomic<int64_t> watches_{0};
+};
+
+// One informer per (resource, namespace, selectors), shared by every controller that asks.
+class SharedInformerFactory {
+ public:
+  // `defaults` supply resync period, page size, backoff, clock and random for every informer.
+  SharedInformerFactory(Client& client, InformerOptions defaults = {});
+  ~SharedInformerFactory();  // stops all
+
+  // Returns the informer for this resource and scope, creating it on first use. Informers
+  // created after Start() are started at once.
+  Informer& For(const Resource& resource, const std::string& ns = "",
+                const std::string& label_selector = "", const std::string& field_selector = "");
+  void Start();
+  void Stop();
+  // Waits (real time) until every informer created so far has synced.
+  bool WaitForSync(absl::Duration timeout);
+
+ private:
+  Client& client_;
+  const InformerOptions defaults_;
+  absl::Mutex mu_;
+  bool started_ ABSL_GUARDED_BY(mu_) = false;
+  std::map<std::string, std::unique_ptr<Informer>> informers_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace ccm::kube
