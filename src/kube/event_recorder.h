@@ -1,0 +1,129 @@
+#pragma once
+// Records core/v1 Events the way client-go's record.EventRecorder does:
+//
+//   - Asynchronous: Record() only queues (bounded; drops and counts when full), a background
+//     thread sends, so a controller never blocks on the API server.
+//   - Aggregated (client-go's EventCorrelator): the same object + type + reason + message seen again
+//     within `aggregation_window` of its last occurrence PATCHes the existing Event (count + 1,
+//     lastTimestamp) instead of creating a new one. If that Event is gone, it is created again.
+//   - Spam filter: a token bucket per involved object (burst 25, refilled 1 per 5 minutes); events
+//     beyond it are dropped.
+//   - Transport errors (Unavailable, DeadlineExceeded, ResourceExhausted, Unknown) are retried up
+//     to 12 times, 10s apart on the injected clock; an answer of the API server (Forbidden,
+//     Invalid, AlreadyExists ...) is not retried.
+//
+// Messages are shown to every user who can read events: callers must never put a credential,
+// a password, a token or a Secret's content into a reason or message.
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "kube/event_sink.h"
+#include "kube/rate_limiter.h"
+
+namespace ccm::kube {
+
+enum class EventType { kNormal, kWarning };
+absl::string_view EventTypeName(EventType t);  // "Normal", "Warning"
+
+struct EventRecorderOptions {
+  std::string component = "cloud-controller-manager";  // source.component
+  std::string host;                  // source.host (the node we run on); may be empty
+  std::string reporting_controller;  // "" = component
+  std::string reporting_instance;    // "" = host
+  Clock* clock = nullptr;            // null = Clock::Real()
+  size_t queue_size = 1000;
+  absl::Duration aggregation_window = absl::Minutes(10);
+  int spam_burst = 25;
+  double spam_qps = 1.0 / 300;
+  size_t cache_size = 4096;  // objects / event kinds remembered (least recently used evicted)
+  int max_tries = 12;
+  absl::Duration retry_interval = absl::Seconds(10);
+};
+
+// The pure part: spam filter and aggregation. Not thread-safe (the recorder's thread owns it).
+class EventCorrelator {
+ public:
+  EventCorrelator(Clock& clock, const EventRecorderOptions& options);
+  struct Result {
+    bool skip = false;   // dropped by the spam filter
+    bool patch = false;  // repeat of an existing event: PATCH it
+    Event event;         // with name, count and firstTimestamp filled
+  };
+  // `event` has its object, reason, message, type, source and lastTimestamp set.
+  Result Correlate(Event event);
+
+ private:
+  struct Seen {
+    std::string name;
+    int count = 0;
+    absl::Time first_timestamp, last_timestamp;
+    absl::Time used;
+  };
+  struct Bucket {
+    std::unique_ptr<TokenBucket> bucket;
+    absl::Time used;
+  };
+  template <typename Map>
+  void EvictOldest(Map& m);
+
+  Clock& clock_;
+  const EventRecorderOptions& options_;
+  absl::flat_hash_map<std::string, Seen> seen_;
+  absl::flat_hash_map<std::string, Bucket> buckets_;
+  int64_t last_name_nanos_ = 0;
+};
+
+class EventRecorder {
+ public:
+  EventRecorder(EventSink& sink, EventRecorderOptions options = {});
+  ~EventRecorder();  // Shutdown()
+  EventRecorder(const EventRecorder&) = delete;
+  EventRecorder& operator=(const EventRecorder&) = delete;
+
+  // Queues an event about `object`; never blocks on the API server.
+  void Record(const ObjectReference& object, EventType type, absl::string_view reason,
+              absl::string_view message);
+  void Normal(const ObjectReference& object, absl::string_view reason, absl::string_view message) {
+    Record(object, EventType::kNormal, reason, message);
+  }
+  void Warning(const ObjectReference& object, absl::string_view reason,
+               absl::string_view message) {
+    Record(object, EventType::kWarning, reason, message);
+  }
+
+  // Blocks until every queued event has been sent or given up (tests; orderly shutdown).
+  void Flush();
+  // Sends what is queued without retrying, then stops; later Record() calls are dropped.
+  void Shutdown();
+  // Events dropped because the queue was full or the recorder was shut down.
+  int64_t dropped() const;
+
+ private:
+  void Loop();
+  void Send(Event event);
+
+  EventSink& sink_;
+  const EventRecorderOptions options_;
+  Clock& clock_;
+  EventCorrelator correlator_;  // used by the sending thread only
+
+  mutable absl::Mutex mu_;
+  std::deque<Event> queue_ ABSL_GUARDED_BY(mu_);
+  bool busy_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Notification stop_;  // cancels retry sleeps
+  std::thread thread_;
+};
+
+}  // namespace ccm::kube
