@@ -1,0 +1,448 @@
+#include "vsphere/inventory_cache.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "vsphere/datacenter.h"
+#include "vsphere/property_collector.h"
+#include "vsphere/soap.h"
+
+namespace ccm::vsphere {
+namespace {
+
+bool SameNics(const std::vector<GuestNic>& a, const std::vector<GuestNic>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].device_config_id != b[i].device_config_id || a[i].network != b[i].network ||
+        a[i].mac_address != b[i].mac_address || a[i].connected != b[i].connected ||
+        a[i].ip_addresses != b[i].ip_addresses) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Whether a resync changed anything a controller cares about.
+bool SameFacts(const VmFacts& a, const VmFacts& b) {
+  return a.name == b.name && a.bios_uuid == b.bios_uuid && a.instance_uuid == b.instance_uuid &&
+         a.power_state == b.power_state && a.guest_hostname == b.guest_hostname &&
+         SameNics(a.nics, b.nics) && a.config_guest_id == b.config_guest_id &&
+         a.guest_guest_id == b.guest_guest_id && a.num_cpu == b.num_cpu &&
+         a.memory_mb == b.memory_mb && a.metadata == b.metadata &&
+         a.metadata_encoding == b.metadata_encoding && a.host == b.host &&
+         a.resource_pool == b.resource_pool && a.parent_folder == b.parent_folder;
+}
+
+void ApplyChanges(VmFacts& vm, const ObjectUpdate& u) {
+  for (const PropertyChange& c : u.changes) {
+    pugi::xml_node val;
+    if (c.op == PropertyChangeOp::kAssign || c.op == PropertyChangeOp::kAdd) val = c.val;
+    absl::Status s = ApplyVmProperty(vm, c.name, val);
+    // A value we cannot parse would fail again after a resync: keep the rest of the VM.
+    if (!s.ok()) LOG_WARN("inventory cache: {} {}: {}", u.obj.value, c.name, s);
+  }
+}
+
+using VmMap = absl::flat_hash_map<std::string, VmFacts>;
+
+// Applies one object update to `vms`; returns the event, if any.
+std::optional<VmChangeKind> ApplyObject(
+    VmMap& vms, const ObjectUpdate& u,
+    const std::map<std::string, std::pair<Moref, std::string>>& filter_dc,
+    const std::string& filter) {
+  if (u.obj.type != "VirtualMachine") return std::nullopt;
+  switch (u.kind) {
+    case ObjectUpdateKind::kEnter: {
+      VmFacts vm;
+      vm.moref = u.obj;
+      if (auto it = filter_dc.find(filter); it != filter_dc.end()) {
+        vm.datacenter = it->second.first;
+        vm.datacenter_name = it->second.second;
+      }
+      ApplyChanges(vm, u);
+      vms[u.obj.value] = std::move(vm);
+      return VmChangeKind::kAdded;
+    }
+    case ObjectUpdateKind::kModify: {
+      auto it = vms.find(u.obj.value);
+      if (it == vms.end()) return std::nullopt;  // not ours (never entered)
+      ApplyChanges(it->second, u);
+      return VmChangeKind::kModified;
+    }
+    case ObjectUpdateKind::kLeave:
+      if (vms.erase(u.obj.value) == 0) return std::nullopt;
+      return VmChangeKind::kRemoved;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+absl::string_view ToString(VmChangeKind k) {
+  switch (k) {
+    case VmChangeKind::kAdded:
+      return "added";
+    case VmChangeKind::kModified:
+      return "modified";
+    case VmChangeKind::kRemoved:
+      return "removed";
+  }
+  return "?";
+}
+
+InventoryCache::InventoryCache(Client& client, InventoryCacheOptions options)
+    : client_(client),
+      options_(std::move(options)),
+      clock_(options_.clock ? options_.clock : &Clock::Real()),
+      random_(options_.random ? options_.random : &Random::Real()) {}
+
+InventoryCache::~InventoryCache() { Stop(); }
+
+void InventoryCache::Start() {
+  absl::MutexLock l(&stop_mu_);
+  if (thread_.joinable() || stopping_) return;
+  thread_ = std::thread([this] { Run(); });
+}
+
+void InventoryCache::Stop() {
+  absl::MutexLock l(&stop_mu_);
+  if (!thread_.joinable()) return;
+  stopping_ = true;
+  if (!stop_.HasBeenNotified()) stop_.Notify();
+  Moref waiting;
+  {
+    absl::MutexLock m(&mu_);
+    waiting = waiting_collector_;
+  }
+  if (!waiting.empty()) {
+    // Ends the pending WaitForUpdatesEx now instead of after maxWaitSeconds.
+    auto r = client_.Call("CancelWaitForUpdates", MorefXml("_this", waiting));
+    if (!r.ok()) VLOG(2, "inventory cache: CancelWaitForUpdates: {}", r.status());
+  }
+  thread_.join();
+  DestroyServerObjects();
+  absl::MutexLock m(&mu_);
+  synced_ = false;
+  stats_.synced = false;
+}
+
+bool InventoryCache::synced() const {
+  absl::MutexLock l(&mu_);
+  return synced_;
+}
+
+bool InventoryCache::WaitForSync(absl::Duration timeout) const {
+  absl::MutexLock l(&mu_);
+  return mu_.AwaitWithTimeout(absl::Condition(&synced_), timeout);
+}
+
+void InventoryCache::Run() {
+  int attempt = 0;
+  while (!stopping_) {
+    absl::Status s = Load();
+    if (s.ok()) {
+      attempt = 0;
+      s = Stream();
+    }
+    if (stopping_) break;
+    MarkBroken(s);
+    absl::Duration d = BackoffDelay(options_.resync_backoff, attempt++, random_);
+    LOG_WARN("inventory cache of {}: {}; resync in {}", client_.options().url, s,
+             absl::FormatDuration(d));
+    clock_->SleepFor(d, &stop_);
+  }
+}
+
+void InventoryCache::MarkBroken(const absl::Status& s) {
+  absl::MutexLock l(&mu_);
+  synced_ = false;
+  stats_.synced = false;
+  stats_.last_error = s;
+  ++stats_.stream_errors;
+  waiting_collector_ = {};
+}
+
+void InventoryCache::DestroyServerObjects() {
+  if (!collector_.empty()) {
+    // Destroys the filters too.
+    auto r = client_.Call("DestroyPropertyCollector", MorefXml("_this", collector_));
+    if (!r.ok()) VLOG(2, "inventory cache: DestroyPropertyCollector: {}", r.status());
+  }
+  for (const Moref& v : views_) {
+    absl::Status s = DestroyView(client_, v);
+    if (!s.ok()) VLOG(2, "inventory cache: DestroyView {}: {}", v.value, s);
+  }
+  collector_ = {};
+  views_.clear();
+  filter_dc_.clear();
+  version_.clear();
+}
+
+absl::Status InventoryCache::Load() {
+  DestroyServerObjects();
+  const std::string what = absl::StrCat("load VM inventory of ", client_.options().url);
+  auto sc = client_.GetServiceContent();
+  if (!sc.ok()) return Annotate(sc.status(), what);
+  auto all = ListDatacenters(client_);
+  if (!all.ok()) return Annotate(all.status(), what);
+  std::vector<Datacenter> dcs;
+  if (options_.datacenters.empty()) {
+    dcs = *all;
+  } else {
+    for (const std::string& spec : options_.datacenters) {
+      auto dc = SelectDatacenter(*all, spec);
+      if (!dc.ok()) return Annotate(dc.status(), what);
+      dcs.push_back(*std::move(dc));
+    }
+  }
+  // A collector of our own: WaitForUpdatesEx on the session's default collector would clash
+  // with any other waiter on the same session.
+  auto pc = client_.Call("CreatePropertyCollector", MorefXml("_this", sc->property_collector));
+  if (!pc.ok()) return Annotate(pc.status(), what);
+  collector_ = ParseMoref(pc->returnval());
+  if (collector_.empty()) return absl::InternalError(what + ": CreatePropertyCollector: no result");
+  const std::vector<std::string> paths = VmFactsPropertyPaths();
+  for (const Datacenter& dc : dcs) {
+    auto view = CreateContainerView(client_, dc.moref, {"VirtualMachine"}, true);
+    if (!view.ok()) return Annotate(view.status(), absl::StrCat(what, ": datacenter ", dc.name));
+    views_.push_back(*view);
+    PropertyFilterSpec spec;
+    spec.prop_set.push_back({"VirtualMachine", paths, false});
+    spec.object_set.push_back(
+        {*view, true, {TraversalSpec{"traverseView", "ContainerView", "view", false, {}}}});
+    auto filter = client_.Call(
+        "CreateFilter", absl::StrCat(MorefXml("_this", collector_),
+                                     PropertyFilterSpecXml(spec, "spec"),
+                                     TextXml("partialUpdates", "false")));
+    if (!filter.ok()) return Annotate(filter.status(), absl::StrCat(what, ": CreateFilter"));
+    filter_dc_[ParseMoref(filter->returnval()).value] = {dc.moref, dc.name};
+  }
+  session_generation_ = client_.session_generation();
+
+  // The first WaitForUpdatesEx (no version) returns the whole current state as "enter" updates,
+  // possibly truncated into several answers.
+  VmMap fresh;
+  version_.clear();
+  do {
+    if (stopping_) return absl::CancelledError("stopping");
+    auto r = client_.Call("WaitForUpdatesEx", MorefXml("_this", collector_));
+    if (!r.ok()) return Annotate(r.status(), what);
+    auto set = ParseUpdateSet(*r);
+    if (!set.ok()) return Annotate(set.status(), what);
+    if (!set->has_updates) break;
+    for (const FilterUpdate& f : set->filters) {
+      for (const ObjectUpdate& u : f.objects) ApplyObject(fresh, u, filter_dc_, f.filter);
+    }
+    version_ = set->version;
+    if (!set->truncated) break;
+  } while (true);
+
+  std::vector<Event> events;
+  {
+    absl::MutexLock l(&mu_);
+    for (const auto& [moid, vm] : vms_) {
+      auto it = fresh.find(moid);
+      if (it == fresh.end()) {
+        events.push_back({moid, VmChangeKind::kRemoved});
+      } else if (!SameFacts(vm, it->second)) {
+        events.push_back({moid, VmChangeKind::kModified});
+      }
+    }
+    for (const auto& [moid, vm] : fresh) {
+      if (!vms_.contains(moid)) events.push_back({moid, VmChangeKind::kAdded});
+    }
+    vms_ = std::move(fresh);
+    by_uuid_.clear();
+    by_hostname_.clear();
+    by_ip_.clear();
+    for (const auto& [moid, vm] : vms_) Index(vm);
+    synced_ = true;
+    stats_.synced = true;
+    stats_.vms = vms_.size();
+    ++stats_.resyncs;
+    stats_.last_sync = clock_->Now();
+    waiting_collector_ = collector_;
+  }
+  LOG_INFO("inventory cache of {}: synced {} VMs in {} datacenter(s)", client_.options().url,
+           stats().vms, dcs.size());
+  Notify(events);
+  return absl::OkStatus();
+}
+
+absl::Status InventoryCache::Stream() {
+  const std::string args_prefix = MorefXml("_this", collector_);
+  const std::string options = absl::StrCat(
+      "<options>", TextXml("maxWaitSeconds", absl::StrCat(options_.max_wait_seconds)),
+      "</options>");
+  while (!stopping_) {
+    if (client_.session_generation() != session_generation_) {
+      return absl::UnavailableError("vCenter session changed (re-login): filters are gone");
+    }
+    auto r = client_.Call("WaitForUpdatesEx",
+                          absl::StrCat(args_prefix, TextXml("version", version_), options));
+    if (stopping_) return absl::OkStatus();
+    if (!r.ok()) return r.status();
+    auto set = ParseUpdateSet(*r);
+    if (!set.ok()) return set.status();
+    if (!set->has_updates) continue;
+    std::vector<Event> events;
+    {
+      absl::MutexLock l(&mu_);
+      CCM_RETURN_IF_ERROR(ApplyUpdateSet(*set, &events));
+    }
+    Notify(events);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status InventoryCache::ApplyUpdateSet(const UpdateSet& set, std::vector<Event>* events) {
+  for (const FilterUpdate& f : set.filters) {
+    for (const ObjectUpdate& u : f.objects) {
+      auto it = vms_.find(u.obj.value);
+      if (it != vms_.end()) Unindex(it->second);
+      std::optional<VmChangeKind> kind = ApplyObject(vms_, u, filter_dc_, f.filter);
+      it = vms_.find(u.obj.value);
+      if (it != vms_.end()) Index(it->second);
+      if (kind) {
+        events->push_back({u.obj.value, *kind});
+        ++stats_.updates_applied;
+      }
+    }
+  }
+  version_ = set.version;
+  stats_.vms = vms_.size();
+  return absl::OkStatus();
+}
+
+void InventoryCache::Index(const VmFacts& vm) {
+  const std::string& moid = vm.moref.value;
+  if (!vm.bios_uuid.empty()) by_uuid_[absl::AsciiStrToLower(vm.bios_uuid)] = moid;
+  if (!vm.guest_hostname.empty()) by_hostname_[absl::AsciiStrToLower(vm.guest_hostname)].insert(moid);
+  for (const GuestNic& n : vm.nics) {
+    for (const std::string& ip : n.ip_addresses) by_ip_[absl::AsciiStrToLower(ip)].insert(moid);
+  }
+}
+
+void InventoryCache::Unindex(const VmFacts& vm) {
+  const std::string& moid = vm.moref.value;
+  if (!vm.bios_uuid.empty()) {
+    auto it = by_uuid_.find(absl::AsciiStrToLower(vm.bios_uuid));
+    if (it != by_uuid_.end() && it->second == moid) by_uuid_.erase(it);
+  }
+  auto drop = [&](auto& index, const std::string& key) {
+    auto it = index.find(key);
+    if (it == index.end()) return;
+    it->second.erase(moid);
+    if (it->second.empty()) index.erase(it);
+  };
+  if (!vm.guest_hostname.empty()) drop(by_hostname_, absl::AsciiStrToLower(vm.guest_hostname));
+  for (const GuestNic& n : vm.nics) {
+    for (const std::string& ip : n.ip_addresses) drop(by_ip_, absl::AsciiStrToLower(ip));
+  }
+}
+
+void InventoryCache::Notify(const std::vector<Event>& events) {
+  if (events.empty()) return;
+  std::vector<std::shared_ptr<VmChangeListener>> listeners;
+  {
+    absl::MutexLock l(&listeners_mu_);
+    for (const auto& [id, fn] : listeners_) listeners.push_back(fn);
+  }
+  for (const Event& e : events) {
+    VLOG(4, "inventory cache: {} {}", e.moid, ToString(e.kind));
+    for (const auto& fn : listeners) (*fn)(e.moid, e.kind);
+  }
+}
+
+int InventoryCache::AddListener(VmChangeListener listener) {
+  absl::MutexLock l(&listeners_mu_);
+  int id = ++next_listener_;
+  listeners_[id] = std::make_shared<VmChangeListener>(std::move(listener));
+  return id;
+}
+
+void InventoryCache::RemoveListener(int id) {
+  absl::MutexLock l(&listeners_mu_);
+  listeners_.erase(id);
+}
+
+absl::Status InventoryCache::NotSynced() const {
+  std::string why = stats_.last_error.ok() ? std::string("initial load not finished")
+                                           : std::string(stats_.last_error.message());
+  return absl::UnavailableError(
+      absl::StrCat("VM inventory of ", client_.options().url, " is not synced: ", why));
+}
+
+std::vector<VmFacts> InventoryCache::Collect(const absl::flat_hash_set<std::string>* moids) const {
+  std::vector<VmFacts> out;
+  if (moids == nullptr) {
+    out.reserve(vms_.size());
+    for (const auto& [moid, vm] : vms_) out.push_back(vm);
+  } else {
+    for (const std::string& moid : *moids) {
+      if (auto it = vms_.find(moid); it != vms_.end()) out.push_back(it->second);
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const VmFacts& a, const VmFacts& b) { return a.moref.value < b.moref.value; });
+  return out;
+}
+
+absl::StatusOr<VmFacts> InventoryCache::FindByUuid(absl::string_view bios_uuid) const {
+  absl::MutexLock l(&mu_);
+  if (!synced_) return NotSynced();
+  auto it = by_uuid_.find(absl::AsciiStrToLower(bios_uuid));
+  if (it == by_uuid_.end()) return absl::NotFoundError(absl::StrCat("no VM with uuid ", bios_uuid));
+  return vms_.at(it->second);
+}
+
+absl::StatusOr<VmFacts> InventoryCache::FindByMoid(absl::string_view moid) const {
+  absl::MutexLock l(&mu_);
+  if (!synced_) return NotSynced();
+  auto it = vms_.find(moid);
+  if (it == vms_.end()) return absl::NotFoundError(absl::StrCat("no VM ", moid));
+  return it->second;
+}
+
+absl::StatusOr<std::vector<VmFacts>> InventoryCache::FindByHostname(
+    absl::string_view hostname) const {
+  absl::MutexLock l(&mu_);
+  if (!synced_) return NotSynced();
+  auto it = by_hostname_.find(absl::AsciiStrToLower(hostname));
+  if (it == by_hostname_.end()) {
+    return absl::NotFoundError(absl::StrCat("no VM with guest hostname ", hostname));
+  }
+  return Collect(&it->second);
+}
+
+absl::StatusOr<std::vector<VmFacts>> InventoryCache::FindByIp(absl::string_view ip) const {
+  absl::MutexLock l(&mu_);
+  if (!synced_) return NotSynced();
+  auto it = by_ip_.find(absl::AsciiStrToLower(ip));
+  if (it == by_ip_.end()) return absl::NotFoundError(absl::StrCat("no VM with IP ", ip));
+  return Collect(&it->second);
+}
+
+absl::StatusOr<std::vector<VmFacts>> InventoryCache::Snapshot() const {
+  absl::MutexLock l(&mu_);
+  if (!synced_) return NotSynced();
+  return Collect(nullptr);
+}
+
+bool InventoryCache::WaitForStats(const std::function<bool(const InventoryCacheStats&)>& pred,
+                                  absl::Duration timeout) const {
+  absl::MutexLock l(&mu_);
+  auto cond = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return pred(stats_); };
+  return mu_.AwaitWithTimeout(absl::Condition(&cond), timeout);
+}
+
+InventoryCacheStats InventoryCache::stats() const {
+  absl::MutexLock l(&mu_);
+  return stats_;
+}
+
+}  // namespace ccm::vsphere

@@ -1,0 +1,166 @@
+#pragma once
+// In-memory inventory of the VMs of one vCenter, kept current by WaitForUpdatesEx instead of
+// polling (the reference re-fetches every VM's properties per node per call).
+//
+// How it works: a dedicated PropertyCollector, one container view over all VirtualMachines of each
+// configured datacenter (all datacenters when none is configured) and one PropertyFilter per view
+// with VmFactsPropertyPaths(). A background thread calls WaitForUpdatesEx (version based,
+// maxWaitSeconds small so Stop() is prompt) and applies each partial update to the cached VmFacts
+// with ApplyVmProperty. A VM powered off or destroyed is therefore visible in well under a second
+// (the simulator batches updates every 250 ms), with no polling.
+//
+// Consistency contract for callers (the cloud provider):
+// - Look-ups answer from memory. While the cache is not synced (before the first full load, or
+//   after the update stream broke, until the resync completes) every look-up returns
+//   Unavailable, never NotFound: "I could not ask vCenter" must never be read as "the VM is gone".
+// - NotFound means: synced, and no VM of the watched datacenters matches.
+// - Resync from scratch (new collector, views, filters, full load) happens after any stream error
+//   (network, fault, malformed answer) and when the SOAP session generation changes (re-login:
+//   server-side filters die with the session), with exponential backoff on the injected Clock.
+// - Listeners are called on the cache thread, after the change is visible to look-ups, outside
+//   every lock (they may call look-ups). They must be quick (enqueue a key).
+// Thread-safe.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "common/backoff.h"
+#include "common/clock.h"
+#include "common/random.h"
+#include "vsphere/client.h"
+#include "vsphere/moref.h"
+#include "vsphere/update_set.h"
+#include "vsphere/vm_facts.h"
+
+namespace ccm::vsphere {
+
+struct InventoryCacheOptions {
+  // vsphere.conf `datacenters` entries (name, path or MOID); empty = every datacenter.
+  std::vector<std::string> datacenters;
+  int max_wait_seconds = 2;  // WaitForUpdatesEx maxWaitSeconds: bounds Stop() latency
+  BackoffPolicy resync_backoff{absl::Milliseconds(500), absl::Seconds(60), 2.0, 0.1};
+  Clock* clock = nullptr;    // null: real clock
+  Random* random = nullptr;  // null: real randomness (jitter)
+};
+
+enum class VmChangeKind { kAdded, kModified, kRemoved };
+absl::string_view ToString(VmChangeKind k);
+
+// Called with the VM's MOID (e.g. "vm-42") and what happened.
+using VmChangeListener = std::function<void(const std::string& moid, VmChangeKind kind)>;
+
+struct InventoryCacheStats {
+  bool synced = false;
+  size_t vms = 0;
+  uint64_t updates_applied = 0;  // object updates (enter/modify/leave) applied after a load
+  uint64_t resyncs = 0;          // full loads, the first one included
+  uint64_t stream_errors = 0;
+  absl::Status last_error;       // of the last failed load/stream (OK if none yet)
+  absl::Time last_sync;          // end of the last full load
+};
+
+class InventoryCache {
+ public:
+  // `client` must outlive the cache.
+  InventoryCache(Client& client, InventoryCacheOptions options = {});
+  ~InventoryCache();  // Stop()
+  InventoryCache(const InventoryCache&) = delete;
+  InventoryCache& operator=(const InventoryCache&) = delete;
+
+  // Starts the background thread (returns at once; the first load happens there).
+  void Start();
+  // Ends the thread promptly (cancels the pending WaitForUpdatesEx) and destroys the server-side
+  // collector, filters and views. Idempotent.
+  void Stop();
+  // Blocks until synced or `timeout` (real time) passes; true when synced.
+  bool WaitForSync(absl::Duration timeout) const;
+  bool synced() const;
+
+  // Look-ups (copies). Unavailable while not synced; NotFound when synced and nothing matches.
+  absl::StatusOr<VmFacts> FindByUuid(absl::string_view bios_uuid) const;  // case-insensitive
+  absl::StatusOr<VmFacts> FindByMoid(absl::string_view moid) const;
+  // Every VM whose guest hostname equals `hostname` (case-insensitive).
+  absl::StatusOr<std::vector<VmFacts>> FindByHostname(absl::string_view hostname) const;
+  // Every VM with a guest NIC reporting `ip`.
+  absl::StatusOr<std::vector<VmFacts>> FindByIp(absl::string_view ip) const;
+  absl::StatusOr<std::vector<VmFacts>> Snapshot() const;
+
+  // Returns an id for RemoveListener. Listeners registered before Start() see the first load
+  // as kAdded events.
+  int AddListener(VmChangeListener listener);
+  void RemoveListener(int id);
+
+  InventoryCacheStats stats() const;
+  // Blocks until `pred(stats())` holds or `timeout` (real time) passes; returns the last result.
+  // For tests and health checks that must wait for a resync without sleeping.
+  bool WaitForStats(const std::function<bool(const InventoryCacheStats&)>& pred,
+                    absl::Duration timeout) const;
+
+ private:
+  struct Event {
+    std::string moid;
+    VmChangeKind kind;
+  };
+  void Run();
+  // Creates collector, views and filters, then loads everything (replacing the map, emitting
+  // the differences to listeners).
+  absl::Status Load();
+  absl::Status Stream();  // WaitForUpdatesEx until error or stop
+  absl::Status ApplyUpdateSet(const UpdateSet& set, std::vector<Event>* events)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void DestroyServerObjects();
+  void MarkBroken(const absl::Status& s);
+  void Notify(const std::vector<Event>& events);
+  absl::Status NotSynced() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  void Index(const VmFacts& vm) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Unindex(const VmFacts& vm) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::vector<VmFacts> Collect(const absl::flat_hash_set<std::string>* moids) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+
+  Client& client_;
+  const InventoryCacheOptions options_;
+  Clock* const clock_;
+  Random* const random_;
+
+  // Server-side objects of the current stream (cache thread only, and Stop() after join).
+  Moref collector_;
+  std::vector<Moref> views_;
+  std::map<std::string, std::pair<Moref, std::string>> filter_dc_;  // filter -> datacenter
+  std::string version_;
+  uint64_t session_generation_ = 0;
+
+  std::thread thread_;
+  std::atomic<bool> stopping_{false};
+  absl::Notification stop_;
+  absl::Mutex stop_mu_;  // serialises Stop()
+  Moref waiting_collector_ ABSL_GUARDED_BY(mu_);  // for CancelWaitForUpdates
+
+  mutable absl::Mutex mu_;
+  bool synced_ ABSL_GUARDED_BY(mu_) = false;
+  absl::flat_hash_map<std::string, VmFacts> vms_ ABSL_GUARDED_BY(mu_);  // moid -> facts
+  absl::flat_hash_map<std::string, std::string> by_uuid_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>> by_hostname_
+      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>> by_ip_ ABSL_GUARDED_BY(mu_);
+  InventoryCacheStats stats_ ABSL_GUARDED_BY(mu_);
+
+  absl::Mutex listeners_mu_;
+  std::map<int, std::shared_ptr<VmChangeListener>> listeners_ ABSL_GUARDED_BY(listeners_mu_);
+  int next_listener_ ABSL_GUARDED_BY(listeners_mu_) = 0;
+};
+
+}  // namespace ccm::vsphere
