@@ -18,3 +18,14 @@ add_ccm_test(NAME kube_control_test
     ${CMAKE_CURRENT_LIST_DIR}/work_queue_test.cc
   LIBS ccm_kube_control
   TIMEOUT 120)
+
+# Adapters of LeaseLock and EventSink on the API client (needs ccm_kube, defined after this file).
+add_library(ccm_kube_control_api
+  ${CMAKE_CURRENT_LIST_DIR}/kube_event_sink.cc
+  ${CMAKE_CURRENT_LIST_DIR}/kube_lease_lock.cc)
+target_link_libraries(ccm_kube_control_api PUBLIC ccm_kube ccm_kube_control)
+
+add_ccm_test(NAME kube_control_api_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_adapters_test.cc
+  LIBS ccm_kube_control_api
+  TIMEOUT 120)
