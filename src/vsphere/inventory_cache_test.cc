@@ -223,6 +223,28 @@ TEST_F(InventoryCacheTest, UnavailableWhileBrokenThenResyncs) {
   EXPECT_TRUE(cache->FindByUuid("422e4956-ad22-1139-6d72-59cc8f26bc90").ok());
 }
 
+TEST_F(InventoryCacheTest, ResyncBackoffRunsOnTheInjectedClock) {
+  FakeClock clock;
+  InventoryCacheOptions o;
+  o.clock = &clock;
+  o.max_wait_seconds = 1;
+  o.resync_backoff = {absl::Seconds(10), absl::Seconds(60), 2.0, 0.0};
+  InventoryCache cache(*client_, o);
+  cache.Start();
+  ASSERT_TRUE(cache.WaitForSync(absl::Seconds(30)));
+  ASSERT_TRUE(sim_->SetFault("drop", -1, 0, "WaitForUpdatesEx").ok());
+  // The stream breaks; the cache then waits 10 s of *fake* time before resyncing.
+  ASSERT_TRUE(clock.WaitForSleepers(1, absl::Seconds(30)));
+  EXPECT_FALSE(cache.synced());
+  ASSERT_TRUE(sim_->SetFault("none").ok());
+  EXPECT_EQ(cache.stats().resyncs, 1u);
+  clock.Advance(absl::Seconds(10));
+  ASSERT_TRUE(cache.WaitForStats(
+      [](const InventoryCacheStats& s) { return s.synced && s.resyncs == 2; }, absl::Seconds(30)));
+  EXPECT_EQ(cache.stats().last_sync, clock.Now());
+  cache.Stop();
+}
+
 TEST_F(InventoryCacheTest, StopIsPromptAndCleansUp) {
   InventoryCacheOptions o;
   auto cache = std::make_unique<InventoryCache>(*client_, o);  // max_wait_seconds = 2
