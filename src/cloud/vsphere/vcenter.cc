@@ -1,0 +1,71 @@
+#include "cloud/vsphere/vcenter.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace ccm::cloud {
+
+std::string SdkUrl(const VirtualCenterConfig& vc) {
+  std::string host = vc.server;
+  if (absl::StrContains(host, ':') && !absl::StartsWith(host, "[")) host = absl::StrCat("[", host, "]");
+  return absl::StrCat("https://", host, ":", vc.port, "/sdk");
+}
+
+VCenter::VCenter(const VirtualCenterConfig& config, vsphere::CredentialSource* creds,
+                 VCenterOptions options)
+    : config_(config) {
+  vsphere::ClientOptions co;
+  co.url = SdkUrl(config);
+  co.server = config.server;
+  co.tls.insecure = config.insecure_flag;
+  co.tls.ca_file = config.ca_file;
+  co.tls.thumbprint = config.thumbprint;
+  co.soap_roundtrip_count = config.soap_roundtrip_count;
+  co.observer = options.observer;
+  co.clock = options.clock;
+  client_ = std::make_unique<vsphere::Client>(co, creds);
+
+  vsphere::InventoryCacheOptions io;
+  io.datacenters = config.datacenters;
+  io.max_wait_seconds = options.max_wait_seconds;
+  io.clock = options.clock;
+  inventory_ = std::make_unique<vsphere::InventoryCache>(*client_, io);
+
+  vsphere::TaggingOptions to;
+  to.server = config.server;
+  to.url = co.url;
+  to.http.tls = co.tls;
+  tagging_ = std::make_unique<vsphere::TaggingClient>(to, *creds);
+  ancestry_ = std::make_unique<vsphere::AncestryResolver>(*client_, absl::Minutes(10), options.clock);
+  topology_ = std::make_unique<TopologyCache>(*ancestry_, *tagging_, *inventory_, options.tag_ttl,
+                                              options.clock);
+}
+
+VCenter::~VCenter() { Stop(); }
+
+void VCenter::Start() { inventory_->Start(); }
+
+void VCenter::Stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  inventory_->Stop();
+  (void)tagging_->Logout();
+  (void)client_->Logout();
+}
+
+absl::Status VCenter::Health() const {
+  auto session = client_->session_status();
+  if (session.state == vsphere::SessionState::kLoginFailed) {
+    return absl::UnavailableError(absl::StrCat("vCenter ", config_.server,
+                                               ": login failed: ", session.last_login_error.message()));
+  }
+  auto stats = inventory_->stats();
+  if (!stats.synced) {
+    return absl::UnavailableError(absl::StrCat(
+        "vCenter ", config_.server, ": inventory not synced",
+        stats.last_error.ok() ? "" : absl::StrCat(": ", stats.last_error.message())));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ccm::cloud

@@ -1,0 +1,61 @@
+#pragma once
+// One configured vCenter as the provider uses it: a SOAP session, the VM inventory cache kept
+// current by WaitForUpdatesEx, the REST tagging session, and the topology cache (ancestors and
+// their tags). Built from a VirtualCenterConfig; credentials come from the CredentialSource.
+
+#include <memory>
+#include <string>
+
+#include "cloud/config/config.h"
+#include "cloud/vsphere/topology_cache.h"
+#include "common/clock.h"
+#include "vsphere/client.h"
+#include "vsphere/credential_source.h"
+#include "vsphere/inventory_cache.h"
+#include "vsphere/tagging.h"
+
+namespace ccm::cloud {
+
+struct VCenterOptions {
+  vsphere::RequestObserver observer;  // metrics hook for SOAP round trips (optional)
+  Clock* clock = nullptr;              // null: real clock
+  int max_wait_seconds = 2;            // WaitForUpdatesEx; bounds Stop() latency
+  absl::Duration tag_ttl = absl::Minutes(10);
+};
+
+class VCenter {
+ public:
+  VCenter(const VirtualCenterConfig& config, vsphere::CredentialSource* creds,
+          VCenterOptions options = {});
+  ~VCenter();  // Stop()
+  VCenter(const VCenter&) = delete;
+  VCenter& operator=(const VCenter&) = delete;
+
+  // Starts the inventory cache (logs in on its thread). Returns at once.
+  void Start();
+  // Stops the cache and logs out of SOAP and REST (best effort).
+  void Stop();
+
+  const VirtualCenterConfig& config() const { return config_; }
+  const std::string& label() const { return config_.label; }
+  vsphere::Client& client() { return *client_; }
+  vsphere::InventoryCache& inventory() { return *inventory_; }
+  vsphere::TaggingClient& tagging() { return *tagging_; }
+  TopologyCache& topology() { return *topology_; }
+  // OK when the session works and the inventory is synced; the error says what is wrong.
+  absl::Status Health() const;
+
+ private:
+  VirtualCenterConfig config_;
+  std::unique_ptr<vsphere::Client> client_;
+  std::unique_ptr<vsphere::InventoryCache> inventory_;
+  std::unique_ptr<vsphere::TaggingClient> tagging_;
+  std::unique_ptr<vsphere::AncestryResolver> ancestry_;
+  std::unique_ptr<TopologyCache> topology_;
+  bool stopped_ = false;
+};
+
+// "https://<server>:<port>/sdk", with IPv6 literals bracketed.
+std::string SdkUrl(const VirtualCenterConfig& vc);
+
+}  // namespace ccm::cloud
