@@ -1,0 +1,258 @@
+#include "controllers/node_controller.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "controllers/node_update.h"
+#include "controllers/node_writer.h"
+#include "kube/errors.h"
+#include "kube/objects.h"
+#include "kube/resource.h"
+
+namespace ccm::controllers {
+namespace {
+
+kube::WorkQueueOptions QueueOptions(NodeControllerOptions& o, Clock& clock) {
+  kube::WorkQueueOptions q;
+  q.name = "node";
+  q.clock = &clock;
+  q.limiter = std::move(o.rate_limiter);
+  q.metrics = o.queue_metrics;
+  return q;
+}
+
+kube::ObjectReference RefOf(const kube::Json& node) {
+  kube::ObjectReference ref;
+  ref.kind = "Node";
+  ref.api_version = "v1";
+  ref.name = kube::Name(node);
+  ref.uid = kube::Uid(node);
+  return ref;
+}
+
+bool Initialised(const kube::Json& node) {
+  return !kube::ProviderId(node).empty() && IsOurs(node) &&
+         !kube::HasTaint(node, kUninitializedTaintKey);
+}
+
+}  // namespace
+
+NodeController::NodeController(kube::Client& client, kube::Informer& nodes,
+                               cloud::Instances& instances, kube::EventRecorder* recorder,
+                               NodeControllerOptions options)
+    : client_(client),
+      nodes_(nodes),
+      instances_(instances),
+      recorder_(recorder),
+      workers_(std::max(1, options.workers)),
+      refresh_every_(options.status_update_frequency),
+      extra_labels_(options.extra_labels),
+      update_attempts_(std::max(1, options.update_attempts)),
+      clock_(options.clock ? *options.clock : Clock::Real()),
+      queue_(QueueOptions(options, clock_)) {
+  if (metrics::Registry* r = options.metrics) {
+    init_latency_ = r->Histogram(
+        "cloud_node_controller_initialization_duration_seconds",
+        "Time from first seeing an uninitialised Node to its initialisation.", {},
+        metrics::LatencyBuckets());
+    syncs_ = r->Counter("cloud_node_controller_syncs_total",
+                        "Node syncs by kind (initialize, refresh) and result (success, failure).",
+                        {"kind", "result"});
+    address_updates_ = r->Counter("cloud_node_controller_address_updates_total",
+                                  "PATCHes of status.addresses by the address refresh.");
+  }
+  nodes_.AddEventHandler({
+      .on_add = [this](const kube::Json& n) { EnqueueIfUninitialized(n); },
+      .on_update = [this](const kube::Json&, const kube::Json& n) { EnqueueIfUninitialized(n); },
+      .on_delete =
+          [this](const kube::Json& n) {
+            absl::MutexLock l(&mu_);
+            first_seen_.erase(kube::Name(n));
+          },
+  });
+}
+
+NodeController::~NodeController() { Stop(); }
+
+void NodeController::Start() {
+  absl::MutexLock l(&mu_);
+  if (started_ || stop_.HasBeenNotified()) return;
+  started_ = true;
+  start_time_ = clock_.Now();
+  runner_ = std::thread([this] { Run(); });
+}
+
+void NodeController::Run() {
+  while (!nodes_.WaitForSync(absl::Milliseconds(200))) {
+    if (stop_.HasBeenNotified()) return;
+  }
+  if (stop_.HasBeenNotified()) return;
+  LOG_INFO("node controller: caches synced, starting {} workers", workers_);
+  for (int i = 0; i < workers_; ++i) {
+    threads_.emplace_back([this] {
+      while (ProcessNextItem()) {
+      }
+    });
+  }
+  threads_.emplace_back([this] { RefreshLoop(); });
+}
+
+void NodeController::Stop() {
+  {
+    absl::MutexLock l(&mu_);
+    if (!stop_.HasBeenNotified()) stop_.Notify();
+  }
+  queue_.ShutDown();
+  if (runner_.joinable()) runner_.join();
+  for (auto& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+}
+
+void NodeController::RefreshLoop() {
+  // A fixed schedule (not "sleep a period after each pass") so a pass is never skipped because
+  // time moved while the previous one ran; when far behind, skip to now instead of bursting.
+  absl::Time next = start_time_;
+  while (clock_.SleepUntil(next += refresh_every_, &stop_)) {
+    for (const kube::ObjectPtr& n : nodes_.List()) {
+      if (Initialised(*n)) queue_.Add(kube::Name(*n));
+    }
+    absl::MutexLock l(&mu_);
+    ++refresh_passes_;
+    if (absl::Time now = clock_.Now(); next + refresh_every_ < now) next = now;
+  }
+}
+
+int64_t NodeController::refresh_passes() const {
+  absl::MutexLock l(&mu_);
+  return refresh_passes_;
+}
+
+bool NodeController::WaitForRefreshPasses(int64_t n, absl::Duration timeout) const {
+  absl::MutexLock l(&mu_);
+  auto reached = [&] { return refresh_passes_ >= n; };
+  return mu_.AwaitWithTimeout(absl::Condition(&reached), timeout);
+}
+
+void NodeController::EnqueueIfUninitialized(const kube::Json& node) {
+  if (!kube::HasTaint(node, kUninitializedTaintKey) || !IsOurs(node)) return;
+  std::string name = kube::Name(node);
+  {
+    absl::MutexLock l(&mu_);
+    first_seen_.try_emplace(name, clock_.Now());
+  }
+  queue_.Add(name);
+}
+
+void NodeController::EnqueueAddressRefresh(const std::string& node_name) {
+  queue_.Add(node_name);
+}
+
+bool NodeController::ProcessNextItem() {
+  std::optional<std::string> name = queue_.Get();
+  if (!name) return false;
+  absl::Status s = Sync(*name);
+  if (s.ok()) {
+    queue_.Forget(*name);
+  } else {
+    LOG_WARN("node controller: sync node {} failed (retry {}): {}", *name,
+             queue_.NumRequeues(*name) + 1, s);
+    queue_.AddRateLimited(*name);
+  }
+  queue_.Done(*name);
+  return true;
+}
+
+absl::Status NodeController::Sync(const std::string& name) {
+  kube::ObjectPtr node = nodes_.Get(name);
+  if (!node || !IsOurs(*node)) return absl::OkStatus();  // deleted, or another provider's
+  if (kube::HasTaint(*node, kUninitializedTaintKey)) {
+    absl::Status s = Initialize(*node);
+    CountSync("initialize", s.ok());
+    if (!s.ok()) Warn(*node, "InitializationFailed", s.message());
+    return s;
+  }
+  if (!Initialised(*node)) return absl::OkStatus();
+  absl::Status s = RefreshAddresses(*node);
+  CountSync("refresh", s.ok());
+  return s;
+}
+
+absl::Status NodeController::Initialize(const kube::Json& node) {
+  const std::string name = kube::Name(node);
+  absl::StatusOr<cloud::InstanceMetadata> md = instances_.GetInstanceMetadata(NodeIdentityOf(node));
+  if (!md.ok()) {
+    return Annotate(md.status(), absl::StrCat("initialize node ", name));
+  }
+  kube::Json base = node;
+  NodeUpdate update = ComputeNodeUpdate(base, *md, extra_labels_);
+  if (update.addresses) {
+    absl::StatusOr<kube::Json> patched =
+        client_.Patch(kube::Nodes(), "", name, kube::PatchType::kStrategicMerge,
+                      AddressesPatch(*update.addresses), "status");
+    if (!patched.ok()) {
+      return Annotate(patched.status(), absl::StrCat("initialize node ", name, ": set addresses ",
+                                                     cloud::DebugString(md->node_addresses)));
+    }
+    base = *std::move(patched);  // carries the new resourceVersion
+  }
+  absl::StatusOr<NodeWriteResult> stored = UpdateNodeWithRetry(
+      client_, std::move(base),
+      [&](kube::Json& n) {
+        NodeUpdate u = ComputeNodeUpdate(n, *md, extra_labels_);
+        if (!u.node) return false;
+        n = *std::move(u.node);
+        return true;
+      },
+      update_attempts_);
+  if (!stored.ok()) {
+    return Annotate(stored.status(), absl::StrCat("initialize node ", name));
+  }
+  // Not written: a re-sync from a stale store found the Node already initialised.
+  if (!stored->written) return absl::OkStatus();
+  absl::Time first;
+  {
+    absl::MutexLock l(&mu_);
+    auto it = first_seen_.find(name);
+    first = it != first_seen_.end() ? it->second : clock_.Now();
+    first_seen_.erase(name);
+  }
+  if (init_latency_) init_latency_->Observe({}, absl::ToDoubleSeconds(clock_.Now() - first));
+  LOG_INFO("node controller: initialised node {} (providerID {}, {})", name,
+           kube::ProviderId(stored->node), cloud::DebugString(md->node_addresses));
+  if (recorder_) recorder_->Normal(RefOf(stored->node), "Synced", "Node synced successfully");
+  return absl::OkStatus();
+}
+
+absl::Status NodeController::RefreshAddresses(const kube::Json& node) {
+  const std::string name = kube::Name(node);
+  absl::StatusOr<cloud::InstanceMetadata> md = instances_.GetInstanceMetadata(NodeIdentityOf(node));
+  if (!md.ok()) {
+    return Annotate(md.status(), absl::StrCat("refresh addresses of node ", name));
+  }
+  NodeUpdate update = ComputeNodeUpdate(node, *md, extra_labels_);
+  if (!update.addresses) return absl::OkStatus();
+  absl::StatusOr<kube::Json> patched =
+      client_.Patch(kube::Nodes(), "", name, kube::PatchType::kStrategicMerge,
+                    AddressesPatch(*update.addresses), "status");
+  if (!patched.ok()) {
+    return Annotate(patched.status(), absl::StrCat("refresh addresses of node ", name));
+  }
+  if (address_updates_) address_updates_->Add({});
+  LOG_INFO("node controller: node {} addresses now {}", name,
+           cloud::DebugString(md->node_addresses));
+  return absl::OkStatus();
+}
+
+void NodeController::Warn(const kube::Json& node, absl::string_view reason,
+                          absl::string_view message) {
+  if (recorder_) recorder_->Warning(RefOf(node), reason, message);
+}
+
+void NodeController::CountSync(absl::string_view kind, bool ok) {
+  if (syncs_) syncs_->Add({std::string(kind), ok ? "success" : "failure"});
+}
+
+}  // namespace ccm::controllers

@@ -1,0 +1,118 @@
+#pragma once
+// The cloud-node controller (k8s.io/cloud-provider controllers/node): initialises Nodes that
+// carry the uninitialized taint and keeps the addresses of initialised Nodes current.
+//
+// informer event -> node name -> rate-limited work queue -> ProcessNextItem (logs, requeues) ->
+// Sync(name). Sync of a Node that still has the uninitialized taint initialises it:
+//   1. Instances::GetInstanceMetadata;
+//   2. PATCH status.addresses (addresses must be there before the taint goes: the scheduler may
+//      place pods as soon as the taint is removed);
+//   3. PUT labels, providerID and taint removal with the resourceVersion, re-reading and
+//      re-applying ComputeNodeUpdate on 409, so no label written by someone else is lost.
+// A failure records a Warning Event on the Node saying why and is retried with backoff. Like the
+// Go controller, a Node whose VM is not found is not deleted here (the lifecycle controller owns
+// deletion); it is retried.
+// Sync of an initialised Node (vsphere:// providerID, no taint) refreshes status.addresses: the
+// provider answers from its cache, and a PATCH is sent only when the addresses changed. Every
+// --node-status-update-frequency all initialised Nodes are queued for this; EnqueueAddressRefresh
+// queues one (the app calls it when the inventory cache reports a VM change).
+
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "cloud/core/instances.h"
+#include "common/clock.h"
+#include "common/metrics.h"
+#include "kube/client.h"
+#include "kube/event_recorder.h"
+#include "kube/informer.h"
+#include "kube/rate_limiter.h"
+#include "kube/work_queue.h"
+
+namespace ccm::controllers {
+
+struct NodeControllerOptions {
+  int workers = 1;                                                // --concurrent-node-syncs
+  absl::Duration status_update_frequency = absl::Minutes(5);      // --node-status-update-frequency
+  std::map<std::string, std::string> extra_labels;                // --node-labels
+  Clock* clock = nullptr;                                         // null = Clock::Real()
+  std::unique_ptr<kube::RateLimiter> rate_limiter;  // null = DefaultControllerRateLimiter
+  kube::WorkQueueMetricsProvider* queue_metrics = nullptr;        // nullable
+  metrics::Registry* metrics = nullptr;                           // nullable
+  int update_attempts = 5;  // PUTs per sync before giving up to the queue's backoff
+};
+
+class NodeController {
+ public:
+  // Registers its handlers on `nodes` (the shared Node informer). `recorder` may be null.
+  // Everything passed in must outlive the controller.
+  NodeController(kube::Client& client, kube::Informer& nodes, cloud::Instances& instances,
+                 kube::EventRecorder* recorder, NodeControllerOptions options);
+  ~NodeController();  // Stop()
+  NodeController(const NodeController&) = delete;
+  NodeController& operator=(const NodeController&) = delete;
+
+  // Returns at once; workers and the refresh loop start once the informer has synced.
+  void Start();
+  // Shuts the queue down and joins every thread. Idempotent.
+  void Stop();
+
+  // Queues an address refresh of one Node (no-op for unknown or uninitialised Nodes).
+  void EnqueueAddressRefresh(const std::string& node_name);
+
+  // One worker step: Get, Sync, Forget or AddRateLimited, Done. False once shut down.
+  bool ProcessNextItem();
+  // Initialises or refreshes the Node `name` (from the informer's store).
+  absl::Status Sync(const std::string& name);
+
+  // Refresh passes (all initialised Nodes queued) so far, and a wait for the n-th (real time);
+  // for tests.
+  int64_t refresh_passes() const;
+  bool WaitForRefreshPasses(int64_t n, absl::Duration timeout) const;
+
+ private:
+  void Run();
+  void RefreshLoop();
+  void EnqueueIfUninitialized(const kube::Json& node);
+  absl::Status Initialize(const kube::Json& node);
+  absl::Status RefreshAddresses(const kube::Json& node);
+  void Warn(const kube::Json& node, absl::string_view reason, absl::string_view message);
+  void CountSync(absl::string_view kind, bool ok);
+
+  kube::Client& client_;
+  kube::Informer& nodes_;
+  cloud::Instances& instances_;
+  kube::EventRecorder* recorder_;
+  const int workers_;
+  const absl::Duration refresh_every_;
+  const std::map<std::string, std::string> extra_labels_;
+  const int update_attempts_;
+  Clock& clock_;
+  kube::WorkQueue queue_;
+
+  metrics::Family* init_latency_ = nullptr;
+  metrics::Family* syncs_ = nullptr;
+  metrics::Family* address_updates_ = nullptr;
+
+  mutable absl::Mutex mu_;
+  // When each uninitialised Node was first seen (initialisation latency).
+  absl::flat_hash_map<std::string, absl::Time> first_seen_ ABSL_GUARDED_BY(mu_);
+  int64_t refresh_passes_ ABSL_GUARDED_BY(mu_) = 0;
+  bool started_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Time start_time_;  // set by Start() before the threads exist; the refresh schedule's origin
+
+  absl::Notification stop_;
+  std::thread runner_;
+  std::vector<std::thread> threads_;  // workers and the refresh loop, owned by runner_ until Stop
+};
+
+}  // namespace ccm::controllers

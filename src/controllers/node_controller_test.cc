@@ -1,0 +1,236 @@
+// The node controller against the in-process API emulator, with FakeInstances and a FakeClock.
+#include "controllers/node_controller.h"
+
+#include "absl/strings/match.h"
+#include "controllers/controllers_test_env.h"
+#include "controllers/node_update.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace ccm::controllers {
+namespace {
+
+using testing::Env;
+using testing::Eventually;
+using testing::VmMetadata;
+
+constexpr char kUuid[] = "422e4956-ad22-1139-6d72-59cc8f26bc90";
+
+class NodeControllerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(env_.Init().ok()); }
+  void TearDown() override {
+    if (controller_) controller_->Stop();
+  }
+
+  NodeController& Controller(std::map<std::string, std::string> extra = {}) {
+    NodeControllerOptions o;
+    o.workers = 2;
+    o.status_update_frequency = absl::Minutes(5);
+    o.extra_labels = std::move(extra);
+    o.clock = &env_.clock;
+    o.metrics = &env_.registry;
+    controller_ = std::make_unique<NodeController>(*env_.client, *env_.nodes, env_.instances,
+                                                   env_.recorder.get(), std::move(o));
+    return *controller_;
+  }
+  bool Initialised(const std::string& name) {
+    return Eventually([&] {
+      kube::Json n = env_.GetNode(name);
+      return n.is_object() && !kube::ProviderId(n).empty() &&
+             !kube::HasTaint(n, kUninitializedTaintKey);
+    });
+  }
+  // Advances the FakeClock (work-queue backoff) until `cond` holds.
+  bool AdvanceUntil(const std::function<bool()>& cond) {
+    return Eventually([&] {
+      env_.clock.Advance(absl::Seconds(1));
+      return cond();
+    });
+  }
+  double Syncs(const std::string& kind, const std::string& result) {
+    return env_.registry.Find("cloud_node_controller_syncs_total")->Value({kind, result});
+  }
+
+  Env env_;
+  std::unique_ptr<NodeController> controller_;
+};
+
+TEST_F(NodeControllerTest, InitialisesKubeletNode) {
+  env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.5")});
+  env_.CreateKubeletNode("worker-1", /*ready=*/true);
+  Controller().Start();
+  ASSERT_TRUE(Initialised("worker-1"));
+
+  kube::Json n = env_.GetNode("worker-1");
+  EXPECT_EQ(kube::ProviderId(n), std::string("vsphere://") + kUuid);
+  EXPECT_THAT(kube::NodeAddresses(n),
+              ::testing::ElementsAre(kube::NodeAddress{"Hostname", "worker-1"},
+                                     kube::NodeAddress{"InternalIP", "10.0.0.5"},
+                                     kube::NodeAddress{"ExternalIP", "10.0.0.5"}));
+  auto labels = kube::Labels(n);
+  EXPECT_EQ(labels["node.kubernetes.io/instance-type"], "vsphere-vm.cpu-2.mem-4gb.os-ubuntu");
+  EXPECT_EQ(labels["beta.kubernetes.io/instance-type"], "vsphere-vm.cpu-2.mem-4gb.os-ubuntu");
+  EXPECT_EQ(labels["topology.kubernetes.io/zone"], "zone-a");
+  EXPECT_EQ(labels["failure-domain.beta.kubernetes.io/zone"], "zone-a");
+  EXPECT_EQ(labels["topology.kubernetes.io/region"], "region-1");
+  EXPECT_EQ(labels["failure-domain.beta.kubernetes.io/region"], "region-1");
+  EXPECT_EQ(labels["kubernetes.io/hostname"], "worker-1");
+  // Addresses (status PATCH) and one successful PUT. A re-sync from the informer's update event
+  // may follow and find nothing to do.
+  EXPECT_GE(env_.emulator.RequestCount("patch nodes/status"), 1);
+  EXPECT_GE(env_.emulator.RequestCount("update nodes"), 1);
+  ASSERT_TRUE(Eventually([&] { return Syncs("initialize", "success") >= 1; }));
+  EXPECT_EQ(env_.registry.Find("cloud_node_controller_initialization_duration_seconds")
+                ->Count({}), 1u);
+  auto events = env_.EventsFor("worker-1");
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].reason, "Synced");
+}
+
+TEST_F(NodeControllerTest, ExtraLabelsNeverOverwrite) {
+  env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.5")});
+  kube::Json n = env_.CreateKubeletNode("worker-1", true);
+  env_.EditNode("worker-1", [](kube::Json& n) { kube::SetLabel(n, "team", "blue"); });
+  Controller({{"team", "red"}, {"env", "prod"}}).Start();
+  ASSERT_TRUE(Initialised("worker-1"));
+  auto labels = kube::Labels(env_.GetNode("worker-1"));
+  EXPECT_EQ(labels["team"], "blue");
+  EXPECT_EQ(labels["env"], "prod");
+}
+
+TEST_F(NodeControllerTest, ConflictOnUpdateIsRetriedAndKeepsOthersLabels) {
+  kube::Json md_node = env_.CreateKubeletNode("worker-1", true);
+  // Addresses already right: the first write of the sync is the PUT.
+  env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.5")});
+  env_.EditNode("worker-1", [](kube::Json& n) {
+    kube::SetNodeAddresses(n, {{"Hostname", "worker-1"},
+                               {"InternalIP", "10.0.0.5"},
+                               {"ExternalIP", "10.0.0.5"}});
+  });
+  ASSERT_TRUE(env_.StoreSees("worker-1", [](const kube::Json& n) {
+    return !kube::NodeAddresses(n).empty();
+  }));
+  NodeController& c = Controller();  // not started: Sync is called directly
+  // Someone else writes a label the informer may not have seen yet, and the server answers the
+  // next update with 409 either way.
+  env_.EditNode("worker-1", [](kube::Json& n) { kube::SetLabel(n, "written-by", "other"); });
+  env_.emulator.ForceConflicts("nodes", "", "worker-1", 1);
+  env_.emulator.ResetRequestCounts();
+  ASSERT_TRUE(c.Sync("worker-1").ok());
+
+  kube::Json n = env_.GetNode("worker-1");
+  EXPECT_EQ(kube::Label(n, "written-by"), "other");
+  EXPECT_EQ(kube::Label(n, "topology.kubernetes.io/zone"), "zone-a");
+  EXPECT_FALSE(kube::HasTaint(n, kUninitializedTaintKey));
+  EXPECT_EQ(env_.emulator.RequestCount("update nodes"), 2);  // 409, then success
+  EXPECT_EQ(env_.emulator.RequestCount("get nodes"), 1);     // the re-read
+  EXPECT_EQ(env_.emulator.RequestCount("patch nodes/status"), 0);
+}
+
+TEST_F(NodeControllerTest, ConflictsThroughTheQueueAreRetriedWithBackoff) {
+  env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.5")});
+  env_.CreateKubeletNode("worker-1", true);
+  env_.EditNode("worker-1", [](kube::Json& n) { kube::SetLabel(n, "keep", "me"); });
+  // The status PATCH and two PUTs answer 409: one failed sync, requeued with backoff.
+  env_.emulator.ForceConflicts("nodes", "", "worker-1", 3);
+  Controller().Start();
+  ASSERT_TRUE(AdvanceUntil([&] {
+    kube::Json n = env_.GetNode("worker-1");
+    return !kube::HasTaint(n, kUninitializedTaintKey) && !kube::NodeAddresses(n).empty();
+  }));
+  EXPECT_EQ(kube::Label(env_.GetNode("worker-1"), "keep"), "me");
+  EXPECT_GE(Syncs("initialize", "failure"), 1);
+}
+
+TEST_F(NodeControllerTest, FailingNodeGetsWarningEventAndIsRetried) {
+  env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.5")});
+  env_.instances.SetNodeError(
+      "worker-1", absl::FailedPreconditionError(
+                      "no IPv4 address of VM worker-1 is in internal-network-subnet-cidr "
+                      "192.168.0.0/16"));
+  env_.CreateKubeletNode("worker-1", true);
+  Controller().Start();
+  ASSERT_TRUE(Eventually([&] {
+    for (const auto& e : env_.EventsFor("worker-1")) {
+      if (e.type == "Warning" && e.reason == "InitializationFailed" &&
+          absl::StrContains(e.message, "internal-network-subnet-cidr 192.168.0.0/16")) {
+        return true;
+      }
+    }
+    return false;
+  }));
+  // Retried with backoff while it fails; the taint stays.
+  ASSERT_TRUE(AdvanceUntil([&] { return Syncs("initialize", "failure") >= 3; }));
+  EXPECT_TRUE(kube::HasTaint(env_.GetNode("worker-1"), kUninitializedTaintKey));
+  // Fixed: the next retry initialises it.
+  env_.instances.SetNodeError("worker-1", absl::OkStatus());
+  ASSERT_TRUE(AdvanceUntil([&] {
+    return !kube::HasTaint(env_.GetNode("worker-1"), kUninitializedTaintKey);
+  }));
+}
+
+TEST_F(NodeControllerTest, VmNotFoundIsRetriedNotDeleted) {
+  env_.CreateKubeletNode("ghost", true);
+  Controller().Start();
+  ASSERT_TRUE(AdvanceUntil([&] { return Syncs("initialize", "failure") >= 2; }));
+  EXPECT_TRUE(env_.GetNode("ghost").is_object());
+  auto events = env_.EventsFor("ghost");
+  ASSERT_FALSE(events.empty());
+  EXPECT_THAT(events[0].message, ::testing::HasSubstr("no VM found for node ghost"));
+  EXPECT_TRUE(env_.client->deletes().empty());
+}
+
+TEST_F(NodeControllerTest, AddressesRefreshedOnlyWhenChanged) {
+  env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.5")});
+  env_.CreateKubeletNode("worker-1", true);
+  NodeController& c = Controller();
+  c.Start();
+  ASSERT_TRUE(Initialised("worker-1"));
+  ASSERT_TRUE(env_.StoreSees("worker-1", [](const kube::Json& n) {
+    return !kube::HasTaint(n, kUninitializedTaintKey) && !kube::NodeAddresses(n).empty();
+  }));
+  env_.emulator.ResetRequestCounts();
+
+  // Nothing changed: a refresh pass asks the provider and writes nothing.
+  env_.clock.Advance(absl::Minutes(5));
+  ASSERT_TRUE(c.WaitForRefreshPasses(1, absl::Seconds(20)));
+  ASSERT_TRUE(Eventually([&] { return Syncs("refresh", "success") == 1; }));
+  EXPECT_EQ(env_.emulator.RequestCount("patch nodes/status"), 0);
+  EXPECT_EQ(env_.emulator.RequestCount("update nodes"), 0);
+
+  // The VM's IP changed: the next pass patches the addresses once.
+  env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.9")});
+  env_.clock.Advance(absl::Minutes(5));
+  ASSERT_TRUE(c.WaitForRefreshPasses(2, absl::Seconds(20)));
+  ASSERT_TRUE(Eventually([&] { return Syncs("refresh", "success") == 2; }));
+  EXPECT_EQ(env_.emulator.RequestCount("patch nodes/status"), 1);
+  EXPECT_THAT(kube::NodeAddresses(env_.GetNode("worker-1")),
+              ::testing::Contains(kube::NodeAddress{"InternalIP", "10.0.0.9"}));
+
+  // A VM change reported by the inventory cache: refreshed without waiting for the period.
+  env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.7")});
+  ASSERT_TRUE(env_.StoreSees("worker-1", [](const kube::Json& n) {
+    return kube::NodeAddresses(n).size() == 3 && kube::NodeAddresses(n)[1].address == "10.0.0.9";
+  }));
+  c.EnqueueAddressRefresh("worker-1");
+  ASSERT_TRUE(Eventually([&] {
+    return kube::NodeAddresses(env_.GetNode("worker-1"))[1].address == "10.0.0.7";
+  }));
+  EXPECT_TRUE(Eventually([&] {
+    return env_.registry.Find("cloud_node_controller_address_updates_total")->Value({}) == 2;
+  }));
+  EXPECT_EQ(env_.emulator.RequestCount("patch nodes/status"), 2);
+}
+
+TEST_F(NodeControllerTest, ForeignNodesAreLeftAlone) {
+  env_.CreateKubeletNode("aws-node", true, "aws:///us-east-1a/i-123");
+  ASSERT_TRUE(env_.StoreSees("aws-node", [](const kube::Json&) { return true; }));
+  NodeController& c = Controller();
+  ASSERT_TRUE(c.Sync("aws-node").ok());
+  EXPECT_TRUE(kube::HasTaint(env_.GetNode("aws-node"), kUninitializedTaintKey));
+  EXPECT_EQ(env_.instances.calls(), 0);
+}
+
+}  // namespace
+}  // namespace ccm::controllers

@@ -1,0 +1,178 @@
+#include "controllers/node_lifecycle_controller.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "controllers/node_update.h"
+#include "controllers/node_writer.h"
+#include "kube/errors.h"
+#include "kube/objects.h"
+#include "kube/resource.h"
+
+namespace ccm::controllers {
+namespace {
+
+const kube::Taint& ShutdownTaint() {
+  static const kube::Taint* t = new kube::Taint{std::string(kShutdownTaintKey), "", "NoSchedule"};
+  return *t;
+}
+
+kube::ObjectReference RefOf(const kube::Json& node) {
+  kube::ObjectReference ref;
+  ref.kind = "Node";
+  ref.api_version = "v1";
+  ref.name = kube::Name(node);
+  ref.uid = kube::Uid(node);
+  return ref;
+}
+
+}  // namespace
+
+NodeLifecycleController::NodeLifecycleController(kube::Client& client, kube::Informer& nodes,
+                                                 cloud::Instances& instances,
+                                                 kube::EventRecorder* recorder,
+                                                 NodeLifecycleControllerOptions options)
+    : client_(client),
+      nodes_(nodes),
+      instances_(instances),
+      recorder_(recorder),
+      period_(options.monitor_period),
+      skip_deletion_(options.skip_node_deletion),
+      clock_(options.clock ? *options.clock : Clock::Real()) {
+  if (options.metrics) {
+    actions_ = options.metrics->Counter(
+        "cloud_node_lifecycle_controller_actions_total",
+        "Node lifecycle actions: deleted, delete_skipped, shutdown_tainted, shutdown_untainted, "
+        "check_failed, write_failed.",
+        {"action"});
+  }
+}
+
+NodeLifecycleController::~NodeLifecycleController() { Stop(); }
+
+void NodeLifecycleController::Start() {
+  absl::MutexLock l(&mu_);
+  if (started_ || stop_.HasBeenNotified()) return;
+  started_ = true;
+  start_time_ = clock_.Now();
+  thread_ = std::thread([this] { Run(); });
+}
+
+void NodeLifecycleController::Stop() {
+  {
+    absl::MutexLock l(&mu_);
+    if (!stop_.HasBeenNotified()) stop_.Notify();
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void NodeLifecycleController::Run() {
+  while (!nodes_.WaitForSync(absl::Milliseconds(200))) {
+    if (stop_.HasBeenNotified()) return;
+  }
+  // A fixed schedule: time that passed during a pass does not push the next one back; when far
+  // behind (a long stall), skip to now rather than run several passes back to back.
+  absl::Time next = start_time_;
+  while (!stop_.HasBeenNotified()) {
+    MonitorNodes();
+    if (!clock_.SleepUntil(next += period_, &stop_)) return;
+    if (absl::Time now = clock_.Now(); next + period_ < now) next = now;
+  }
+}
+
+void NodeLifecycleController::MonitorNodes() {
+  for (const kube::ObjectPtr& node : nodes_.List()) {
+    if (stop_.HasBeenNotified()) break;
+    if (IsOurs(*node)) MonitorNode(*node);
+  }
+  absl::MutexLock l(&mu_);
+  ++passes_;
+}
+
+void NodeLifecycleController::MonitorNode(const kube::Json& node) {
+  const std::string name = kube::Name(node);
+  if (kube::IsNodeReady(node)) {
+    if (!kube::HasTaint(node, kShutdownTaintKey, ShutdownTaint().effect)) return;
+    absl::StatusOr<NodeWriteResult> s = UpdateNodeWithRetry(client_, node, [](kube::Json& n) {
+      return kube::RemoveTaint(n, kShutdownTaintKey, ShutdownTaint().effect);
+    });
+    if (!s.ok()) {
+      LOG_WARN("node lifecycle: remove shutdown taint from node {}: {}", name, s.status());
+      return Count("write_failed");
+    }
+    LOG_INFO("node lifecycle: node {} is Ready again, removed the shutdown taint", name);
+    return Count("shutdown_untainted");
+  }
+
+  const cloud::NodeIdentity id = NodeIdentityOf(node);
+  absl::StatusOr<bool> exists = instances_.InstanceExists(id);
+  absl::StatusOr<bool> shutdown = false;
+  if (exists.ok() && *exists) shutdown = instances_.InstanceShutdown(id);
+  // A NotFound from InstanceShutdown is the VM vanishing between the two calls: the next period
+  // will see InstanceExists false. Every error here means "delete nothing now".
+  absl::Status err = !exists.ok() ? exists.status() : shutdown.status();
+  if (!err.ok()) {
+    LOG_WARN("node lifecycle: cannot check the VM of NotReady node {}: {}", name, err);
+    Warn(node, "NodeCheckFailed",
+         absl::StrCat("could not ask vCenter about the VM of this NotReady node; nothing is "
+                      "deleted, retrying every ",
+                      absl::FormatDuration(period_), ": ", err.message()));
+    return Count("check_failed");
+  }
+
+  if (!*exists) {
+    if (skip_deletion_) {
+      VLOG(2, "node lifecycle: VM of node {} is gone; SKIP_NODE_DELETION is set", name);
+      return Count("delete_skipped");
+    }
+    LOG_INFO("node lifecycle: deleting node {}: its VM no longer exists in vCenter", name);
+    if (recorder_) {
+      recorder_->Normal(RefOf(node), "DeletingNode",
+                        absl::StrCat("Deleting node ", name,
+                                     " because it does not exist in the cloud provider"));
+    }
+    kube::DeleteOptions opts;
+    opts.precondition_uid = kube::Uid(node);
+    absl::Status s = client_.Delete(kube::Nodes(), "", name, opts);
+    if (!s.ok() && !kube::IsNotFoundError(s)) {
+      // A Conflict means the Node was re-created under the same name: not ours to delete.
+      LOG_WARN("node lifecycle: delete node {} (uid {}): {}", name, opts.precondition_uid, s);
+      return Count("write_failed");
+    }
+    return Count("deleted");
+  }
+
+  if (*shutdown && !kube::HasTaint(node, kShutdownTaintKey, ShutdownTaint().effect)) {
+    absl::StatusOr<NodeWriteResult> s = UpdateNodeWithRetry(
+        client_, node, [](kube::Json& n) { return kube::AddTaint(n, ShutdownTaint()); });
+    if (!s.ok()) {
+      LOG_WARN("node lifecycle: add shutdown taint to node {}: {}", name, s.status());
+      return Count("write_failed");
+    }
+    LOG_INFO("node lifecycle: VM of node {} is not powered on, added the shutdown taint", name);
+    Count("shutdown_tainted");
+  }
+}
+
+int64_t NodeLifecycleController::passes() const {
+  absl::MutexLock l(&mu_);
+  return passes_;
+}
+
+bool NodeLifecycleController::WaitForPasses(int64_t n, absl::Duration timeout) const {
+  absl::MutexLock l(&mu_);
+  auto reached = [&] { return passes_ >= n; };
+  return mu_.AwaitWithTimeout(absl::Condition(&reached), timeout);
+}
+
+void NodeLifecycleController::Warn(const kube::Json& node, absl::string_view reason,
+                                   absl::string_view message) {
+  if (recorder_) recorder_->Warning(RefOf(node), reason, message);
+}
+
+void NodeLifecycleController::Count(absl::string_view action) {
+  if (actions_) actions_->Add({std::string(action)});
+}
+
+}  // namespace ccm::controllers

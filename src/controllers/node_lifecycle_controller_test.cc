@@ -1,0 +1,161 @@
+// The node lifecycle controller against the in-process API emulator, with FakeInstances and a
+// FakeClock driving the monitor period.
+#include "controllers/node_lifecycle_controller.h"
+
+#include "absl/strings/match.h"
+#include "controllers/controllers_test_env.h"
+#include "controllers/node_update.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace ccm::controllers {
+namespace {
+
+using testing::Env;
+using testing::Eventually;
+using testing::VmMetadata;
+
+constexpr absl::Duration kPeriod = absl::Seconds(5);
+constexpr absl::Duration kWait = absl::Seconds(20);
+
+class NodeLifecycleControllerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(env_.Init().ok()); }
+  void TearDown() override {
+    if (controller_) controller_->Stop();
+  }
+
+  // Starts the controller once the informer has every node created so far, and waits for the
+  // first pass.
+  NodeLifecycleController& Start(bool skip_deletion = false) {
+    NodeLifecycleControllerOptions o;
+    o.monitor_period = kPeriod;
+    o.skip_node_deletion = skip_deletion;
+    o.clock = &env_.clock;
+    o.metrics = &env_.registry;
+    controller_ = std::make_unique<NodeLifecycleController>(*env_.client, *env_.nodes,
+                                                            env_.instances, env_.recorder.get(), o);
+    controller_->Start();
+    EXPECT_TRUE(controller_->WaitForPasses(1, kWait));
+    return *controller_;
+  }
+  // Moves the FakeClock one period and waits for that pass.
+  void NextPass() {
+    int64_t n = controller_->passes();
+    env_.clock.Advance(kPeriod);
+    ASSERT_TRUE(controller_->WaitForPasses(n + 1, kWait));
+  }
+  kube::Json NotReadyNode(const std::string& name, const std::string& provider_id = "") {
+    kube::Json n = env_.CreateKubeletNode(name, /*ready=*/false, provider_id);
+    EXPECT_TRUE(env_.StoreSees(name, [](const kube::Json&) { return true; }));
+    return n;
+  }
+  double Actions(const std::string& action) {
+    return env_.registry.Find("cloud_node_lifecycle_controller_actions_total")->Value({action});
+  }
+
+  Env env_;
+  std::unique_ptr<NodeLifecycleController> controller_;
+};
+
+TEST_F(NodeLifecycleControllerTest, ConfirmedGoneNodeIsDeletedWithUidPrecondition) {
+  kube::Json node = NotReadyNode("gone", "vsphere://4237aaaa-0000-0000-0000-000000000001");
+  Start();  // no VM for "gone": confirmed gone
+  EXPECT_TRUE(env_.GetNode("gone").is_null());
+  auto deletes = env_.client->deletes();
+  ASSERT_EQ(deletes.size(), 1u);
+  EXPECT_EQ(deletes[0].precondition_uid, kube::Uid(node));
+  EXPECT_FALSE(kube::Uid(node).empty());
+  bool event = false;
+  for (const auto& e : env_.EventsFor("gone")) event |= e.reason == "DeletingNode";
+  EXPECT_TRUE(event);
+  EXPECT_EQ(Actions("deleted"), 1);
+}
+
+TEST_F(NodeLifecycleControllerTest, ShutdownTaintAddedAndRemovedWhenReady) {
+  NotReadyNode("sleepy");
+  env_.instances.SetVm("sleepy", {.shutdown = true, .metadata = {}});
+  Start();
+  kube::Json n = env_.GetNode("sleepy");
+  EXPECT_TRUE(kube::HasTaint(n, kShutdownTaintKey, "NoSchedule"));
+  EXPECT_TRUE(kube::HasTaint(n, kUninitializedTaintKey)) << "other taints kept";
+  EXPECT_TRUE(env_.client->deletes().empty());
+
+  // Still shut down next period: no second write.
+  ASSERT_TRUE(env_.StoreSees("sleepy", [](const kube::Json& n) {
+    return kube::HasTaint(n, kShutdownTaintKey);
+  }));
+  env_.emulator.ResetRequestCounts();
+  NextPass();
+  EXPECT_EQ(env_.emulator.RequestCount("update nodes"), 0);
+
+  // Powered on and Ready again: the taint goes.
+  env_.instances.SetVm("sleepy", {});
+  env_.EditNode("sleepy", [](kube::Json& n) { Env::SetReady(n, true); });
+  ASSERT_TRUE(env_.StoreSees("sleepy", [](const kube::Json& n) { return kube::IsNodeReady(n); }));
+  NextPass();
+  n = env_.GetNode("sleepy");
+  EXPECT_FALSE(kube::HasTaint(n, kShutdownTaintKey));
+  EXPECT_TRUE(kube::HasTaint(n, kUninitializedTaintKey));
+  EXPECT_EQ(Actions("shutdown_tainted"), 1);
+  EXPECT_EQ(Actions("shutdown_untainted"), 1);
+}
+
+TEST_F(NodeLifecycleControllerTest, ShutdownTaintSurvivesConflict) {
+  NotReadyNode("sleepy");
+  env_.instances.SetVm("sleepy", {.shutdown = true, .metadata = {}});
+  env_.emulator.ForceConflicts("nodes", "", "sleepy", 2);
+  Start();
+  EXPECT_TRUE(kube::HasTaint(env_.GetNode("sleepy"), kShutdownTaintKey, "NoSchedule"));
+}
+
+TEST_F(NodeLifecycleControllerTest, VcenterUnavailableFor30SecondsDeletesNothing) {
+  NotReadyNode("worker-1");
+  NotReadyNode("worker-2", "vsphere://4237aaaa-0000-0000-0000-000000000002");
+  // Both VMs are gone, but vCenter cannot be asked: that must never become a deletion.
+  env_.instances.SetError(absl::UnavailableError("vCenter vc1.example.com: connection refused"));
+  Start();
+  for (int i = 0; i < 7; ++i) NextPass();  // 35 simulated seconds
+  EXPECT_TRUE(env_.GetNode("worker-1").is_object());
+  EXPECT_TRUE(env_.GetNode("worker-2").is_object());
+  EXPECT_TRUE(env_.client->deletes().empty());
+  EXPECT_EQ(env_.emulator.RequestCount("delete nodes"), 0);
+  EXPECT_EQ(Actions("check_failed"), 16);  // 2 nodes x 8 passes
+  bool warned = false;
+  for (const auto& e : env_.EventsFor("worker-1")) {
+    warned |= e.type == "Warning" && e.reason == "NodeCheckFailed" &&
+              absl::StrContains(e.message, "connection refused") &&
+              absl::StrContains(e.message, "nothing is deleted");
+  }
+  EXPECT_TRUE(warned);
+
+  // vCenter answers again and confirms the VMs are gone.
+  env_.instances.SetError(absl::OkStatus());
+  NextPass();
+  EXPECT_TRUE(env_.GetNode("worker-1").is_null());
+  EXPECT_TRUE(env_.GetNode("worker-2").is_null());
+}
+
+TEST_F(NodeLifecycleControllerTest, SkipNodeDeletionNeverDeletes) {
+  NotReadyNode("gone");
+  Start(/*skip_deletion=*/true);
+  for (int i = 0; i < 3; ++i) NextPass();
+  EXPECT_TRUE(env_.GetNode("gone").is_object());
+  EXPECT_TRUE(env_.client->deletes().empty());
+  EXPECT_EQ(Actions("delete_skipped"), 4);
+}
+
+TEST_F(NodeLifecycleControllerTest, ForeignAndReadyNodesAreLeftAlone) {
+  NotReadyNode("aws-node", "aws:///us-east-1a/i-123");
+  env_.CreateKubeletNode("ready-without-vm", /*ready=*/true);
+  ASSERT_TRUE(env_.StoreSees("ready-without-vm", [](const kube::Json&) { return true; }));
+  Start();
+  NextPass();
+  EXPECT_TRUE(env_.GetNode("aws-node").is_object());
+  EXPECT_TRUE(env_.GetNode("ready-without-vm").is_object());
+  EXPECT_TRUE(env_.client->deletes().empty());
+  EXPECT_EQ(env_.instances.calls(), 0);
+}
+
+}  // namespace
+}  // namespace ccm::controllers

@@ -1,0 +1,66 @@
+#include "controllers/node_update.h"
+
+#include "absl/strings/match.h"
+#include "cloud/core/addresses.h"
+#include "cloud/core/node_labels.h"
+
+namespace ccm::controllers {
+
+NodeUpdate ComputeNodeUpdate(const kube::Json& node, const cloud::InstanceMetadata& metadata,
+                             const std::map<std::string, std::string>& extra_labels) {
+  NodeUpdate out;
+  kube::Json changed = node;
+  bool dirty = false;
+
+  if (kube::ProviderId(node).empty() && !metadata.provider_id.empty()) {
+    kube::SetProviderId(changed, metadata.provider_id);
+    dirty = true;
+  }
+  cloud::Labels current = kube::Labels(node);
+  cloud::Labels wanted = cloud::ComputeNodeLabels(current, metadata, extra_labels);
+  if (wanted != current) {
+    for (const auto& [k, v] : wanted) kube::SetLabel(changed, k, v);
+    dirty = true;
+  }
+  if (kube::RemoveTaint(changed, kUninitializedTaintKey)) dirty = true;
+  if (dirty) out.node = std::move(changed);
+
+  std::vector<kube::NodeAddress> addresses = ToKubeAddresses(metadata.node_addresses);
+  if (!addresses.empty() && addresses != kube::NodeAddresses(node)) {
+    out.addresses = std::move(addresses);
+  }
+  return out;
+}
+
+cloud::NodeIdentity NodeIdentityOf(const kube::Json& node) {
+  cloud::NodeIdentity id;
+  id.name = kube::Name(node);
+  id.provider_id = kube::ProviderId(node);
+  id.system_uuid = kube::SystemUuid(node);
+  id.provided_node_ip =
+      kube::Annotation(node, cloud::kProvidedNodeIpAnnotation).value_or(std::string());
+  return id;
+}
+
+std::vector<kube::NodeAddress> ToKubeAddresses(const std::vector<cloud::NodeAddress>& addresses) {
+  std::vector<kube::NodeAddress> out;
+  out.reserve(addresses.size());
+  for (const auto& a : addresses) {
+    out.push_back({std::string(cloud::NodeAddressTypeName(a.type)), a.address});
+  }
+  return out;
+}
+
+kube::Json AddressesPatch(const std::vector<kube::NodeAddress>& addresses) {
+  kube::Json list = kube::Json::array();
+  for (const auto& a : addresses) list.push_back({{"type", a.type}, {"address", a.address}});
+  list.push_back({{"$patch", "replace"}});
+  return {{"status", {{"addresses", std::move(list)}}}};
+}
+
+bool IsOurs(const kube::Json& node) {
+  std::string id = kube::ProviderId(node);
+  return id.empty() || absl::StartsWith(id, kProviderIdPrefix);
+}
+
+}  // namespace ccm::controllers

@@ -1,0 +1,60 @@
+#pragma once
+// The pure part of node initialisation and address refresh: what a Node should become given what
+// the provider says about its VM (cloud-provider's node modifiers, as one idempotent function).
+// The controllers apply it to the freshest Node inside their retry-on-conflict loops, so a label
+// written meanwhile by someone else is kept. No I/O.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "cloud/core/instances.h"
+#include "cloud/core/node_identity.h"
+#include "kube/objects.h"
+
+namespace ccm::controllers {
+
+// Set by kubelets started with --cloud-provider=external; removed once the node is initialised.
+inline constexpr absl::string_view kUninitializedTaintKey =
+    "node.cloudprovider.kubernetes.io/uninitialized";
+// Added by the lifecycle controller while the VM is not powered on.
+inline constexpr absl::string_view kShutdownTaintKey = "node.cloudprovider.kubernetes.io/shutdown";
+inline constexpr absl::string_view kProviderIdPrefix = "vsphere://";
+
+struct NodeUpdate {
+  // The Node with providerID, labels and taints changed (metadata/spec only; status untouched);
+  // nullopt when nothing there needs to change. Carries the input's resourceVersion.
+  std::optional<kube::Json> node;
+  // The status.addresses to write; nullopt when the Node already has exactly these.
+  std::optional<std::vector<kube::NodeAddress>> addresses;
+  bool empty() const { return !node && !addresses; }
+};
+
+// - spec.providerID = metadata.provider_id, only when the Node has none;
+// - labels = cloud::ComputeNodeLabels(current labels, metadata, extra_labels) (provider labels
+//   follow the VM; additional and --node-labels extras never overwrite);
+// - the uninitialized taint removed;
+// - addresses = metadata.node_addresses (the provider already honours the kubelet's
+//   alpha.kubernetes.io/provided-node-ip), reported only when different from the Node's, and
+//   never when the provider returned none (an empty list would wipe the kubelet's addresses).
+// Every other field is kept as it is. Applying the result and calling again yields empty().
+NodeUpdate ComputeNodeUpdate(const kube::Json& node, const cloud::InstanceMetadata& metadata,
+                             const std::map<std::string, std::string>& extra_labels);
+
+// What the provider needs to find the Node's VM (name, providerID, systemUUID, node-ip annotation).
+cloud::NodeIdentity NodeIdentityOf(const kube::Json& node);
+
+// The Kubernetes spelling of provider addresses.
+std::vector<kube::NodeAddress> ToKubeAddresses(const std::vector<cloud::NodeAddress>& addresses);
+
+// A strategic-merge patch for the status subresource that replaces status.addresses as a whole
+// (their patch merge key "type" would otherwise merge the two InternalIPs of a dual-stack node
+// into one and keep stale entries).
+kube::Json AddressesPatch(const std::vector<kube::NodeAddress>& addresses);
+
+// True for nodes this provider manages: no providerID yet, or a vsphere:// one.
+bool IsOurs(const kube::Json& node);
+
+}  // namespace ccm::controllers
