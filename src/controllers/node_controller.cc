@@ -63,18 +63,37 @@ NodeController::NodeController(kube::Client& client, kube::Informer& nodes,
     address_updates_ = r->Counter("cloud_node_controller_address_updates_total",
                                   "PATCHes of status.addresses by the address refresh.");
   }
+  {
+    absl::MutexLock l(&target_->mu);
+    target_->controller = this;
+  }
+  auto call = [t = target_](auto fn) {
+    absl::MutexLock l(&t->mu);
+    if (t->controller) fn(*t->controller);
+  };
   nodes_.AddEventHandler({
-      .on_add = [this](const kube::Json& n) { EnqueueIfUninitialized(n); },
-      .on_update = [this](const kube::Json&, const kube::Json& n) { EnqueueIfUninitialized(n); },
-      .on_delete =
-          [this](const kube::Json& n) {
-            absl::MutexLock l(&mu_);
-            first_seen_.erase(kube::Name(n));
-          },
+      .on_add = [call](const kube::Json& n) {
+        call([&](NodeController& c) { c.EnqueueIfUninitialized(n); });
+      },
+      .on_update = [call](const kube::Json&, const kube::Json& n) {
+        call([&](NodeController& c) { c.EnqueueIfUninitialized(n); });
+      },
+      .on_delete = [call](const kube::Json& n) {
+        call([&](NodeController& c) {
+          absl::MutexLock l(&c.mu_);
+          c.first_seen_.erase(kube::Name(n));
+        });
+      },
   });
 }
 
-NodeController::~NodeController() { Stop(); }
+NodeController::~NodeController() {
+  {
+    absl::MutexLock l(&target_->mu);
+    target_->controller = nullptr;
+  }
+  Stop();
+}
 
 void NodeController::Start() {
   absl::MutexLock l(&mu_);

@@ -54,7 +54,8 @@ struct NodeControllerOptions {
 class NodeController {
  public:
   // Registers its handlers on `nodes` (the shared Node informer). `recorder` may be null.
-  // Everything passed in must outlive the controller.
+  // Everything passed in must outlive the controller. The informer may outlive it: the handlers
+  // it keeps become no-ops when the controller is destroyed.
   NodeController(kube::Client& client, kube::Informer& nodes, cloud::Instances& instances,
                  kube::EventRecorder* recorder, NodeControllerOptions options);
   ~NodeController();  // Stop()
@@ -88,8 +89,16 @@ class NodeController {
   void Warn(const kube::Json& node, absl::string_view reason, absl::string_view message);
   void CountSync(absl::string_view kind, bool ok);
 
+  // What the informer's handlers reach the controller through; cleared by the destructor (the
+  // informer has no way to remove a handler).
+  struct HandlerTarget {
+    absl::Mutex mu;
+    NodeController* controller ABSL_GUARDED_BY(mu) = nullptr;
+  };
+
   kube::Client& client_;
   kube::Informer& nodes_;
+  std::shared_ptr<HandlerTarget> target_ = std::make_shared<HandlerTarget>();
   cloud::Instances& instances_;
   kube::EventRecorder* recorder_;
   const int workers_;

@@ -4,6 +4,7 @@
 #include "absl/strings/match.h"
 #include "controllers/controllers_test_env.h"
 #include "controllers/node_update.h"
+#include "controllers/node_writer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -221,6 +222,20 @@ TEST_F(NodeControllerTest, AddressesRefreshedOnlyWhenChanged) {
     return env_.registry.Find("cloud_node_controller_address_updates_total")->Value({}) == 2;
   }));
   EXPECT_EQ(env_.emulator.RequestCount("patch nodes/status"), 2);
+}
+
+TEST_F(NodeControllerTest, UpdateGivesUpAfterAttemptsAndTheQueueRetries) {
+  kube::Json n = env_.CreateKubeletNode("busy", true);
+  env_.emulator.ForceConflicts("nodes", "", "busy", 100);
+  absl::StatusOr<NodeWriteResult> r = UpdateNodeWithRetry(
+      *env_.client, n, [](kube::Json& n) { return kube::SetLabel(n, "x", "y"), true; }, 3);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kAborted);
+  EXPECT_THAT(r.status().message(), ::testing::HasSubstr("after 3 attempts"));
+  EXPECT_EQ(env_.emulator.RequestCount("update nodes"), 3);
+  env_.emulator.ClearFaults();
+  r = UpdateNodeWithRetry(*env_.client, n, [](kube::Json& n) { return false; });
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->written);
 }
 
 TEST_F(NodeControllerTest, ForeignNodesAreLeftAlone) {

@@ -109,8 +109,9 @@ void NodeLifecycleController::MonitorNode(const kube::Json& node) {
   absl::StatusOr<bool> exists = instances_.InstanceExists(id);
   absl::StatusOr<bool> shutdown = false;
   if (exists.ok() && *exists) shutdown = instances_.InstanceShutdown(id);
-  // A NotFound from InstanceShutdown is the VM vanishing between the two calls: the next period
-  // will see InstanceExists false. Every error here means "delete nothing now".
+  // NotFound from InstanceShutdown: the VM vanished between the two calls; the next period sees
+  // InstanceExists false and acts on it. Every other error here means "delete nothing now".
+  if (absl::IsNotFound(shutdown.status())) return;
   absl::Status err = !exists.ok() ? exists.status() : shutdown.status();
   if (!err.ok()) {
     LOG_WARN("node lifecycle: cannot check the VM of NotReady node {}: {}", name, err);
