@@ -1,0 +1,36 @@
+#pragma once
+// Prometheus metrics of the binary: work queues (client-go names), vCenter requests (the Go
+// provider's names, which it defines but never exposes, plus counts by outcome), vCenter session,
+// inventory and tag-cache state (read at scrape time), leader status and build info.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cloud/vsphere/vcenter.h"
+#include "common/metrics.h"
+#include "kube/work_queue.h"
+#include "vsphere/client.h"
+
+namespace ccm::app {
+
+class QueueMetricsProvider final : public kube::WorkQueueMetricsProvider {
+ public:
+  explicit QueueMetricsProvider(metrics::Registry& r);
+  std::unique_ptr<kube::WorkQueueMetrics> NewQueueMetrics(const std::string& name) override;
+
+ private:
+  metrics::Family *depth_, *adds_, *latency_, *work_, *retries_, *unfinished_, *longest_;
+};
+
+// Observer for one vCenter's SOAP client.
+vsphere::RequestObserver VCenterRequestObserver(metrics::Registry& r, const std::string& vcenter);
+
+// Session/inventory/tag gauges of these vCenters, refreshed at every scrape. The vCenters must
+// outlive the registry's use (the app unregisters by clearing the vector it owns).
+void RegisterVCenterGauges(metrics::Registry& r, std::shared_ptr<std::vector<cloud::VCenter*>> vcs);
+
+void RegisterBuildInfo(metrics::Registry& r, const std::string& version);
+metrics::Family* LeaderGauge(metrics::Registry& r);
+
+}  // namespace ccm::app

@@ -1,0 +1,312 @@
+#include "app/manager.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "app/app_metrics.h"
+#include "app/health_server.h"
+#include "app/secret_watcher.h"
+#include "cloud/config/config.h"
+#include "cloud/config/credentials.h"
+#include "cloud/vsphere/vcenter.h"
+#include "cloud/vsphere/vsphere_instances.h"
+#include "common/logging.h"
+#include "controllers/node_controller.h"
+#include "controllers/node_lifecycle_controller.h"
+#include "kube/client.h"
+#include "kube/config.h"
+#include "kube/event_recorder.h"
+#include "kube/informer.h"
+#include "kube/kube_event_sink.h"
+#include "kube/kube_lease_lock.h"
+#include "kube/leader_election.h"
+#include "kube/objects.h"
+#include "kube/resource.h"
+
+namespace ccm::app {
+namespace {
+
+std::string Hostname() {
+  char buf[256] = {};
+  gethostname(buf, sizeof(buf) - 1);
+  return buf;
+}
+
+std::string RandomSuffix() {
+  static const char* kHex = "0123456789abcdef";
+  std::string s;
+  for (int i = 0; i < 8; ++i) s += kHex[static_cast<int>(Random::Real().Uniform() * 16) & 15];
+  return s;
+}
+
+absl::StatusOr<cloud::ParseResult> LoadConfig(const Options& o,
+                                              const std::map<std::string, std::string>& env) {
+  std::ifstream in(o.cloud_config, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("--cloud-config ", o.cloud_config, ": cannot open the file"));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  cloud::ParseOptions po;
+  po.file_name = o.cloud_config;
+  po.strict = o.strict_config;
+  return cloud::ParseConfig(ss.str(), env, po);
+}
+
+// Everything that runs only while this process leads.
+class Controllers {
+ public:
+  Controllers(const Options& o, const cloud::Config& config, const std::map<std::string, std::string>& env,
+              kube::Client& client, vsphere::CredentialSource& creds, metrics::Registry& registry,
+              QueueMetricsProvider& queue_metrics, std::shared_ptr<std::vector<cloud::VCenter*>> live)
+      : o_(o), config_(config), env_(env), client_(client), creds_(creds), registry_(registry),
+        queue_metrics_(queue_metrics), live_(std::move(live)) {}
+
+  // Blocks until `stop` is notified.
+  void Run(const absl::Notification& stop) {
+    for (const auto& vcc : config_.vcenters) {
+      cloud::VCenterOptions vo;
+      vo.observer = VCenterRequestObserver(registry_, vcc.label);
+      vcs_.push_back(std::make_unique<cloud::VCenter>(vcc, &creds_, vo));
+    }
+    std::vector<cloud::VCenter*> raw;
+    for (auto& vc : vcs_) {
+      vc->Start();
+      raw.push_back(vc.get());
+      LOG_INFO("vCenter {}: connecting to {} (datacenters: {})", vc->label(), cloud::SdkUrl(vc->config()),
+               vc->config().datacenters.empty() ? std::string("all") : absl::StrJoin(vc->config().datacenters, ","));
+    }
+    *live_ = raw;
+    instances_ = std::make_unique<cloud::VSphereInstances>(config_, raw);
+    nodes_ = std::make_unique<kube::Informer>(client_, kube::Nodes(), kube::InformerOptions{});
+    sink_ = std::make_unique<kube::KubeEventSink>(client_);
+    kube::EventRecorderOptions ro;
+    ro.host = Hostname();
+    recorder_ = std::make_unique<kube::EventRecorder>(*sink_, ro);
+
+    if (ControllerEnabled(o_, "cloud-node")) {
+      controllers::NodeControllerOptions no;
+      no.workers = o_.concurrent_node_syncs;
+      no.status_update_frequency = o_.node_status_update_frequency;
+      no.extra_labels = o_.node_labels;
+      no.queue_metrics = &queue_metrics_;
+      no.metrics = &registry_;
+      node_ = std::make_unique<controllers::NodeController>(client_, *nodes_, *instances_,
+                                                            recorder_.get(), std::move(no));
+    }
+    if (ControllerEnabled(o_, "cloud-node-lifecycle")) {
+      controllers::NodeLifecycleControllerOptions lo;
+      lo.monitor_period = o_.node_monitor_period;
+      lo.skip_node_deletion = env_.count("SKIP_NODE_DELETION") > 0;
+      lo.metrics = &registry_;
+      if (lo.skip_node_deletion) LOG_INFO("SKIP_NODE_DELETION is set: Nodes are never deleted");
+      lifecycle_ = std::make_unique<controllers::NodeLifecycleController>(
+          client_, *nodes_, *instances_, recorder_.get(), lo);
+    }
+    nodes_->Start();
+    if (node_) node_->Start();
+    if (lifecycle_) lifecycle_->Start();
+    // A VM change (IP, power, hostname) refreshes its Node's addresses at once instead of at the
+    // next periodic refresh. Registered after the first load so it sees changes only.
+    std::thread watch_changes([this, &stop] {
+      for (auto& vc : vcs_) {
+        while (!stop.HasBeenNotified() && !vc->inventory().WaitForSync(absl::Milliseconds(500))) {
+        }
+        if (stop.HasBeenNotified() || !node_) return;
+        cloud::VCenter* raw_vc = vc.get();
+        listeners_.push_back({raw_vc, raw_vc->inventory().AddListener(
+                                          [this, raw_vc](const std::string& moid, vsphere::VmChangeKind) {
+                                            OnVmChange(*raw_vc, moid);
+                                          })});
+      }
+    });
+    stop.WaitForNotification();
+    watch_changes.join();
+    Shutdown();
+  }
+
+ private:
+  void OnVmChange(cloud::VCenter& vc, const std::string& moid) {
+    auto f = vc.inventory().FindByMoid(moid);
+    if (!f.ok()) return;  // removed: the lifecycle controller handles it
+    const std::string pid = absl::StrCat("vsphere://", absl::AsciiStrToLower(f->bios_uuid));
+    for (const auto& n : nodes_->List()) {
+      if (n->value("spec", kube::Json::object()).value("providerID", "") == pid) {
+        node_->EnqueueAddressRefresh(n->at("metadata").value("name", ""));
+        return;
+      }
+    }
+  }
+
+  void Shutdown() {
+    for (auto& [vc, id] : listeners_) vc->inventory().RemoveListener(id);
+    if (lifecycle_) lifecycle_->Stop();
+    if (node_) node_->Stop();
+    nodes_->Stop();
+    recorder_->Flush();
+    recorder_->Shutdown();
+    live_->clear();
+    for (auto& vc : vcs_) vc->Stop();  // logs out of SOAP and REST
+    LOG_INFO("controllers stopped, logged out of {} vCenter(s)", vcs_.size());
+  }
+
+  const Options& o_;
+  const cloud::Config& config_;
+  const std::map<std::string, std::string>& env_;
+  kube::Client& client_;
+  vsphere::CredentialSource& creds_;
+  metrics::Registry& registry_;
+  QueueMetricsProvider& queue_metrics_;
+  std::shared_ptr<std::vector<cloud::VCenter*>> live_;
+  std::vector<std::unique_ptr<cloud::VCenter>> vcs_;
+  std::unique_ptr<cloud::VSphereInstances> instances_;
+  std::unique_ptr<kube::Informer> nodes_;
+  std::unique_ptr<kube::KubeEventSink> sink_;
+  std::unique_ptr<kube::EventRecorder> recorder_;
+  std::unique_ptr<controllers::NodeController> node_;
+  std::unique_ptr<controllers::NodeLifecycleController> lifecycle_;
+  std::vector<std::pair<cloud::VCenter*, int>> listeners_;
+};
+
+}  // namespace
+
+int Run(const Options& o, const std::map<std::string, std::string>& env, absl::Notification& stop) {
+  LOG_INFO("vsphere-cloud-controller-manager {} starting", kVersion);
+  for (const auto& w : o.warnings) LOG_WARN("{}", w);
+
+  auto parsed = LoadConfig(o, env);
+  if (!parsed.ok()) {
+    LOG_ERROR("invalid cloud config: {}", parsed.status().message());
+    return 1;
+  }
+  for (const auto& w : parsed->warnings) LOG_WARN("cloud config: {}", w);
+  for (const auto& n : parsed->notices) LOG_INFO("cloud config: {}", n);
+  const cloud::Config& config = parsed->config;
+  VLOG(2, "cloud config:\n{}", config.ToString());
+
+  auto kcfg = kube::BuildConfig(o.master, o.kubeconfig);
+  if (!kcfg.ok()) {
+    LOG_ERROR("Kubernetes client configuration: {}", kcfg.status().message());
+    return 1;
+  }
+  kcfg->qps = o.kube_api_qps;
+  kcfg->burst = o.kube_api_burst;
+  auto client = kube::RestClient::New(*kcfg);
+  if (!client.ok()) {
+    LOG_ERROR("Kubernetes client: {}", client.status().message());
+    return 1;
+  }
+
+  metrics::Registry& registry = metrics::Registry::Default();
+  RegisterBuildInfo(registry, kVersion);
+  QueueMetricsProvider queue_metrics(registry);
+  auto live_vcs = std::make_shared<std::vector<cloud::VCenter*>>();
+  RegisterVCenterGauges(registry, live_vcs);
+  metrics::Family* leader_gauge = LeaderGauge(registry);
+  auto* kube_requests = registry.Gauge("rest_client_requests_sent", "Kubernetes API requests sent.");
+  kube::RestClient* rc = client->get();
+  registry.OnScrape([kube_requests, rc] { kube_requests->Set({}, static_cast<double>(rc->requests_sent())); });
+
+  // Credentials: Secrets are watched before the first login, so no login ever uses empty ones.
+  std::set<std::string> secret_namespaces;
+  for (const auto& vc : config.vcenters)
+    if (vc.credential_source == cloud::CredentialSourceKind::kGlobalSecret ||
+        vc.credential_source == cloud::CredentialSourceKind::kVCenterSecret)
+      secret_namespaces.insert(vc.secret_namespace);
+  KubeSecretWatcher secrets(**client, secret_namespaces);
+  secrets.Start();
+  if (!secret_namespaces.empty() && !secrets.WaitForSync(absl::Seconds(30)))
+    LOG_WARN("Secrets not listed yet; vCenters that need them wait for their credentials");
+  cloud::CredentialStore creds(config, secret_namespaces.empty() ? nullptr : &secrets);
+  if (absl::Status s = creds.Start(); !s.ok()) LOG_WARN("credentials: {}", s.message());
+
+  // Secure port.
+  HealthServer health(&registry);
+  std::unique_ptr<kube::LeaderElector> elector;
+  std::atomic<bool> leading{false};
+  health.AddCheck("leader-election", [&]() -> absl::Status {
+    return elector ? elector->Check(absl::Seconds(20)) : absl::OkStatus();
+  }, /*liveness=*/true);
+  for (const auto& vc : config.vcenters) {
+    const std::string label = vc.label;
+    health.AddCheck(absl::StrCat("vcenter-", label), [&leading, live_vcs, label]() -> absl::Status {
+      if (!leading) return absl::OkStatus();  // standby replicas do not connect
+      for (cloud::VCenter* v : *live_vcs)
+        if (v->label() == label) return v->Health();
+      return absl::UnavailableError("not connected yet");
+    }, /*liveness=*/false);
+  }
+  if (o.secure_port != 0) {
+    absl::StatusOr<KeyPair> kp = o.tls_cert_file.empty() ? MakeSelfSigned(Hostname())
+                                                         : LoadKeyPair(o.tls_cert_file, o.tls_private_key_file);
+    if (!kp.ok()) {
+      LOG_ERROR("serving certificate: {}", kp.status().message());
+      return 1;
+    }
+    auto port = health.Start(o.bind_address, o.secure_port, &*kp);
+    if (!port.ok()) {
+      LOG_ERROR("{}", port.status().message());
+      return 1;
+    }
+    LOG_INFO("serving /healthz, /readyz, /livez and /metrics on https://{}:{}", o.bind_address, *port);
+  }
+
+  Controllers controllers(o, config, env, **client, creds, registry, queue_metrics, live_vcs);
+  int exit_code = 0;
+  if (!o.leader_elect) {
+    leading = true;
+    leader_gauge->Set({o.leader_elect_resource_name}, 1);
+    controllers.Run(stop);
+  } else {
+    kube::KubeLeaseLock lock(**client, o.leader_elect_resource_namespace, o.leader_elect_resource_name);
+    kube::LeaderElectionConfig lc;
+    lc.identity = absl::StrCat(Hostname(), "_", RandomSuffix());
+    lc.lease_duration = o.lease_duration;
+    lc.renew_deadline = o.renew_deadline;
+    lc.retry_period = o.retry_period;
+    kube::LeaderCallbacks cb;
+    cb.on_started_leading = [&](const absl::Notification& stop_leading) {
+      LOG_INFO("became leader ({}), starting controllers", lc.identity);
+      leading = true;
+      leader_gauge->Set({o.leader_elect_resource_name}, 1);
+      controllers.Run(stop_leading);
+      leading = false;
+      leader_gauge->Set({o.leader_elect_resource_name}, 0);
+    };
+    cb.on_stopped_leading = [&] {
+      if (!stop.HasBeenNotified()) {
+        LOG_ERROR("leaderelection lost: every controller stopped; exiting to restart as a candidate");
+        exit_code = 1;
+        stop.Notify();
+      }
+    };
+    cb.on_new_leader = [&](const std::string& id) {
+      if (id != lc.identity) LOG_INFO("new leader elected: {}", id);
+    };
+    auto e = kube::LeaderElector::New(lc, lock, cb, Clock::Real(), Random::Real());
+    if (!e.ok()) {
+      LOG_ERROR("leader election: {}", e.status().message());
+      return 1;
+    }
+    elector = *std::move(e);
+    LOG_INFO("attempting to acquire leader lease {}/{} as {}", o.leader_elect_resource_namespace,
+             o.leader_elect_resource_name, lc.identity);
+    elector->Run(stop);  // returns after stop (lease released) or loss
+    elector->Shutdown();
+  }
+  health.Stop();
+  creds.Stop();
+  secrets.Stop();
+  LOG_INFO("exiting with code {}", exit_code);
+  return exit_code;
+}
+
+}  // namespace ccm::app
