@@ -1,0 +1,488 @@
+// RestClient and Informer against the in-process API server emulator (TLS, auth, faults).
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "common/clock.h"
+#include "fixtures/kube_emulator/kube_emulator.h"
+#include "gtest/gtest.h"
+#include "kube/client.h"
+#include "kube/config.h"
+#include "kube/informer.h"
+#include "kube/objects.h"
+
+namespace ccm::kube {
+namespace {
+
+using ::ccm::testing::KubeconfigAuth;
+using ::ccm::testing::KubeconfigOptions;
+using ::ccm::testing::KubeEmulator;
+
+std::string TempPath(const std::string& name) {
+  static const std::string dir = [] {
+    auto d = std::filesystem::temp_directory_path() / absl::StrCat("ccm-kube-emu-", getpid());
+    std::filesystem::create_directories(d);
+    return d.string();
+  }();
+  return dir + "/" + name;
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream(path + ".tmp") << text;
+  std::filesystem::rename(path + ".tmp", path);
+}
+
+Json NodeObj(const std::string& name) {
+  return {{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", name}}}};
+}
+
+class EmulatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto url = emu_.Start();
+    ASSERT_TRUE(url.ok()) << url.status();
+  }
+
+  std::unique_ptr<RestClient> NewClient(KubeconfigOptions ko = {}, double qps = 0,
+                                        RestClientOptions ro = {}) {
+    std::string path = TempPath(absl::StrCat("kubeconfig-", counter_++));
+    EXPECT_TRUE(emu_.WriteKubeconfig(path, ko).ok());
+    auto cfg = LoadKubeconfig(path);
+    EXPECT_TRUE(cfg.ok()) << cfg.status();
+    cfg->qps = qps;
+    auto c = RestClient::New(*cfg, ro);
+    EXPECT_TRUE(c.ok()) << c.status();
+    return std::move(c).value();
+  }
+
+  KubeEmulator emu_;
+  int counter_ = 0;
+};
+
+TEST_F(EmulatorTest, KubeconfigVariantsAuthenticate) {
+  const KubeconfigOptions variants[] = {
+      {KubeconfigAuth::kToken},
+      {KubeconfigAuth::kTokenFile},
+      {KubeconfigAuth::kClientCertData},
+      {KubeconfigAuth::kClientCertFiles, false, true},
+      {KubeconfigAuth::kToken, true},  // insecure-skip-tls-verify
+  };
+  for (const auto& v : variants) {
+    auto c = NewClient(v);
+    auto r = c->Create(Nodes(), "", NodeObj(absl::StrCat("n-", counter_)));
+    EXPECT_TRUE(r.ok()) << static_cast<int>(v.auth) << ": " << r.status();
+  }
+  auto anon = NewClient({KubeconfigAuth::kNone});
+  EXPECT_TRUE(IsUnauthorized(anon->Get(Nodes(), "", "x").status()));
+  auto bad = NewClient({KubeconfigAuth::kToken, false, false, "wrong-token"});
+  EXPECT_TRUE(IsUnauthorized(bad->Get(Nodes(), "", "x").status()));
+}
+
+TEST_F(EmulatorTest, TlsServerNameRoutesToRealHost) {
+  std::string path = TempPath("kc-sni");
+  ASSERT_TRUE(emu_.WriteKubeconfig(path).ok());
+  auto cfg = LoadKubeconfig(path);
+  ASSERT_TRUE(cfg.ok());
+  cfg->tls_server_name = "localhost";  // the emulator's certificate names localhost too
+  auto c = RestClient::New(*cfg);
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(IsNotFoundError((*c)->Get(Nodes(), "", "none").status()));
+}
+
+TEST_F(EmulatorTest, InClusterConfigFollowsRotatingToken) {
+  KubeEmulator emu;
+  std::string server_tokens = TempPath("server-tokens");
+  std::string sa_token = TempPath("sa-token");
+  WriteFile(server_tokens, "tok-one\n");
+  WriteFile(sa_token, "tok-one\n");
+  ::ccm::testing::KubeEmulatorOptions eo;
+  eo.tokens = {};
+  eo.token_file = server_tokens;
+  ASSERT_TRUE(emu.Start(eo).ok());
+  WriteFile(TempPath("ca.crt"), emu.CaPem());
+  WriteFile(TempPath("namespace"), "kube-system");
+  std::string port = emu.url().substr(emu.url().rfind(':') + 1);
+  auto env = [&](absl::string_view k) -> std::optional<std::string> {
+    if (k == "KUBERNETES_SERVICE_HOST") return std::string("127.0.0.1");
+    if (k == "KUBERNETES_SERVICE_PORT") return port;
+    return std::nullopt;
+  };
+  auto cfg = InClusterConfig(env, {sa_token, TempPath("ca.crt"), TempPath("namespace")});
+  ASSERT_TRUE(cfg.ok()) << cfg.status();
+  auto c = RestClient::New(*cfg);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ((*c)->DefaultNamespace(), "kube-system");
+  ASSERT_TRUE((*c)->Create(Nodes(), "", NodeObj("a")).ok());
+  // The token rotates: the server only accepts the new one, the client re-reads its file.
+  WriteFile(server_tokens, "tok-number-two\n");
+  WriteFile(sa_token, "tok-number-two\n");
+  auto got = (*c)->Get(Nodes(), "", "a");
+  EXPECT_TRUE(got.ok()) << got.status();
+}
+
+TEST_F(EmulatorTest, EveryRequestKind) {
+  auto c = NewClient();
+  // create (namespaced) + get
+  Json cm = {{"metadata", {{"name", "cm1"}, {"namespace", "default"}}}, {"data", {{"k", "v"}}}};
+  auto created = c->Create(ConfigMaps(), "default", cm);
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_FALSE(Uid(*created).empty());
+  EXPECT_TRUE(IsAlreadyExistsError(c->Create(ConfigMaps(), "default", cm).status()));
+  auto got = c->Get(ConfigMaps(), "default", "cm1");
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ((*got)["data"]["k"], "v");
+  auto missing = c->Get(ConfigMaps(), "default", "nope");
+  EXPECT_TRUE(IsNotFoundError(missing.status()));
+  EXPECT_NE(missing.status().message().find("get /api/v1/namespaces/default/configmaps/nope"),
+            absl::string_view::npos) << missing.status();
+
+  // update keeps unknown fields; a stale resourceVersion is a conflict
+  Json upd = *got;
+  upd["data"]["k2"] = "v2";
+  upd["metadata"]["annotations"]["other-controller"] = "wrote-this";
+  auto updated = c->Update(ConfigMaps(), upd);
+  ASSERT_TRUE(updated.ok()) << updated.status();
+  EXPECT_EQ((*updated)["metadata"]["annotations"]["other-controller"], "wrote-this");
+  auto stale = c->Update(ConfigMaps(), upd);
+  EXPECT_TRUE(IsConflict(stale.status())) << stale.status();
+
+  // three patch types on a node and its status
+  ASSERT_TRUE(c->Create(Nodes(), "", NodeObj("p1")).ok());
+  ASSERT_TRUE(c->Patch(Nodes(), "", "p1", PatchType::kMerge,
+                       {{"metadata", {{"labels", {{"a", "1"}}}}}}).ok());
+  ASSERT_TRUE(c->Patch(Nodes(), "", "p1", PatchType::kStrategicMerge,
+                       {{"spec", {{"taints", {{{"key", "t"}, {"effect", "NoSchedule"}}}}}}}).ok());
+  auto jp = c->Patch(Nodes(), "", "p1", PatchType::kJson,
+                     Json::array({{{"op", "add"}, {"path", "/spec/providerID"},
+                                   {"value", "vsphere://x"}}}));
+  ASSERT_TRUE(jp.ok()) << jp.status();
+  auto st = c->Patch(Nodes(), "", "p1", PatchType::kStrategicMerge,
+                     {{"status", {{"addresses", {{{"type", "InternalIP"}, {"address", "10.0.0.9"}}}}}}},
+                     "status");
+  ASSERT_TRUE(st.ok()) << st.status();
+  auto node = c->Get(Nodes(), "", "p1");
+  ASSERT_TRUE(node.ok());
+  EXPECT_EQ(Label(*node, "a"), "1");
+  EXPECT_TRUE(HasTaint(*node, "t", "NoSchedule"));
+  EXPECT_EQ(ProviderId(*node), "vsphere://x");
+  EXPECT_EQ(NodeAddresses(*node), (std::vector<NodeAddress>{{"InternalIP", "10.0.0.9"}}));
+  // status update via PUT
+  Json n2 = *node;
+  n2["status"]["nodeInfo"]["systemUUID"] = "uuid-1";
+  auto us = c->UpdateStatus(Nodes(), n2);
+  ASSERT_TRUE(us.ok()) << us.status();
+  EXPECT_EQ(SystemUuid(*us), "uuid-1");
+
+  // delete with preconditions
+  DeleteOptions wrong_uid;
+  wrong_uid.precondition_uid = "not-the-uid";
+  EXPECT_TRUE(IsConflict(c->Delete(Nodes(), "", "p1", wrong_uid)));
+  DeleteOptions right;
+  right.precondition_uid = Uid(*us);
+  right.precondition_resource_version = ResourceVersion(*us);
+  EXPECT_TRUE(c->Delete(Nodes(), "", "p1", right).ok());
+  EXPECT_TRUE(IsNotFoundError(c->Delete(Nodes(), "", "p1")));
+
+  // other resources: secrets, leases, events.k8s.io, namespaces
+  Json secret = {{"metadata", {{"name", "s"}, {"namespace", "kube-system"}}},
+                 {"data", {{"u", Base64Encode("admin")}}}};
+  ASSERT_TRUE(c->Create(Secrets(), "kube-system", secret).ok());
+  auto sec = c->Get(Secrets(), "kube-system", "s");
+  ASSERT_TRUE(sec.ok());
+  EXPECT_EQ(SecretData(*sec)->at("u"), "admin");
+  Json lease = {{"metadata", {{"name", "ccm"}, {"namespace", "kube-system"}}}};
+  SetLeaseSpec(lease, {"me", 15, "", "", 0});
+  ASSERT_TRUE(c->Create(Leases(), "kube-system", lease).ok());
+  EXPECT_EQ(GetLeaseSpec(*c->Get(Leases(), "kube-system", "ccm")).holder_identity, "me");
+  auto ns = c->List(Namespaces(), "", {});
+  ASSERT_TRUE(ns.ok()) << ns.status();
+}
+
+TEST_F(EmulatorTest, ListPagingAndListAll) {
+  auto c = NewClient();
+  for (int i = 0; i < 25; ++i) ASSERT_TRUE(emu_.Create("nodes", NodeObj(absl::StrCat("n", i))).ok());
+  ListOptions lo;
+  lo.limit = 10;
+  auto page = c->List(Nodes(), "", lo);
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->items.size(), 10u);
+  EXPECT_FALSE(page->continue_token.empty());
+  auto all = c->ListAll(Nodes(), "", lo);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(all->items.size(), 25u);
+  EXPECT_FALSE(all->resource_version.empty());
+  EXPECT_EQ(emu_.RequestCount("list nodes"), 4);  // 1 + 3 pages
+  ListOptions sel;
+  sel.field_selector = "metadata.name=n3";
+  EXPECT_EQ(c->ListAll(Nodes(), "", sel)->items.size(), 1u);
+}
+
+TEST_F(EmulatorTest, WatchEventsBookmarksAndCancel) {
+  auto c = NewClient();
+  auto list = c->List(Nodes(), "", {});
+  ASSERT_TRUE(list.ok());
+  absl::Mutex mu;
+  std::vector<std::string> seen;
+  std::atomic<bool> cancel{false};
+  WatchOptions wo;
+  wo.resource_version = list->resource_version;
+  absl::Status result;
+  std::thread t([&] {
+    result = c->Watch(Nodes(), "", wo, [&](const WatchEvent& ev) {
+      absl::MutexLock l(&mu);
+      seen.push_back(absl::StrCat(WatchEventTypeName(ev.type), " ", Name(ev.object)));
+      return true;
+    }, &cancel);
+  });
+  ASSERT_TRUE(c->Create(Nodes(), "", NodeObj("w1")).ok());
+  ASSERT_TRUE(c->Patch(Nodes(), "", "w1", PatchType::kMerge, {{"metadata", {{"labels", {{"x", "y"}}}}}}).ok());
+  ASSERT_TRUE(c->Delete(Nodes(), "", "w1").ok());
+  {
+    absl::MutexLock l(&mu);
+    auto three = [&] { return seen.size() >= 3; };
+    EXPECT_TRUE(mu.AwaitWithTimeout(absl::Condition(&three), absl::Seconds(10)));
+  }
+  emu_.SendBookmarks();
+  {
+    absl::MutexLock l(&mu);
+    auto bm = [&] { return seen.size() >= 4; };
+    EXPECT_TRUE(mu.AwaitWithTimeout(absl::Condition(&bm), absl::Seconds(10)));
+    EXPECT_EQ(seen[0], "ADDED w1");
+    EXPECT_EQ(seen[1], "MODIFIED w1");
+    EXPECT_EQ(seen[2], "DELETED w1");
+    EXPECT_EQ(seen[3].rfind("BOOKMARK", 0), 0u);
+  }
+  cancel = true;
+  t.join();
+  EXPECT_EQ(result.code(), absl::StatusCode::kCancelled) << result;
+
+  // Watching from a compacted version: ERROR 410 -> IsGone.
+  emu_.CompactHistory();
+  absl::Status gone = c->Watch(Nodes(), "", wo, [](const WatchEvent&) { return true; }, nullptr);
+  EXPECT_TRUE(IsGone(gone)) << gone;
+}
+
+TEST_F(EmulatorTest, ConflictRetriedByCallerLoop) {
+  auto c = NewClient();
+  ASSERT_TRUE(c->Create(Nodes(), "", NodeObj("c1")).ok());
+  emu_.ForceConflicts("nodes", "", "c1", 2);
+  int attempts = 0;
+  absl::Status s;
+  for (; attempts < 5; ++attempts) {
+    auto n = c->Get(Nodes(), "", "c1");
+    ASSERT_TRUE(n.ok());
+    SetLabel(*n, "done", "yes");
+    s = c->Update(Nodes(), *n).status();
+    if (!IsConflict(s)) break;
+  }
+  EXPECT_TRUE(s.ok()) << s;
+  EXPECT_EQ(attempts, 2);
+  EXPECT_EQ(Label(*c->Get(Nodes(), "", "c1"), "done"), "yes");
+}
+
+TEST_F(EmulatorTest, TooManyRequestsHonoursRetryAfter) {
+  FakeClock clock;
+  RestClientOptions ro;
+  ro.clock = &clock;
+  ro.max_retries = 2;
+  auto c = NewClient({}, 0, ro);
+  ::ccm::testing::ErrorFault f;
+  f.code = 429;
+  f.count = 1;
+  f.retry_after_seconds = 3;
+  emu_.InjectError(f);
+  absl::StatusOr<Json> got;
+  std::thread t([&] { got = c->Get(Nodes(), "", "none"); });
+  ASSERT_TRUE(clock.WaitForSleepers(1));
+  absl::Time before = clock.Now();
+  clock.Advance(absl::Seconds(3));
+  t.join();
+  EXPECT_TRUE(IsNotFoundError(got.status())) << got.status();  // the retry reached the server
+  EXPECT_EQ(clock.Now() - before, absl::Seconds(3));
+  // Retries are bounded: persistent 429 comes back as TooManyRequests with RetryAfter.
+  f.count = -1;
+  f.retry_after_seconds = 1;
+  emu_.InjectError(f);
+  std::thread t2([&] { got = c->Get(Nodes(), "", "none"); });
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(clock.WaitForSleepers(1));
+    clock.Advance(absl::Seconds(1));
+  }
+  t2.join();
+  EXPECT_TRUE(IsTooManyRequests(got.status())) << got.status();
+  EXPECT_EQ(RetryAfter(got.status()), absl::Seconds(1));
+  emu_.ClearFaults();
+}
+
+TEST_F(EmulatorTest, ClientSideRateLimitMeasuredWithFakeClock) {
+  FakeClock clock;
+  std::string path = TempPath("kc-rate");
+  ASSERT_TRUE(emu_.WriteKubeconfig(path).ok());
+  auto cfg = LoadKubeconfig(path);
+  cfg->qps = 2;
+  cfg->burst = 3;
+  auto c = RestClient::New(*cfg, {&clock});
+  ASSERT_TRUE(c.ok());
+  std::atomic<int> done{0};
+  std::thread t([&] {
+    for (int i = 0; i < 7; ++i) {
+      (void)(*c)->Get(Nodes(), "", "x");
+      done.fetch_add(1);
+    }
+  });
+  // Burst of 3 at once, then one every 500ms.
+  auto wait_done = [&](int n) {
+    absl::Time deadline = absl::Now() + absl::Seconds(10);
+    while (done.load() < n && absl::Now() < deadline) std::this_thread::yield();
+    return done.load() == n;
+  };
+  ASSERT_TRUE(clock.WaitForSleepers(1));
+  EXPECT_EQ(done.load(), 3);
+  for (int i = 4; i <= 7; ++i) {
+    clock.Advance(absl::Milliseconds(499));
+    EXPECT_EQ(clock.sleepers(), 1);
+    EXPECT_EQ(done.load(), i - 1);
+    clock.Advance(absl::Milliseconds(1));
+    ASSERT_TRUE(wait_done(i));
+    if (i < 7) {
+      ASSERT_TRUE(clock.WaitForSleepers(1));
+    }
+  }
+  t.join();
+  EXPECT_EQ(done.load(), 7);
+}
+
+// Records handler calls in order.
+class Recorder {
+ public:
+  ResourceEventHandler Handler() {
+    return {[this](const Json& o) { Add("add " + Name(o)); },
+            [this](const Json& a, const Json& b) {
+              Add(absl::StrCat(ResourceVersion(a) == ResourceVersion(b) ? "resync " : "update ",
+                               Name(b)));
+            },
+            [this](const Json& o) { Add("delete " + Name(o)); }};
+  }
+  bool WaitFor(const std::string& e, int count = 1) {
+    absl::MutexLock l(&mu_);
+    auto have = [&] { return Count(e) >= count; };
+    return mu_.AwaitWithTimeout(absl::Condition(&have), absl::Seconds(15));
+  }
+  int CountOf(const std::string& e) {
+    absl::MutexLock l(&mu_);
+    return Count(e);
+  }
+  std::vector<std::string> events() {
+    absl::MutexLock l(&mu_);
+    return events_;
+  }
+
+ private:
+  void Add(std::string e) {
+    absl::MutexLock l(&mu_);
+    events_.push_back(std::move(e));
+  }
+  int Count(const std::string& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return static_cast<int>(std::count(events_.begin(), events_.end(), e));
+  }
+  absl::Mutex mu_;
+  std::vector<std::string> events_ ABSL_GUARDED_BY(mu_);
+};
+
+TEST_F(EmulatorTest, InformerResumesAfterDroppedWatchWithoutMissOrDuplicate) {
+  auto c = NewClient();
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(emu_.Create("nodes", NodeObj(absl::StrCat("a", i))).ok());
+  FakeClock clock;
+  InformerOptions o;
+  o.clock = &clock;
+  o.page_size = 2;
+  Informer inf(*c, Nodes(), o);
+  Recorder rec;
+  inf.AddEventHandler(rec.Handler());
+  inf.Start();
+  ASSERT_TRUE(inf.WaitForSync(absl::Seconds(15)));
+  EXPECT_EQ(inf.Size(), 5u);
+  ASSERT_TRUE(emu_.Create("nodes", NodeObj("b0")).ok());
+  ASSERT_TRUE(rec.WaitFor("add b0"));
+  // Cut the watch; while the informer backs off, objects change.
+  while (emu_.OpenWatches() == 0) std::this_thread::yield();
+  EXPECT_EQ(emu_.DropWatches(), 1);
+  ASSERT_TRUE(clock.WaitForSleepers(1));
+  ASSERT_TRUE(emu_.Create("nodes", NodeObj("b1")).ok());
+  ASSERT_TRUE(emu_.Delete("nodes", "", "a0").ok());
+  clock.Advance(absl::Minutes(1));
+  ASSERT_TRUE(emu_.Create("nodes", NodeObj("b2")).ok());
+  ASSERT_TRUE(rec.WaitFor("add b2"));
+  ASSERT_TRUE(rec.WaitFor("delete a0"));
+  EXPECT_EQ(inf.lists(), 1);  // resumed, not relisted
+  EXPECT_GE(inf.watches(), 2);
+  for (const char* n : {"a0", "a1", "a4", "b0", "b1", "b2"}) EXPECT_EQ(rec.CountOf(absl::StrCat("add ", n)), 1) << n;
+  EXPECT_EQ(rec.CountOf("delete a0"), 1);
+  EXPECT_EQ(inf.Size(), 7u);
+  EXPECT_EQ(inf.Get("a0"), nullptr);
+  ASSERT_NE(inf.Get("b1"), nullptr);
+}
+
+TEST_F(EmulatorTest, InformerRelistsAfterGone) {
+  auto c = NewClient();
+  ASSERT_TRUE(emu_.Create("nodes", NodeObj("keep")).ok());
+  ASSERT_TRUE(emu_.Create("nodes", NodeObj("gone")).ok());
+  FakeClock clock;
+  InformerOptions o;
+  o.clock = &clock;
+  Informer inf(*c, Nodes(), o);
+  Recorder rec;
+  inf.AddEventHandler(rec.Handler());
+  inf.Start();
+  ASSERT_TRUE(inf.WaitForSync(absl::Seconds(15)));
+  while (emu_.OpenWatches() == 0) std::this_thread::yield();
+  emu_.DropWatches();
+  ASSERT_TRUE(clock.WaitForSleepers(1));
+  ASSERT_TRUE(emu_.Delete("nodes", "", "gone").ok());
+  ASSERT_TRUE(emu_.Create("nodes", NodeObj("new")).ok());
+  emu_.CompactHistory();  // the informer's resourceVersion is now too old
+  clock.Advance(absl::Minutes(1));
+  ASSERT_TRUE(rec.WaitFor("add new"));
+  ASSERT_TRUE(rec.WaitFor("delete gone"));
+  EXPECT_EQ(inf.lists(), 2);
+  EXPECT_EQ(rec.CountOf("update keep") + rec.CountOf("resync keep"), 1);  // Replace semantics
+  EXPECT_EQ(inf.Size(), 2u);
+}
+
+TEST_F(EmulatorTest, InformerResyncSelectorsAndFactory) {
+  auto c = NewClient();
+  Json labelled = NodeObj("l1");
+  SetLabel(labelled, "role", "cp");
+  ASSERT_TRUE(emu_.Create("nodes", labelled).ok());
+  ASSERT_TRUE(emu_.Create("nodes", NodeObj("u1")).ok());
+  FakeClock clock;
+  InformerOptions o;
+  o.clock = &clock;
+  o.resync_period = absl::Minutes(5);
+  SharedInformerFactory factory(*c, o);
+  Informer& a = factory.For(Nodes(), "", "role=cp");
+  Informer& b = factory.For(Nodes(), "", "role=cp");
+  EXPECT_EQ(&a, &b);
+  Recorder rec;
+  a.AddEventHandler(rec.Handler());
+  factory.Start();
+  ASSERT_TRUE(factory.WaitForSync(absl::Seconds(15)));
+  EXPECT_EQ(a.Size(), 1u);
+  ASSERT_NE(a.Get("l1"), nullptr);
+  // Late handlers get the cache as adds.
+  Recorder late;
+  a.AddEventHandler(late.Handler());
+  EXPECT_EQ(late.CountOf("add l1"), 1);
+  ASSERT_TRUE(clock.WaitForSleepers(1));  // the resync thread
+  clock.Advance(absl::Minutes(5));
+  ASSERT_TRUE(rec.WaitFor("resync l1"));
+  ASSERT_TRUE(late.WaitFor("resync l1"));
+  EXPECT_EQ(rec.CountOf("add u1"), 0);
+  factory.Stop();
+}
+
+}  // namespace
+}  // namespace ccm::kube
