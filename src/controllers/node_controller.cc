@@ -75,7 +75,10 @@ NodeController::NodeController(kube::Client& client, kube::Informer& nodes,
       .on_add = [call](const kube::Json& n) {
         call([&](NodeController& c) { c.EnqueueIfUninitialized(n); });
       },
-      .on_update = [call](const kube::Json&, const kube::Json& n) {
+      // Only when the taint appears: a tainted Node is already queued, or being retried with
+      // backoff, and re-queueing it for its own status PATCH would cost a PUT (409) and a GET.
+      .on_update = [call](const kube::Json& old_node, const kube::Json& n) {
+        if (kube::HasTaint(old_node, kUninitializedTaintKey)) return;
         call([&](NodeController& c) { c.EnqueueIfUninitialized(n); });
       },
       .on_delete = [call](const kube::Json& n) {

@@ -2,7 +2,8 @@
 // The cloud-node controller (k8s.io/cloud-provider controllers/node): initialises Nodes that
 // carry the uninitialized taint and keeps the addresses of initialised Nodes current.
 //
-// informer event -> node name -> rate-limited work queue -> ProcessNextItem (logs, requeues) ->
+// informer event (a Node added with, or gaining, the uninitialized taint) -> node name ->
+// rate-limited work queue -> ProcessNextItem (logs, requeues) ->
 // Sync(name). Sync of a Node that still has the uninitialized taint initialises it:
 //   1. Instances::GetInstanceMetadata;
 //   2. PATCH status.addresses (addresses must be there before the taint goes: the scheduler may

@@ -77,11 +77,11 @@ TEST_F(NodeControllerTest, InitialisesKubeletNode) {
   EXPECT_EQ(labels["topology.kubernetes.io/region"], "region-1");
   EXPECT_EQ(labels["failure-domain.beta.kubernetes.io/region"], "region-1");
   EXPECT_EQ(labels["kubernetes.io/hostname"], "worker-1");
-  // Addresses (status PATCH) and one successful PUT. A re-sync from the informer's update event
-  // may follow and find nothing to do.
-  EXPECT_GE(env_.emulator.RequestCount("patch nodes/status"), 1);
-  EXPECT_GE(env_.emulator.RequestCount("update nodes"), 1);
-  ASSERT_TRUE(Eventually([&] { return Syncs("initialize", "success") >= 1; }));
+  // Addresses (status PATCH) first, then one PUT: nothing more.
+  ASSERT_TRUE(Eventually([&] { return Syncs("initialize", "success") == 1; }));
+  EXPECT_EQ(env_.emulator.RequestCount("patch nodes/status"), 1);
+  EXPECT_EQ(env_.emulator.RequestCount("update nodes"), 1);
+  EXPECT_EQ(env_.emulator.RequestCount("get nodes"), 0);
   EXPECT_EQ(env_.registry.Find("cloud_node_controller_initialization_duration_seconds")
                 ->Count({}), 1u);
   auto events = env_.EventsFor("worker-1");
@@ -191,11 +191,7 @@ TEST_F(NodeControllerTest, AddressesRefreshedOnlyWhenChanged) {
   ASSERT_TRUE(env_.StoreSees("worker-1", [](const kube::Json& n) {
     return !kube::HasTaint(n, kUninitializedTaintKey) && !kube::NodeAddresses(n).empty();
   }));
-  // The status PATCH's watch event queues the node once more; wait for that second sync (it finds
-  // nothing to do) so the counts below belong to the refresh alone.
-  ASSERT_TRUE(Eventually([&] {
-    return Syncs("initialize", "success") + Syncs("refresh", "success") == 2;
-  }));
+  ASSERT_TRUE(Eventually([&] { return Syncs("initialize", "success") == 1; }));
   const double r0 = Syncs("refresh", "success");
   env_.emulator.ResetRequestCounts();
 
