@@ -306,8 +306,12 @@ TEST_F(EmulatorTest, TooManyRequestsHonoursRetryAfter) {
   f.count = -1;
   f.retry_after_seconds = 1;
   emu_.InjectError(f);
+  int64_t sent = c->requests_sent();
   std::thread t2([&] { got = c->Get(Nodes(), "", "none"); });
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 1; i <= 2; ++i) {
+    // Once request i has been sent, the previous sleep is over: a sleeper now is the next one.
+    absl::Time deadline = absl::Now() + absl::Seconds(10);
+    while (c->requests_sent() < sent + i && absl::Now() < deadline) std::this_thread::yield();
     ASSERT_TRUE(clock.WaitForSleepers(1));
     clock.Advance(absl::Seconds(1));
   }
