@@ -10,6 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "app/app_metrics.h"
 #include "app/health_server.h"
 #include "app/secret_watcher.h"
@@ -190,7 +191,9 @@ int Run(const Options& o, const std::map<std::string, std::string>& env, absl::N
   for (const auto& w : parsed->warnings) LOG_WARN("cloud config: {}", w);
   for (const auto& n : parsed->notices) LOG_INFO("cloud config: {}", n);
   const cloud::Config& config = parsed->config;
-  VLOG(2, "cloud config:\n{}", config.ToString());
+  // One log line per config line: every line of the log keeps klog's header.
+  for (absl::string_view line : absl::StrSplit(config.ToString(), '\n', absl::SkipEmpty()))
+    VLOG(2, "cloud config: {}", line);
 
   auto kcfg = kube::BuildConfig(o.master, o.kubeconfig);
   if (!kcfg.ok()) {
