@@ -41,6 +41,7 @@ TEST_P(BadConfigTest, ExitsNonZeroNamingTheProblem) {
     EXPECT_NE(*code, 0) << err;
   }
   for (const auto& w : c.want_stderr) EXPECT_TRUE(absl::StrContains(err, w)) << "want \"" << w << "\" in:\n" << err;
+  RemoveTempDir(dir);
 }
 
 const char kGood[] =
@@ -70,6 +71,7 @@ TEST(FlagsTest, VersionAndHelpExitZero) {
     EXPECT_EQ((*p)->WaitExit(absl::Seconds(5)), 0) << flag;
     EXPECT_TRUE(absl::StrContains((*p)->Stdout(), "vsphere-cloud-controller-manager")) << flag;
   }
+  RemoveTempDir(dir);
 }
 
 }  // namespace

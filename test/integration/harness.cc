@@ -49,6 +49,11 @@ std::string MakeTempDir(const std::string& name) {
   return d != nullptr ? std::string(d) : std::string("/tmp");
 }
 
+void RemoveTempDir(const std::string& dir) {
+  std::error_code ec;
+  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir, ec);
+}
+
 void WriteFile(const std::string& path, const std::string& content) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << content;
@@ -165,8 +170,7 @@ absl::StatusOr<std::unique_ptr<Cluster>> Cluster::Start(const std::string& name)
 Cluster::~Cluster() {
   emu_.Stop();
   vcsim_.reset();
-  std::error_code ec;
-  if (!::testing::Test::HasFailure()) std::filesystem::remove_all(dir_, ec);
+  RemoveTempDir(dir_);
 }
 
 absl::Status Cluster::SetCredentials(const std::string& user, const std::string& password) {

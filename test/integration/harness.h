@@ -32,6 +32,8 @@ bool WaitFor(const std::function<bool()>& cond, absl::Duration timeout);
 std::string SourceDir();
 std::string CcmBinary();
 std::string MakeTempDir(const std::string& name);
+// Removes it unless the test failed (then it is kept for the logs).
+void RemoveTempDir(const std::string& dir);
 void WriteFile(const std::string& path, const std::string& content);
 int FreePort();
 // The BIOS UUID in SMBIOS byte order (first three groups byte-swapped), as a kubelet reports it.

@@ -40,6 +40,7 @@ TEST(KubectlDryRunTest, ManifestsApplyAgainstTheEmulator) {
   auto [code, out] = RunCommand(base);
   if (code == 0) {
     std::cout << out;
+    RemoveTempDir(dir);
     return;  // full validation passed
   }
   ASSERT_TRUE(absl::StrContains(out, "openapi") || absl::StrContains(out, "resource mapping not found"))
@@ -63,6 +64,7 @@ TEST(KubectlDryRunTest, ManifestsApplyAgainstTheEmulator) {
   }
   EXPECT_GE(accepted, 2) << "the ConfigMap and the Secret pass the dry run\n" << out;
   std::cout << out;
+  RemoveTempDir(dir);
 }
 
 }  // namespace
