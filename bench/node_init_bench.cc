@@ -1,0 +1,526 @@
+// 1,000 kubelets register at once: how long until the real vsphere-cloud-controller-manager has
+// initialised every Node, and what does it cost? Starts three processes: the vCenter simulator
+// (1,000 generated VMs, zone/region tags), the kube-emulator binary and the controller binary.
+// Once the controller's inventory is loaded (/metrics cloudprovider_vsphere_inventory_synced 1)
+// the counters are reset and 1,000 Nodes are created through the emulator's debug endpoint, the
+// way kubelets with --cloud-provider=external register them. Prints the time until all are
+// initialised, the vCenter requests made after the inventory load (simulator counters), the
+// Kubernetes requests made by the controller (emulator counters) and the controller's peak RSS.
+// The bench watches the Nodes with an informer opened before the counters are reset, so its own
+// requests are not counted.
+//
+//   node_init_bench [--nodes N] [--workers W] [--qps Q] [--burst B] [--leader-elect]
+//                   [--keep-logs]
+// Environment: NODE_BENCH_CCM / NODE_BENCH_KUBE_EMULATOR override the binaries' paths.
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "cloud/core/uuid.h"
+#include "common/http_client.h"
+#include "common/logging.h"
+#include "fixtures/vcsim/vcsim_process.h"
+#include "kube/client.h"
+#include "kube/config.h"
+#include "kube/informer.h"
+#include "kube/objects.h"
+#include "kube/resource.h"
+
+namespace ccm::bench {
+namespace {
+
+using nlohmann::json;
+
+struct Flags {
+  int nodes = 1000;
+  int workers = 4;
+  int qps = 5000;
+  int burst = 5000;
+  bool leader_elect = false;
+  bool keep_logs = false;
+};
+
+std::string Spec(int vms) {
+  return absl::StrCat(R"({
+  "datacenters": [{
+    "name": "dc1",
+    "clusters": [{"name": "c1", "hosts": 8, "resource_pools": ["rp1"]}],
+    "generate_vms": {"count": )",
+                      vms, R"(, "prefix": "node-", "cluster": "c1",
+                     "subnet": "10.1.0.0/16", "network": "VM Network"}
+  }],
+  "tag_categories": [{"name": "k8s-zone", "cardinality": "SINGLE"},
+                     {"name": "k8s-region", "cardinality": "SINGLE"}],
+  "tags": [
+    {"name": "region-1", "category": "k8s-region", "attach": ["/dc1"]},
+    {"name": "zone-a", "category": "k8s-zone", "attach": ["/dc1/host/c1"]},
+    {"name": "zone-h0", "category": "k8s-zone", "attach": ["/dc1/host/c1/c1-host-0"]}
+  ]
+})");
+}
+
+// A child process whose stdout (optionally a pipe) and stderr go to `log`.
+struct Child {
+  pid_t pid = -1;
+  int stdout_fd = -1;
+
+  static absl::StatusOr<Child> Spawn(const std::vector<std::string>& argv, const std::string& log,
+                                     bool pipe_stdout) {
+    int fds[2] = {-1, -1};
+    if (pipe_stdout && pipe(fds) != 0) return absl::InternalError("pipe");
+    int log_fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (log_fd < 0) return absl::InternalError("open " + log);
+    pid_t pid = fork();
+    if (pid < 0) return absl::InternalError("fork");
+    if (pid == 0) {
+      dup2(pipe_stdout ? fds[1] : log_fd, 1);
+      dup2(log_fd, 2);
+      std::vector<char*> args;
+      for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+      args.push_back(nullptr);
+      execv(args[0], args.data());
+      _exit(127);
+    }
+    close(log_fd);
+    Child c;
+    c.pid = pid;
+    if (pipe_stdout) {
+      close(fds[1]);
+      c.stdout_fd = fds[0];
+    }
+    return c;
+  }
+
+  // Reads one line from the stdout pipe (blocking).
+  std::string ReadLine() const {
+    std::string line;
+    char ch;
+    while (read(stdout_fd, &ch, 1) == 1 && ch != '\n') line += ch;
+    return line;
+  }
+
+  void Terminate() {
+    if (pid <= 0) return;
+    kill(pid, SIGTERM);
+    for (int i = 0; i < 100; ++i) {
+      if (waitpid(pid, nullptr, WNOHANG) == pid) {
+        pid = -1;
+        break;
+      }
+      absl::SleepFor(absl::Milliseconds(50));
+    }
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+      pid = -1;
+    }
+    if (stdout_fd >= 0) close(stdout_fd);
+    stdout_fd = -1;
+  }
+};
+
+// The compiled-in path, unless the environment variable `env` names another binary.
+std::string BinaryPath(const char* env, const char* compiled_in) {
+  const char* v = std::getenv(env);
+  return v != nullptr && *v != '\0' ? v : compiled_in;
+}
+
+int FreePort() {
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = 0;
+  bind(s, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  socklen_t len = sizeof(a);
+  getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
+  close(s);
+  return ntohs(a.sin_port);
+}
+
+// "VmHWM" / "VmRSS" / "Threads" of a process, in the units /proc prints (kB for memory).
+long ProcStatus(pid_t pid, const std::string& key) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (absl::StartsWith(line, key + ":")) {
+      long v = 0;
+      std::istringstream(line.substr(key.size() + 1)) >> v;
+      return v;
+    }
+  }
+  return -1;
+}
+
+// User + system CPU time of a process so far (/proc/<pid>/stat fields 14 and 15).
+absl::Duration CpuTime(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t close = stat.rfind(')');
+  if (close == std::string::npos) return absl::ZeroDuration();
+  std::vector<std::string> f = absl::StrSplit(stat.substr(close + 2), ' ');
+  long long ut = 0, st = 0;
+  if (f.size() < 13 || !absl::SimpleAtoi(f[11], &ut) || !absl::SimpleAtoi(f[12], &st)) {
+    return absl::ZeroDuration();
+  }
+  return absl::Seconds(static_cast<double>(ut + st) / sysconf(_SC_CLK_TCK));
+}
+
+std::string Memory(pid_t pid) {
+  return absl::StrCat("VmHWM ", ProcStatus(pid, "VmHWM"), " kB, VmRSS ", ProcStatus(pid, "VmRSS"),
+                      " kB (anon ", ProcStatus(pid, "RssAnon"), " + file ",
+                      ProcStatus(pid, "RssFile"), "), ", ProcStatus(pid, "Threads"), " threads");
+}
+
+// Resident memory of a process by mapping (/proc/<pid>/smaps): shared libraries by file name,
+// everything anonymous (heap, arenas, thread stacks) as "[anon]"; the largest `top`, in kB.
+std::string RssByMapping(pid_t pid, int top) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/smaps"));
+  std::map<std::string, long> by;
+  std::string line, current = "[anon]";
+  while (std::getline(in, line)) {
+    if (!line.empty() && std::isxdigit(static_cast<unsigned char>(line[0])) &&
+        line.find('-') < line.find(' ')) {
+      std::vector<std::string> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
+      current = f.size() >= 6 ? f[5] : "[anon]";
+      if (current == "[heap]" || current == "[stack]") current = "[anon]";
+      if (size_t slash = current.rfind('/'); slash != std::string::npos) {
+        current = current.substr(slash + 1);
+      }
+      continue;
+    }
+    if (absl::StartsWith(line, "Rss:")) {
+      long kb = 0;
+      std::istringstream(line.substr(4)) >> kb;
+      by[current] += kb;
+    }
+  }
+  std::vector<std::pair<long, std::string>> sorted;
+  for (const auto& [name, kb] : by) sorted.push_back({kb, name});
+  std::sort(sorted.rbegin(), sorted.rend());
+  std::string out;
+  long rest = 0;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (static_cast<int>(i) < top) {
+      absl::StrAppend(&out, "    ", sorted[i].second, " ", sorted[i].first, " kB\n");
+    } else {
+      rest += sorted[i].first;
+    }
+  }
+  absl::StrAppend(&out, "    (", sorted.size() > static_cast<size_t>(top) ? sorted.size() - top : 0,
+                  " other mappings) ", rest, " kB\n");
+  return out;
+}
+
+// Value of the first sample of `metric` (with any labels) in Prometheus text, or -1.
+double Metric(const std::string& text, const std::string& metric) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (!absl::StartsWith(line, metric)) continue;
+    absl::string_view rest = line.substr(metric.size());
+    if (!rest.empty() && rest[0] != '{' && rest[0] != ' ') continue;
+    double v;
+    if (absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &v)) return v;
+  }
+  return -1;
+}
+
+bool Initialised(const kube::Json& n) {
+  return !kube::ProviderId(n).empty() &&
+         !kube::HasTaint(n, "node.cloudprovider.kubernetes.io/uninitialized");
+}
+
+int Run(const Flags& f) {
+  logging::Init(0);
+  setvbuf(stdout, nullptr, _IOLBF, 0);
+  char tmpl[] = "/tmp/node-init-bench-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  std::printf(
+      "node_init_bench: %d nodes, --concurrent-node-syncs=%d --kube-api-qps=%d "
+      "--kube-api-burst=%d --leader-elect=%s (logs in %s)\n",
+      f.nodes, f.workers, f.qps, f.burst, f.leader_elect ? "true" : "false", dir.c_str());
+
+  // 1. vCenter simulator.
+  absl::Time t = absl::Now();
+  auto sim = ccm::testing::VcsimProcess::Start(Spec(f.nodes));
+  if (!sim.ok()) {
+    std::fprintf(stderr, "simulator: %s\n", sim.status().ToString().c_str());
+    return 1;
+  }
+  std::printf("simulator up in %s\n", absl::FormatDuration(absl::Now() - t).c_str());
+
+  // 2. API server emulator (its own process).
+  auto emu = Child::Spawn(
+      {BinaryPath("NODE_BENCH_KUBE_EMULATOR", KUBE_EMULATOR_BINARY), "--listen", "127.0.0.1:0",
+       "--kubeconfig-out", dir + "/kubeconfig", "--debug-listen", "127.0.0.1:0"},
+      dir + "/emulator.log", /*pipe_stdout=*/true);
+  if (!emu.ok()) return 1;
+  json emu_info = json::parse(emu->ReadLine(), nullptr, false);
+  if (!emu_info.is_object()) {
+    std::fprintf(stderr, "kube-emulator did not start; see %s/emulator.log\n", dir.c_str());
+    return 1;
+  }
+  const std::string debug = emu_info.value("debug", "");
+  HttpClient http(HttpClientOptions{.tls = {.insecure = true}});
+
+  // 3. The controller binary.
+  const std::string hp = (*sim)->host_port();
+  {
+    std::ofstream conf(dir + "/vsphere.conf");
+    conf << "[Global]\nuser = \"user\"\npassword = \"pass\"\nport = \""
+         << hp.substr(hp.rfind(':') + 1) << "\"\nca-file = \"" << (*sim)->info().ca_file
+         << "\"\n\n[VirtualCenter \"127.0.0.1\"]\ndatacenters = \"dc1\"\n\n"
+         << "[Labels]\nregion = \"k8s-region\"\nzone = \"k8s-zone\"\n";
+  }
+  const int port = FreePort();
+  t = absl::Now();
+  auto ccm = Child::Spawn(
+      {BinaryPath("NODE_BENCH_CCM", CCM_BINARY), "--cloud-provider=vsphere",
+       "--cloud-config=" + dir + "/vsphere.conf", "--kubeconfig=" + dir + "/kubeconfig",
+       absl::StrCat("--concurrent-node-syncs=", f.workers), absl::StrCat("--kube-api-qps=", f.qps),
+       absl::StrCat("--kube-api-burst=", f.burst),
+       absl::StrCat("--leader-elect=", f.leader_elect ? "true" : "false"),
+       "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", port)},
+      dir + "/ccm.log", /*pipe_stdout=*/false);
+  if (!ccm.ok()) return 1;
+  auto cleanup = [&] {
+    ccm->Terminate();
+    emu->Terminate();
+    if (!f.keep_logs) {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  };
+  auto metrics = [&]() -> std::string {
+    auto r = http.Do({.url = absl::StrCat("https://127.0.0.1:", port, "/metrics")});
+    return r.ok() && r->status == 200 ? r->body : "";
+  };
+  std::string m;
+  absl::Time deadline = absl::Now() + absl::Minutes(2);
+  while (Metric(m = metrics(), "cloudprovider_vsphere_inventory_synced") != 1) {
+    if (absl::Now() > deadline || waitpid(ccm->pid, nullptr, WNOHANG) == ccm->pid) {
+      std::fprintf(stderr, "the controller did not load its inventory; see %s/ccm.log\n",
+                   dir.c_str());
+      ccm->pid = -1;
+      cleanup();
+      return 1;
+    }
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  std::printf("controller inventory loaded in %s (%g VMs); controller %s\n",
+              absl::FormatDuration(absl::Now() - t).c_str(),
+              Metric(m, "cloudprovider_vsphere_inventory_vms"), Memory(ccm->pid).c_str());
+
+  // 4. The bench's own view of the Nodes (opened before the counters are reset).
+  auto kcfg = kube::LoadKubeconfig(dir + "/kubeconfig");
+  if (!kcfg.ok()) return 1;
+  kcfg->qps = 1000;
+  kcfg->burst = 1000;
+  auto client = kube::RestClient::New(*kcfg);
+  if (!client.ok()) return 1;
+  kube::Informer nodes(**client, kube::Nodes(), {});
+  absl::Mutex mu;
+  std::set<std::string> done;
+  absl::Time last_done;
+  auto seen = [&](const kube::Json& n) {
+    if (!Initialised(n)) return;
+    absl::MutexLock l(&mu);
+    if (done.insert(kube::Name(n)).second) last_done = absl::Now();
+  };
+  nodes.AddEventHandler(
+      {.on_add = seen, .on_update = [&](const kube::Json&, const kube::Json& n) { seen(n); }});
+  nodes.Start();
+  if (!nodes.WaitForSync(absl::Seconds(30))) return 1;
+
+  // 5. Reset counters; register every Node at once (8 threads on the debug endpoint).
+  if (!(*sim)->ResetCounters().ok()) return 1;
+  if (!http.Do({.method = "POST", .url = debug + "/counters/reset"}).ok()) return 1;
+  const double kube_sent_before = Metric(metrics(), "rest_client_requests_sent");
+  std::vector<json> bodies;
+  for (const auto& vm : (*sim)->info().vms) {
+    json n = {{"apiVersion", "v1"},
+              {"kind", "Node"},
+              {"metadata", {{"name", vm.name}, {"labels", {{"kubernetes.io/hostname", vm.name}}}}},
+              {"spec",
+               {{"taints", json::array({{{"key", "node.cloudprovider.kubernetes.io/uninitialized"},
+                                         {"value", "true"},
+                                         {"effect", "NoSchedule"}}})}}},
+              {"status",
+               {{"nodeInfo", {{"systemUUID", cloud::SwapUuidByteOrder(vm.uuid).value_or("")}}},
+                {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+    bodies.push_back(n);
+  }
+  std::atomic<int> failed{0};
+  const absl::Duration cpu_ccm0 = CpuTime(ccm->pid), cpu_emu0 = CpuTime(emu->pid),
+                       cpu_sim0 = CpuTime((*sim)->pid()), cpu_self0 = CpuTime(getpid());
+  const absl::Time t0 = absl::Now();
+  {
+    std::vector<std::thread> threads;
+    for (int w = 0; w < 8; ++w) {
+      threads.emplace_back([&, w] {
+        for (size_t i = w; i < bodies.size(); i += 8) {
+          auto r = http.Do({.method = "PUT",
+                            .url = debug + "/objects/nodes",
+                            .headers = {{"Content-Type", "application/json"}},
+                            .body = bodies[i].dump()});
+          if (!r.ok() || r->status != 200) ++failed;
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+  }
+  const absl::Time t_registered = absl::Now();
+  const absl::Duration registered = t_registered - t0;
+  if (failed > 0) std::fprintf(stderr, "%d registrations failed\n", failed.load());
+
+  // 6. Wait until the informer has seen every Node initialised.
+  {
+    absl::MutexLock l(&mu);
+    auto all = [&] { return done.size() >= bodies.size(); };
+    if (!mu.AwaitWithTimeout(absl::Condition(&all), absl::Minutes(5))) {
+      std::fprintf(stderr, "only %zu of %zu nodes initialised after 5 minutes; see %s/ccm.log\n",
+                   done.size(), bodies.size(), dir.c_str());
+    }
+  }
+  absl::Duration all_init;
+  {
+    absl::MutexLock l(&mu);
+    all_init = last_done - t0;
+  }
+  const long hwm_at_done = ProcStatus(ccm->pid, "VmHWM");
+  const absl::Duration cpu_ccm = CpuTime(ccm->pid) - cpu_ccm0,
+                       cpu_emu = CpuTime(emu->pid) - cpu_emu0,
+                       cpu_sim = CpuTime((*sim)->pid()) - cpu_sim0,
+                       cpu_self = CpuTime(getpid()) - cpu_self0;
+  double load[3] = {0, 0, 0};
+  getloadavg(load, 3);
+  // Let trailing work (Events) finish: wait until the emulator's request count stops moving.
+  auto counters = [&]() -> json {
+    auto r = http.Do({.url = debug + "/counters"});
+    return r.ok() ? json::parse(r->body, nullptr, false) : json();
+  };
+  int64_t last = -1;
+  json kc;
+  for (int i = 0; i < 100; ++i) {
+    kc = counters();
+    int64_t total = kc.value("total", int64_t{-1});
+    if (total == last) break;
+    last = total;
+    absl::SleepFor(absl::Milliseconds(300));
+  }
+  m = metrics();
+
+  // Correctness: every Node has providerID, addresses, instance type and zone.
+  int ok = 0;
+  std::map<std::string, int> zones;
+  for (const kube::ObjectPtr& n : nodes.List()) {
+    auto labels = kube::Labels(*n);
+    if (Initialised(*n) && kube::NodeAddresses(*n).size() == 3 &&
+        absl::StartsWith(labels["node.kubernetes.io/instance-type"], "vsphere-vm.cpu-2") &&
+        labels["topology.kubernetes.io/region"] == "region-1") {
+      ++ok;
+    }
+    ++zones[labels["topology.kubernetes.io/zone"]];
+  }
+
+  std::printf("\nregistered %zu nodes in %s (%d failed)\n", bodies.size(),
+              absl::FormatDuration(registered).c_str(), failed.load());
+  std::printf(
+      "ALL INITIALISED after %s from the first registration (%s after the last; %zu seen)\n",
+      absl::FormatDuration(all_init).c_str(),
+      absl::FormatDuration(std::max(absl::ZeroDuration(), t0 + all_init - t_registered)).c_str(),
+      done.size());
+  std::printf(
+      "CPU time from the first registration until all were initialised: controller %s, "
+      "kube-emulator %s, vcsim %s, this bench (registration + informer) %s; machine "
+      "load average %.1f\n",
+      absl::FormatDuration(cpu_ccm).c_str(), absl::FormatDuration(cpu_emu).c_str(),
+      absl::FormatDuration(cpu_sim).c_str(), absl::FormatDuration(cpu_self).c_str(), load[0]);
+  std::printf("correct nodes: %d/%zu; zones:", ok, bodies.size());
+  for (const auto& [z, n] : zones) std::printf(" %s=%d", z.c_str(), n);
+  std::printf("\n\nvCenter requests after the inventory load (simulator counters):\n");
+  auto soap = (*sim)->SoapCounters();
+  auto rest = (*sim)->RestCounters();
+  int soap_total = 0, rest_total = 0, waits = 0;
+  if (soap.ok()) {
+    for (const auto& [method, n] : *soap) {
+      std::printf("  SOAP %-50s %d\n", method.c_str(), n);
+      soap_total += n;
+      if (method == "WaitForUpdatesEx") waits += n;
+    }
+  }
+  if (rest.ok()) {
+    for (const auto& [path, n] : *rest) {
+      std::printf("  REST %-50s %d\n", path.c_str(), n);
+      rest_total += n;
+    }
+  }
+  std::printf("  total %d (%d SOAP + %d REST); without the idle WaitForUpdatesEx long polls: %d\n",
+              soap_total + rest_total, soap_total, rest_total, soap_total + rest_total - waits);
+  std::printf("\nKubernetes requests by the controller (emulator counters):\n");
+  int64_t kube_total = 0;
+  const json counts = kc.is_object() && kc.contains("counts") ? kc["counts"] : json::object();
+  for (const auto& [key, n] : counts.items()) {
+    std::printf("  %-50s %lld\n", key.c_str(), static_cast<long long>(n.get<int64_t>()));
+    kube_total += n.get<int64_t>();
+  }
+  std::printf("  total %lld (controller's rest_client_requests_sent: %+g)\n",
+              static_cast<long long>(kube_total),
+              Metric(m, "rest_client_requests_sent") - kube_sent_before);
+  std::printf("\ncontroller process: %s; VmHWM when all were initialised: %ld kB\n",
+              Memory(ccm->pid).c_str(), hwm_at_done);
+  std::printf("  resident memory by mapping:\n%s", RssByMapping(ccm->pid, 12).c_str());
+  std::printf("targets: < 2 s (%s), < 20 vCenter requests (%d), < 25 MB peak RSS (%ld kB)\n",
+              absl::FormatDuration(all_init).c_str(), soap_total + rest_total,
+              ProcStatus(ccm->pid, "VmHWM"));
+  nodes.Stop();
+  cleanup();
+  return 0;
+}
+
+}  // namespace
+}  // namespace ccm::bench
+
+int main(int argc, char** argv) {
+  ccm::bench::Flags f;
+  for (int i = 1; i < argc; ++i) {
+    auto next = [&] { return i + 1 < argc ? std::atoi(argv[++i]) : 0; };
+    if (std::strcmp(argv[i], "--nodes") == 0)
+      f.nodes = next();
+    else if (std::strcmp(argv[i], "--workers") == 0)
+      f.workers = next();
+    else if (std::strcmp(argv[i], "--qps") == 0)
+      f.qps = next();
+    else if (std::strcmp(argv[i], "--burst") == 0)
+      f.burst = next();
+    else if (std::strcmp(argv[i], "--leader-elect") == 0)
+      f.leader_elect = true;
+    else if (std::strcmp(argv[i], "--keep-logs") == 0)
+      f.keep_logs = true;
+  }
+  return ccm::bench::Run(f);
+}
