@@ -1,7 +1,9 @@
 // vsphere-cloud-controller-manager: the Kubernetes cloud controller manager for VMware vSphere.
+#include <malloc.h>
 #include <signal.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <string>
@@ -16,6 +18,11 @@
 extern char** environ;
 
 int main(int argc, char** argv) {
+  // glibc gives each thread that allocates its own malloc arena (up to 8 per core), and every
+  // arena keeps the memory freed into it. With ~20 threads that was about 8 MB of resident
+  // memory for 1,000 Nodes (bench/node_init_bench: peak 49 -> 41 MB, same CPU time). Two arenas
+  // are plenty for this mostly idle process; MALLOC_ARENA_MAX in the environment still wins.
+  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, 2);
   std::vector<std::string> args(argv, argv + argc);
   auto options = ccm::app::ParseOptions(args);
   if (!options.ok()) {
