@@ -254,30 +254,50 @@ curl_slist* Prepare(CURL* c, const HttpRequest& req, const HttpClientOptions& op
 
 }  // namespace
 
+namespace {
+
+// Failures that mean the request never reached the server (a pooled keep-alive connection the
+// server had closed, or a handshake cut short), so sending it again on a fresh connection is safe
+// for any method. Failures after sending (GOT_NOTHING, RECV_ERROR) are retried only for reads.
+bool RetryOnFreshConnection(CURLcode rc, const std::string& method) {
+  if (rc == CURLE_SEND_ERROR || rc == CURLE_SSL_CONNECT_ERROR) return true;
+  const bool read = method == "GET" || method == "HEAD";
+  return read && (rc == CURLE_GOT_NOTHING || rc == CURLE_RECV_ERROR);
+}
+
+}  // namespace
+
 absl::StatusOr<HttpResponse> HttpClient::Do(const HttpRequest& req) {
-  auto h = Acquire();
-  CURL* c = h->curl;
-  HttpResponse resp;
-  curl_slist* hdrs = Prepare(c, req, options_, &resp);
-  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &resp.body);
-  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, nullptr);
-  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 1L);
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
-                   Millis(req.timeout > absl::ZeroDuration() ? req.timeout : options_.timeout));
-  h->errbuf[0] = '\0';
-  CURLcode rc = curl_easy_perform(c);
-  curl_slist_free_all(hdrs);
-  if (rc != CURLE_OK) {
-    absl::Status s = CurlError(rc, req.method, req.url, h->errbuf);
-    return s;  // the handle is dropped: its connection may be broken
+  for (int attempt = 0;; ++attempt) {
+    auto h = Acquire();
+    CURL* c = h->curl;
+    HttpResponse resp;
+    curl_slist* hdrs = Prepare(c, req, options_, &resp);
+    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &resp.body);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, nullptr);
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 1L);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
+                     Millis(req.timeout > absl::ZeroDuration() ? req.timeout : options_.timeout));
+    h->errbuf[0] = '\0';
+    CURLcode rc = curl_easy_perform(c);
+    curl_slist_free_all(hdrs);
+    if (rc != CURLE_OK) {
+      // The handle is dropped with its connection: it may be broken. Every pooled connection may
+      // be stale too (the server closed idle ones), so the retry starts from a clean pool.
+      if (attempt == 0 && RetryOnFreshConnection(rc, req.method)) {
+        CloseIdleConnections();
+        continue;
+      }
+      return CurlError(rc, req.method, req.url, h->errbuf);
+    }
+    long code = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+    resp.status = static_cast<int>(code);
+    Release(std::move(h));
+    return resp;
   }
-  long code = 0;
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-  resp.status = static_cast<int>(code);
-  Release(std::move(h));
-  return resp;
 }
 
 absl::StatusOr<HttpResponse> HttpClient::Stream(

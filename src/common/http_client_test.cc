@@ -5,6 +5,10 @@
 #include <fstream>
 #include <thread>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
@@ -126,6 +130,65 @@ TEST(HttpClientTest, ConnectionRefusedIsUnavailableAndNamesUrl) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_NE(r.status().message().find(absl::StrCat("127.0.0.1:", port, "/x")), std::string::npos);
+}
+
+// A raw server: the first `drops` connections are closed without an answer, later ones get 200.
+class DroppingServer {
+ public:
+  explicit DroppingServer(int drops) : drops_(drops) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+    socklen_t len = sizeof(a);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    listen(fd_, 8);
+    thread_ = std::thread([this] {
+      for (int i = 0;; ++i) {
+        int c = accept(fd_, nullptr, nullptr);
+        if (c < 0) return;
+        char buf[4096];
+        ssize_t n = recv(c, buf, sizeof(buf), 0);
+        if (n > 0 && i >= drops_) {
+          const char kOk[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
+          (void)!send(c, kOk, sizeof(kOk) - 1, 0);
+        }
+        close(c);
+      }
+    });
+  }
+  ~DroppingServer() {
+    shutdown(fd_, SHUT_RDWR);
+    close(fd_);
+    thread_.join();
+  }
+  int port() const { return port_; }
+
+ private:
+  int drops_, fd_, port_;
+  std::thread thread_;
+};
+
+TEST(HttpClientTest, ReadIsRetriedOnceOnAFreshConnectionWhenTheServerDropsIt) {
+  DroppingServer one_drop(1);
+  HttpClient c({});
+  auto r = c.Do({.url = absl::StrCat("http://127.0.0.1:", one_drop.port(), "/x")});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->body, "ok");
+
+  DroppingServer two_drops(2);
+  auto twice = c.Do({.url = absl::StrCat("http://127.0.0.1:", two_drops.port(), "/x")});
+  ASSERT_FALSE(twice.ok()) << "only one retry";
+  EXPECT_EQ(twice.status().code(), absl::StatusCode::kUnavailable);
+
+  // A POST that may have reached the server is not sent twice.
+  DroppingServer post_drop(1);
+  auto post = c.Do({.method = "POST", .url = absl::StrCat("http://127.0.0.1:", post_drop.port(), "/x"),
+                    .body = "data"});
+  ASSERT_FALSE(post.ok());
+  EXPECT_EQ(post.status().code(), absl::StatusCode::kUnavailable) << post.status();
 }
 
 TEST(HttpClientTest, TimeoutIsDeadlineExceeded) {
