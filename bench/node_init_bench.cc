@@ -10,7 +10,7 @@
 // requests are not counted.
 //
 //   node_init_bench [--nodes N] [--workers W] [--qps Q] [--burst B] [--leader-elect]
-//                   [--keep-logs]
+//                   [--keep-logs] [--hold SECONDS]
 // Environment: NODE_BENCH_CCM / NODE_BENCH_KUBE_EMULATOR override the binaries' paths.
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -63,6 +63,7 @@ struct Flags {
   int burst = 5000;
   bool leader_elect = false;
   bool keep_logs = false;
+  int hold_seconds = 0;  // pause after the inventory load (to inspect the controller process)
 };
 
 std::string Spec(int vms) {
@@ -335,6 +336,12 @@ int Run(const Flags& f) {
               absl::FormatDuration(absl::Now() - t).c_str(),
               Metric(m, "cloudprovider_vsphere_inventory_vms"), Memory(ccm->pid).c_str());
 
+  if (f.hold_seconds > 0) {
+    std::printf("holding %d s; controller pid %d\n", f.hold_seconds, ccm->pid);
+    absl::SleepFor(absl::Seconds(f.hold_seconds));
+    std::printf("after holding: controller %s\n", Memory(ccm->pid).c_str());
+  }
+
   // 4. The bench's own view of the Nodes (opened before the counters are reset).
   auto kcfg = kube::LoadKubeconfig(dir + "/kubeconfig");
   if (!kcfg.ok()) return 1;
@@ -519,6 +526,8 @@ int main(int argc, char** argv) {
       f.burst = next();
     else if (std::strcmp(argv[i], "--leader-elect") == 0)
       f.leader_elect = true;
+    else if (std::strcmp(argv[i], "--hold") == 0)
+      f.hold_seconds = next();
     else if (std::strcmp(argv[i], "--keep-logs") == 0)
       f.keep_logs = true;
   }
