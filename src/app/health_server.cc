@@ -59,6 +59,7 @@ absl::StatusOr<int> HealthServer::Start(const std::string& bind_address, int por
   });
   // Short keep-alive so Stop() (on SIGTERM) is not held up by idle scraper connections.
   server_->set_keep_alive_timeout(1);
+  server_->set_tcp_nodelay(true);
   auto health = [this](bool liveness) {
     return [this, liveness](const httplib::Request& req, httplib::Response& res) {
       Result r = Evaluate(liveness, req.has_param("verbose"), req.get_param_value("exclude"));
