@@ -248,8 +248,10 @@ void LeaderElector::StartLeading() {
 
 void LeaderElector::StopLeading() {
   if (leading_stop_ == nullptr) return;
-  leading_stop_->Notify();
+  // The callback runs first, so the process learns it must stop acting before the leading work
+  // is even told to stop (and certainly before it returns).
   callbacks_.on_stopped_leading();
+  leading_stop_->Notify();
   if (leading_thread_.joinable()) leading_thread_.join();
 }
 
