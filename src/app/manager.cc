@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -71,6 +72,13 @@ class Controllers {
       : o_(o), config_(config), env_(env), client_(client), creds_(creds), registry_(registry),
         queue_metrics_(queue_metrics), live_(std::move(live)) {}
 
+  // OK unless running and the Node list/watch has not synced (Kubernetes API not answering).
+  absl::Status KubeHealth() const {
+    kube::Informer* nodes = nodes_ptr_.load();
+    if (nodes == nullptr || nodes->HasSynced()) return absl::OkStatus();
+    return absl::UnavailableError("the Node informer has not synced with the Kubernetes API yet");
+  }
+
   // Blocks until `stop` is notified.
   void Run(const absl::Notification& stop) {
     for (const auto& vcc : config_.vcenters) {
@@ -113,20 +121,29 @@ class Controllers {
           client_, *nodes_, *instances_, recorder_.get(), lo);
     }
     nodes_->Start();
+    nodes_ptr_ = nodes_.get();
     if (node_) node_->Start();
     if (lifecycle_) lifecycle_->Start();
     // A VM change (IP, power, hostname) refreshes its Node's addresses at once instead of at the
     // next periodic refresh. Registered after the first load so it sees changes only.
+    // Each vCenter is subscribed as soon as it has synced; one that never syncs does not hold up
+    // the others.
     std::thread watch_changes([this, &stop] {
-      for (auto& vc : vcs_) {
-        while (!stop.HasBeenNotified() && !vc->inventory().WaitForSync(absl::Milliseconds(500))) {
+      std::vector<cloud::VCenter*> pending;
+      for (auto& vc : vcs_) pending.push_back(vc.get());
+      while (node_ && !pending.empty() && !stop.HasBeenNotified()) {
+        for (auto it = pending.begin(); it != pending.end();) {
+          cloud::VCenter* vc = *it;
+          if (!vc->inventory().WaitForSync(absl::Milliseconds(100))) {
+            ++it;
+            continue;
+          }
+          listeners_.push_back({vc, vc->inventory().AddListener(
+                                        [this, vc](const std::string& moid, vsphere::VmChangeKind) {
+                                          OnVmChange(*vc, moid);
+                                        })});
+          it = pending.erase(it);
         }
-        if (stop.HasBeenNotified() || !node_) return;
-        cloud::VCenter* raw_vc = vc.get();
-        listeners_.push_back({raw_vc, raw_vc->inventory().AddListener(
-                                          [this, raw_vc](const std::string& moid, vsphere::VmChangeKind) {
-                                            OnVmChange(*raw_vc, moid);
-                                          })});
       }
     });
     stop.WaitForNotification();
@@ -148,6 +165,7 @@ class Controllers {
   }
 
   void Shutdown() {
+    nodes_ptr_ = nullptr;
     for (auto& [vc, id] : listeners_) vc->inventory().RemoveListener(id);
     if (lifecycle_) lifecycle_->Stop();
     if (node_) node_->Stop();
@@ -170,6 +188,7 @@ class Controllers {
   std::vector<std::unique_ptr<cloud::VCenter>> vcs_;
   std::unique_ptr<cloud::VSphereInstances> instances_;
   std::unique_ptr<kube::Informer> nodes_;
+  std::atomic<kube::Informer*> nodes_ptr_{nullptr};  // for the health check thread
   std::unique_ptr<kube::KubeEventSink> sink_;
   std::unique_ptr<kube::EventRecorder> recorder_;
   std::unique_ptr<controllers::NodeController> node_;
@@ -263,6 +282,10 @@ int Run(const Options& o, const std::map<std::string, std::string>& env, absl::N
   }
 
   Controllers controllers(o, config, env, **client, creds, registry, queue_metrics, live_vcs);
+  // With leader election the leader-election check already fails when the API cannot be reached
+  // (the lease is not renewed); this one also covers --leader-elect=false.
+  health.AddCheck("kubernetes", [&controllers] { return controllers.KubeHealth(); },
+                  /*liveness=*/false);
   int exit_code = 0;
   if (!o.leader_elect) {
     leading = true;
@@ -297,6 +320,7 @@ int Run(const Options& o, const std::map<std::string, std::string>& env, absl::N
     auto e = kube::LeaderElector::New(lc, lock, cb, Clock::Real(), Random::Real());
     if (!e.ok()) {
       LOG_ERROR("leader election: {}", e.status().message());
+      health.Stop();  // its checks refer to objects destroyed on return
       return 1;
     }
     elector = *std::move(e);

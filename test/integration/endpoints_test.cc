@@ -42,6 +42,7 @@ TEST(EndpointsTest, HealthMetricsLogsRotationAndVcenterDown) {
   HttpResponse verbose = get("/readyz?verbose");
   EXPECT_TRUE(absl::StrContains(verbose.body, "[+]vcenter-vc-test ok")) << verbose.body;
   EXPECT_TRUE(absl::StrContains(verbose.body, "[+]leader-election ok")) << verbose.body;
+  EXPECT_TRUE(absl::StrContains(verbose.body, "[+]kubernetes ok")) << verbose.body;
 
   // Metrics.
   HttpResponse m = get("/metrics");
