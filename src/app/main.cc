@@ -23,6 +23,12 @@ int main(int argc, char** argv) {
   // memory for 1,000 Nodes (bench/node_init_bench: peak 49 -> 41 MB, same CPU time). Two arenas
   // are plenty for this mostly idle process; MALLOC_ARENA_MAX in the environment still wins.
   if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, 2);
+  // Fixed thresholds turn off glibc's dynamic mmap threshold: once a multi-MB buffer (an answer
+  // from vCenter) was freed, glibc would otherwise serve every later allocation up to that size
+  // from the arenas, where freed memory stays resident. Large buffers stay mmap'd and go back to
+  // the OS when freed; the arenas' free tops are trimmed past 256 KiB.
+  if (std::getenv("MALLOC_MMAP_THRESHOLD_") == nullptr) mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  if (std::getenv("MALLOC_TRIM_THRESHOLD_") == nullptr) mallopt(M_TRIM_THRESHOLD, 256 * 1024);
   std::vector<std::string> args(argv, argv + argc);
   auto options = ccm::app::ParseOptions(args);
   if (!options.ok()) {

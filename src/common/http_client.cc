@@ -273,7 +273,9 @@ absl::StatusOr<HttpResponse> HttpClient::Do(const HttpRequest& req) {
     CURL* c = h->curl;
     HttpResponse resp;
     curl_slist* hdrs = Prepare(c, req, options_, &resp);
-    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+    // gzip only: it is what kube-apiserver and vCenter offer, and a brotli/zstd answer from some
+    // other server would cost a multi-MB decoder state per connection.
+    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "gzip");
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &resp.body);
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, nullptr);
