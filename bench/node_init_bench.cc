@@ -10,7 +10,7 @@
 // requests are not counted.
 //
 //   node_init_bench [--nodes N] [--workers W] [--qps Q] [--burst B] [--leader-elect]
-//                   [--keep-logs] [--hold SECONDS]
+//                   [--keep-logs] [--hold SECONDS] [--hold-end SECONDS]
 // Environment: NODE_BENCH_CCM / NODE_BENCH_KUBE_EMULATOR override the binaries' paths.
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -64,6 +64,7 @@ struct Flags {
   bool leader_elect = false;
   bool keep_logs = false;
   int hold_seconds = 0;  // pause after the inventory load (to inspect the controller process)
+  int hold_end_seconds = 0;  // pause before stopping the controller at the end
 };
 
 std::string Spec(int vms) {
@@ -504,6 +505,11 @@ int Run(const Flags& f) {
   std::printf("targets: < 2 s (%s), < 20 vCenter requests (%d), < 25 MB peak RSS (%ld kB)\n",
               absl::FormatDuration(all_init).c_str(), soap_total + rest_total,
               ProcStatus(ccm->pid, "VmHWM"));
+  if (f.hold_end_seconds > 0) {
+    std::printf("holding %d s at the end; controller pid %d\n", f.hold_end_seconds, ccm->pid);
+    std::fflush(stdout);
+    absl::SleepFor(absl::Seconds(f.hold_end_seconds));
+  }
   nodes.Stop();
   cleanup();
   return 0;
@@ -528,6 +534,8 @@ int main(int argc, char** argv) {
       f.leader_elect = true;
     else if (std::strcmp(argv[i], "--hold") == 0)
       f.hold_seconds = next();
+    else if (std::strcmp(argv[i], "--hold-end") == 0)
+      f.hold_end_seconds = next();
     else if (std::strcmp(argv[i], "--keep-logs") == 0)
       f.keep_logs = true;
   }

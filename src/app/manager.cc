@@ -95,7 +95,11 @@ class Controllers {
     }
     *live_ = raw;
     instances_ = std::make_unique<cloud::VSphereInstances>(config_, raw);
-    nodes_ = std::make_unique<kube::Informer>(client_, kube::Nodes(), kube::InformerOptions{});
+    // The Node cache is most of the heap: keep only what the controllers read, CBOR-encoded.
+    kube::InformerOptions node_cache;
+    node_cache.transform = kube::TrimNodeForCache;
+    node_cache.compact_store = true;
+    nodes_ = std::make_unique<kube::Informer>(client_, kube::Nodes(), std::move(node_cache));
     sink_ = std::make_unique<kube::KubeEventSink>(client_);
     kube::EventRecorderOptions ro;
     ro.host = Hostname();

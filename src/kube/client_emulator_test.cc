@@ -456,6 +456,75 @@ TEST_F(EmulatorTest, InformerRelistsAfterGone) {
   EXPECT_EQ(inf.Size(), 2u);
 }
 
+// With a transform and the compact (CBOR) store, handlers, Get and List see the transformed
+// objects, update/delete handlers get the right previous states, and a relist after 410 Gone
+// still replaces the store like client-go.
+TEST_F(EmulatorTest, InformerCompactStoreWithTransform) {
+  auto c = NewClient();
+  auto node = [](const std::string& name, const std::string& color) {
+    Json n = NodeObj(name);
+    SetLabel(n, "color", color);
+    n["status"] = {{"images", Json::array({{{"names", {"busybox"}}}})},
+                   {"addresses", Json::array({{{"type", "InternalIP"}, {"address", "10.0.0.1"}}})}};
+    return n;
+  };
+  ASSERT_TRUE(emu_.Create("nodes", node("a", "red")).ok());
+  ASSERT_TRUE(emu_.Create("nodes", node("gone", "red")).ok());
+  FakeClock clock;
+  InformerOptions o;
+  o.clock = &clock;
+  o.transform = TrimNodeForCache;
+  o.compact_store = true;
+  Informer inf(*c, Nodes(), o);
+  absl::Mutex mu;
+  std::vector<std::string> seen;  // "kind name old-color new-color images?"
+  auto images = [](const Json& n) { return n.contains("status") && n["status"].contains("images"); };
+  auto record = [&](std::string e) {
+    absl::MutexLock l(&mu);
+    seen.push_back(std::move(e));
+  };
+  inf.AddEventHandler(
+      {[&](const Json& n) { record(absl::StrCat("add ", Name(n), images(n) ? " images" : "")); },
+       [&](const Json& a, const Json& b) {
+         record(absl::StrCat("update ", Name(b), " ", Label(a, "color").value_or(""), "->",
+                             Label(b, "color").value_or("")));
+       },
+       [&](const Json& n) {
+         record(absl::StrCat("delete ", Name(n), " ", Label(n, "color").value_or("")));
+       }});
+  inf.Start();
+  ASSERT_TRUE(inf.WaitForSync(absl::Seconds(15)));
+  auto wait_for = [&](const std::string& e) {
+    absl::MutexLock l(&mu);
+    auto have = [&] { return std::count(seen.begin(), seen.end(), e) > 0; };
+    return mu.AwaitWithTimeout(absl::Condition(&have), absl::Seconds(15));
+  };
+  ASSERT_TRUE(wait_for("add a"));  // no " images": trimmed before the handlers
+  ASSERT_TRUE(emu_.Put("nodes", node("a", "blue")).ok());
+  ASSERT_TRUE(wait_for("update a red->blue"));
+  ObjectPtr a = inf.Get("a");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(Label(*a, "color"), "blue");
+  EXPECT_FALSE(images(*a));
+  EXPECT_EQ(NodeAddresses(*a).size(), 1u);
+  EXPECT_EQ(ResourceVersion(*a), ResourceVersion(*emu_.Get("nodes", "", "a")));
+  EXPECT_EQ(*a, *inf.Get("a"));  // decoded again, same content
+
+  // Relist after 410: "gone" disappears (delete with its last state), "a" gets update.
+  while (emu_.OpenWatches() == 0) std::this_thread::yield();
+  emu_.DropWatches();
+  ASSERT_TRUE(clock.WaitForSleepers(1));
+  ASSERT_TRUE(emu_.Delete("nodes", "", "gone").ok());
+  ASSERT_TRUE(emu_.Put("nodes", node("a", "green")).ok());
+  emu_.CompactHistory();
+  clock.Advance(absl::Minutes(1));
+  ASSERT_TRUE(wait_for("delete gone red"));
+  ASSERT_TRUE(wait_for("update a blue->green"));
+  EXPECT_EQ(inf.lists(), 2);
+  ASSERT_EQ(inf.List().size(), 1u);
+  EXPECT_EQ(Label(*inf.List()[0], "color"), "green");
+}
+
 TEST_F(EmulatorTest, InformerResyncSelectorsAndFactory) {
   auto c = NewClient();
   Json labelled = NodeObj("l1");

@@ -45,12 +45,26 @@ Informer::Informer(Client& client, Resource resource, InformerOptions options)
 
 Informer::~Informer() { Stop(); }
 
+Informer::Stored Informer::Pack(ObjectPtr obj) const {
+  if (!options_.compact_store) return {std::move(obj), {}};
+  Stored s;
+  Json::to_cbor(*obj, s.cbor);
+  s.cbor.shrink_to_fit();
+  return s;
+}
+
+ObjectPtr Informer::Unpack(const Stored& s) {
+  if (s.obj) return s.obj;
+  // Our own encoding of a JSON value: it always decodes.
+  return std::make_shared<const Json>(Json::from_cbor(s.cbor));
+}
+
 void Informer::AddEventHandler(ResourceEventHandler handler) {
   absl::MutexLock d(&dispatch_mu_);
   std::vector<Delta> existing;
   {
     absl::MutexLock l(&mu_);
-    for (const auto& [k, obj] : store_) existing.push_back({Delta::kAdd, nullptr, obj});
+    for (const auto& [k, obj] : store_) existing.push_back({Delta::kAdd, nullptr, Unpack(obj)});
   }
   Dispatch({handler}, existing);
   handlers_.push_back(std::move(handler));
@@ -93,14 +107,14 @@ bool Informer::WaitForSync(absl::Duration timeout) const {
 ObjectPtr Informer::Get(const std::string& key) const {
   absl::MutexLock l(&mu_);
   auto it = store_.find(key);
-  return it == store_.end() ? nullptr : it->second;
+  return it == store_.end() ? nullptr : Unpack(it->second);
 }
 
 std::vector<ObjectPtr> Informer::List() const {
   absl::MutexLock l(&mu_);
   std::vector<ObjectPtr> out;
   out.reserve(store_.size());
-  for (const auto& [k, v] : store_) out.push_back(v);
+  for (const auto& [k, v] : store_) out.push_back(Unpack(v));
   return out;
 }
 
@@ -129,21 +143,22 @@ absl::Status Informer::ListAndReplace() {
   std::vector<Delta> deltas;
   {
     absl::MutexLock l(&mu_);
-    absl::flat_hash_map<std::string, ObjectPtr> next;
+    absl::flat_hash_map<std::string, Stored> next;
     next.reserve(list->items.size());
     for (auto& item : list->items) {
+      if (options_.transform) options_.transform(item);
       auto obj = std::make_shared<const Json>(std::move(item));
       std::string key = ObjectKey(*obj);
       auto old = store_.find(key);
       if (old != store_.end()) {
-        deltas.push_back({Delta::kUpdate, old->second, obj});
+        deltas.push_back({Delta::kUpdate, Unpack(old->second), obj});
       } else {
         deltas.push_back({Delta::kAdd, nullptr, obj});
       }
-      next[key] = std::move(obj);
+      next[key] = Pack(std::move(obj));
     }
     for (const auto& [key, obj] : store_) {
-      if (!next.contains(key)) deltas.push_back({Delta::kDelete, nullptr, obj});
+      if (!next.contains(key)) deltas.push_back({Delta::kDelete, nullptr, Unpack(obj)});
     }
     store_ = std::move(next);
     last_rv_ = list->resource_version;
@@ -166,7 +181,9 @@ bool Informer::HandleEvent(const WatchEvent& ev) {
     if (!rv.empty()) last_rv_ = rv;
     return true;
   }
-  auto obj = std::make_shared<const Json>(ev.object);
+  Json copy = ev.object;
+  if (options_.transform) options_.transform(copy);
+  auto obj = std::make_shared<const Json>(std::move(copy));
   std::string key = ObjectKey(*obj);
   std::string rv = ResourceVersion(*obj);
   absl::MutexLock d(&dispatch_mu_);
@@ -178,11 +195,11 @@ bool Informer::HandleEvent(const WatchEvent& ev) {
       if (it != store_.end()) store_.erase(it);
       delta = {Delta::kDelete, nullptr, obj};
     } else if (it != store_.end()) {
-      delta = {Delta::kUpdate, it->second, obj};
-      it->second = obj;
+      delta = {Delta::kUpdate, Unpack(it->second), obj};
+      it->second = Pack(obj);
     } else {
       delta = {Delta::kAdd, nullptr, obj};
-      store_[key] = obj;
+      store_[key] = Pack(obj);
     }
     if (!rv.empty()) last_rv_ = rv;
   }
@@ -245,7 +262,10 @@ void Informer::ResyncLoop() {
     {
       absl::MutexLock l(&mu_);
       if (!synced_) continue;
-      for (const auto& [k, obj] : store_) deltas.push_back({Delta::kUpdate, obj, obj});
+      for (const auto& [k, obj] : store_) {
+        ObjectPtr o = Unpack(obj);
+        deltas.push_back({Delta::kUpdate, o, o});
+      }
     }
     Dispatch(handlers_, deltas);
   }

@@ -14,6 +14,10 @@
 // - Periodic resync (if resync_period > 0): every handler gets update(obj, obj) for every object.
 // - HasSynced() turns true once the first list has been delivered to the handlers.
 // Objects are shared immutable JSON (std::shared_ptr<const Json>): copy before modifying.
+// Memory (a Node cache is most of a controller's heap): `transform` trims every object before it
+// is stored or handed out (client-go's TransformFunc), and `compact_store` keeps stored objects
+// as CBOR bytes (about a quarter of nlohmann::json's in-memory size); Get/List/handlers then get
+// a freshly decoded copy, so pointer identity between calls is not kept.
 
 #include <atomic>
 #include <functional>
@@ -53,6 +57,10 @@ struct InformerOptions {
   BackoffPolicy backoff{absl::Milliseconds(800), absl::Seconds(30), 2.0, 0.1};
   Clock* clock = nullptr;    // null: real clock
   Random* random = nullptr;  // null: real randomness (jitter)
+  // Applied to every listed or watched object before anything else sees it (e.g. drop fields no
+  // handler reads). Must keep metadata.name/namespace/resourceVersion.
+  std::function<void(Json& obj)> transform;
+  bool compact_store = false;  // keep stored objects CBOR-encoded (see above)
 };
 
 class Informer {
@@ -83,6 +91,14 @@ class Informer {
   int64_t watches() const { return watches_.load(); }
 
  private:
+  // A stored object: either shared JSON or, with compact_store, its CBOR encoding.
+  struct Stored {
+    ObjectPtr obj;
+    std::string cbor;
+  };
+  Stored Pack(ObjectPtr obj) const;
+  static ObjectPtr Unpack(const Stored& s);
+
   void Run();
   void ResyncLoop();
   absl::Status ListAndReplace();
@@ -97,7 +113,7 @@ class Informer {
   Random& random_;
 
   mutable absl::Mutex mu_;  // the store
-  absl::flat_hash_map<std::string, ObjectPtr> store_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, Stored> store_ ABSL_GUARDED_BY(mu_);
   std::string last_rv_ ABSL_GUARDED_BY(mu_);
   bool synced_ ABSL_GUARDED_BY(mu_) = false;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;

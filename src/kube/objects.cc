@@ -160,6 +160,23 @@ std::optional<std::string> NodeConditionStatus(const Json& node, absl::string_vi
 bool IsNodeReady(const Json& node) { return NodeConditionStatus(node, "Ready") == "True"; }
 std::string SystemUuid(const Json& node) { return Str(node, {"status", "nodeInfo", "systemUUID"}); }
 
+void TrimNodeForCache(Json& node) {
+  if (!node.is_object()) return;
+  if (auto m = node.find("metadata"); m != node.end() && m->is_object()) m->erase("managedFields");
+  auto st = node.find("status");
+  if (st == node.end() || !st->is_object()) return;
+  Json kept = Json::object();
+  for (const char* key : {"addresses", "conditions"}) {
+    if (auto it = st->find(key); it != st->end()) kept[key] = std::move(*it);
+  }
+  if (auto info = st->find("nodeInfo"); info != st->end() && info->is_object()) {
+    if (auto uuid = info->find("systemUUID"); uuid != info->end()) {
+      kept["nodeInfo"]["systemUUID"] = std::move(*uuid);
+    }
+  }
+  *st = std::move(kept);
+}
+
 absl::StatusOr<std::map<std::string, std::string>> SecretData(const Json& secret) {
   std::map<std::string, std::string> out;
   if (const Json* d = Find(secret, {"data"}); d != nullptr && d->is_object()) {

@@ -57,6 +57,11 @@ void SetNodeAddresses(Json& node, const std::vector<NodeAddress>& addresses);
 std::optional<std::string> NodeConditionStatus(const Json& node, absl::string_view type);
 bool IsNodeReady(const Json& node);  // condition Ready == "True"
 std::string SystemUuid(const Json& node);  // status.nodeInfo.systemUUID
+// Drops what no reader above needs from a Node kept in a cache: metadata.managedFields and all
+// of status except addresses, conditions and nodeInfo.systemUUID (images alone are often most
+// of a real Node). Safe for objects later sent back with PUT on the main resource: the API
+// server keeps status there, and keeps the live managedFields when a request has none.
+void TrimNodeForCache(Json& node);
 
 // --- Secret
 // data (base64-decoded) overlaid with stringData, as the API server merges them on write.

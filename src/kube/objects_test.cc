@@ -34,6 +34,46 @@ TEST(Objects, NodeReaders) {
   EXPECT_EQ(Taints(n).size(), 2u);
 }
 
+TEST(Objects, TrimNodeForCacheTable) {
+  struct Case {
+    const char* name;
+    const char* in;
+    const char* want;
+  };
+  const Case cases[] = {
+      {"kubelet node",
+       R"({"metadata":{"name":"n1","resourceVersion":"7","labels":{"a":"b"},
+           "managedFields":[{"manager":"kubelet"}]},
+           "spec":{"providerID":"vsphere://x","taints":[{"key":"k","effect":"NoSchedule"}]},
+           "status":{"addresses":[{"type":"InternalIP","address":"10.0.0.1"}],
+                     "conditions":[{"type":"Ready","status":"True"}],
+                     "nodeInfo":{"systemUUID":"u-1","kernelVersion":"6.1"},
+                     "images":[{"names":["busybox"],"sizeBytes":1}],
+                     "capacity":{"cpu":"2"},"volumesInUse":["v"],"daemonEndpoints":{}}})",
+       R"({"metadata":{"name":"n1","resourceVersion":"7","labels":{"a":"b"}},
+           "spec":{"providerID":"vsphere://x","taints":[{"key":"k","effect":"NoSchedule"}]},
+           "status":{"addresses":[{"type":"InternalIP","address":"10.0.0.1"}],
+                     "conditions":[{"type":"Ready","status":"True"}],
+                     "nodeInfo":{"systemUUID":"u-1"}}})"},
+      {"no status", R"({"metadata":{"name":"n2"}})", R"({"metadata":{"name":"n2"}})"},
+      {"nodeInfo without uuid", R"({"metadata":{"name":"n3"},"status":{"nodeInfo":{"a":1}}})",
+       R"({"metadata":{"name":"n3"},"status":{}})"},
+      {"not an object", R"([1,2])", R"([1,2])"},
+  };
+  for (const Case& c : cases) {
+    Json node = Json::parse(c.in);
+    TrimNodeForCache(node);
+    EXPECT_EQ(node, Json::parse(c.want)) << c.name;
+    // Readers see the same values after trimming.
+    Json full = Json::parse(c.in);
+    if (full.is_object()) {
+      EXPECT_EQ(SystemUuid(node), SystemUuid(full)) << c.name;
+      EXPECT_EQ(NodeAddresses(node).size(), NodeAddresses(full).size()) << c.name;
+      EXPECT_EQ(IsNodeReady(node), IsNodeReady(full)) << c.name;
+    }
+  }
+}
+
 TEST(Objects, HasTaintTable) {
   Json n = NodeJson();
   struct Case { std::string key, effect; bool want; };
