@@ -8,10 +8,12 @@
 #include <sstream>
 #include <thread>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
 #include "app/app_metrics.h"
 #include "app/health_server.h"
 #include "app/secret_watcher.h"
@@ -100,6 +102,17 @@ class Controllers {
     node_cache.transform = kube::TrimNodeForCache;
     node_cache.compact_store = true;
     nodes_ = std::make_unique<kube::Informer>(client_, kube::Nodes(), std::move(node_cache));
+    // providerID -> Node name, so a VM change finds its Node without decoding every Node.
+    auto index = [this](const kube::Json* old_node, const kube::Json* node) {
+      absl::MutexLock l(&by_provider_id_mu_);
+      if (old_node != nullptr) by_provider_id_.erase(kube::ProviderId(*old_node));
+      if (node != nullptr && !kube::ProviderId(*node).empty()) {
+        by_provider_id_[kube::ProviderId(*node)] = kube::Name(*node);
+      }
+    };
+    nodes_->AddEventHandler({[index](const kube::Json& n) { index(nullptr, &n); },
+                             [index](const kube::Json& o, const kube::Json& n) { index(&o, &n); },
+                             [index](const kube::Json& n) { index(&n, nullptr); }});
     sink_ = std::make_unique<kube::KubeEventSink>(client_);
     kube::EventRecorderOptions ro;
     ro.host = Hostname();
@@ -160,12 +173,14 @@ class Controllers {
     auto f = vc.inventory().FindByMoid(moid);
     if (!f.ok()) return;  // removed: the lifecycle controller handles it
     const std::string pid = absl::StrCat("vsphere://", absl::AsciiStrToLower(f->bios_uuid));
-    for (const auto& n : nodes_->List()) {
-      if (n->value("spec", kube::Json::object()).value("providerID", "") == pid) {
-        node_->EnqueueAddressRefresh(n->at("metadata").value("name", ""));
-        return;
-      }
+    std::string name;
+    {
+      absl::MutexLock l(&by_provider_id_mu_);
+      auto it = by_provider_id_.find(pid);
+      if (it == by_provider_id_.end()) return;
+      name = it->second;
     }
+    node_->EnqueueAddressRefresh(name);
   }
 
   void Shutdown() {
@@ -193,6 +208,8 @@ class Controllers {
   std::unique_ptr<cloud::VSphereInstances> instances_;
   std::unique_ptr<kube::Informer> nodes_;
   std::atomic<kube::Informer*> nodes_ptr_{nullptr};  // for the health check thread
+  absl::Mutex by_provider_id_mu_;
+  absl::flat_hash_map<std::string, std::string> by_provider_id_ ABSL_GUARDED_BY(by_provider_id_mu_);
   std::unique_ptr<kube::KubeEventSink> sink_;
   std::unique_ptr<kube::EventRecorder> recorder_;
   std::unique_ptr<controllers::NodeController> node_;

@@ -138,8 +138,9 @@ void NodeController::RefreshLoop() {
   // time moved while the previous one ran; when far behind, skip to now instead of bursting.
   absl::Time next = start_time_;
   while (clock_.SleepUntil(next += refresh_every_, &stop_)) {
-    for (const kube::ObjectPtr& n : nodes_.List()) {
-      if (Initialised(*n)) queue_.Add(kube::Name(*n));
+    for (const std::string& key : nodes_.Keys()) {  // one decoded Node at a time
+      kube::ObjectPtr n = nodes_.Get(key);
+      if (n && Initialised(*n)) queue_.Add(kube::Name(*n));
     }
     absl::MutexLock l(&mu_);
     ++refresh_passes_;

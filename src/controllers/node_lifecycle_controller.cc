@@ -82,9 +82,10 @@ void NodeLifecycleController::Run() {
 }
 
 void NodeLifecycleController::MonitorNodes() {
-  for (const kube::ObjectPtr& node : nodes_.List()) {
+  for (const std::string& key : nodes_.Keys()) {  // one decoded Node at a time
     if (stop_.HasBeenNotified()) break;
-    if (IsOurs(*node)) MonitorNode(*node);
+    kube::ObjectPtr node = nodes_.Get(key);
+    if (node && IsOurs(*node)) MonitorNode(*node);
   }
   absl::MutexLock l(&mu_);
   ++passes_;

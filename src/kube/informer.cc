@@ -118,6 +118,14 @@ std::vector<ObjectPtr> Informer::List() const {
   return out;
 }
 
+std::vector<std::string> Informer::Keys() const {
+  absl::MutexLock l(&mu_);
+  std::vector<std::string> out;
+  out.reserve(store_.size());
+  for (const auto& [k, v] : store_) out.push_back(k);
+  return out;
+}
+
 size_t Informer::Size() const {
   absl::MutexLock l(&mu_);
   return store_.size();

@@ -82,6 +82,9 @@ class Informer {
   // Store access. Key: "namespace/name", or "name" for cluster-scoped objects (ObjectKey()).
   ObjectPtr Get(const std::string& key) const;
   std::vector<ObjectPtr> List() const;
+  // The keys of every stored object: walk a big compact store with Keys() + Get() to decode one
+  // object at a time instead of all at once.
+  std::vector<std::string> Keys() const;
   size_t Size() const;
   std::string LastResourceVersion() const;
 

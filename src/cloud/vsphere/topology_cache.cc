@@ -17,10 +17,27 @@ TopologyCache::TopologyCache(vsphere::AncestryResolver& ancestry, vsphere::Taggi
       tag_ttl_(tag_ttl),
       clock_(clock ? clock : &Clock::Real()) {}
 
+std::vector<TopologyCache::Chain> TopologyCache::Chains::Expand() const {
+  static const Chain kEmpty;
+  Chain v{vm};
+  const Chain& up = parents ? *parents : kEmpty;
+  v.insert(v.end(), up.begin(), up.end());
+  return {host ? *host : kEmpty, pool ? *pool : kEmpty, std::move(v)};
+}
+
+std::shared_ptr<const TopologyCache::Chain> TopologyCache::InternLocked(Chain chain) {
+  if (chain.empty()) return std::make_shared<const Chain>();
+  std::weak_ptr<const Chain>& slot = interned_[chain.front().ref];
+  if (auto have = slot.lock(); have && *have == chain) return have;
+  auto made = std::make_shared<const Chain>(std::move(chain));
+  slot = made;
+  return made;
+}
+
 bool TopologyCache::FreshLocked(const Chains& c) const {
   const absl::Time now = clock_->Now();
-  for (const auto* chain : {&c.host, &c.pool, &c.vm}) {
-    for (const auto& obj : *chain) {
+  for (const Chain& chain : c.Expand()) {
+    for (const auto& obj : chain) {
       auto it = tags_.find(obj.ref);
       if (it == tags_.end() || now - it->second.fetched > tag_ttl_) return false;
     }
@@ -38,9 +55,13 @@ absl::Status TopologyCache::FillLocked(const vsphere::Moref& vm) {
   }
   if (!missing_vms.empty()) {
     CCM_ASSIGN_OR_RETURN(auto resolved, ancestry_.ResolveVms(missing_vms));
-    for (auto& a : resolved)
-      chains_[a.vm.ref] = {std::move(a.host_chain), std::move(a.resource_pool_chain),
-                           std::move(a.vm_chain)};
+    for (auto& a : resolved) {
+      Chain parents;
+      if (a.vm_chain.size() > 1) parents.assign(a.vm_chain.begin() + 1, a.vm_chain.end());
+      chains_[a.vm.ref] = {a.vm, InternLocked(std::move(a.host_chain)),
+                           InternLocked(std::move(a.resource_pool_chain)),
+                           InternLocked(std::move(parents))};
+    }
   }
   if (!chains_.count(vm)) {
     return absl::NotFoundError(absl::StrCat("ancestry of ", vm.ToString(), ": VM no longer exists"));
@@ -49,8 +70,8 @@ absl::Status TopologyCache::FillLocked(const vsphere::Moref& vm) {
   const absl::Time now = clock_->Now();
   std::set<vsphere::Moref> wanted;
   for (const auto& [ref, c] : chains_)
-    for (const auto* chain : {&c.host, &c.pool, &c.vm})
-      for (const auto& obj : *chain) {
+    for (const Chain& chain : c.Expand())
+      for (const auto& obj : chain) {
         auto it = tags_.find(obj.ref);
         if (it == tags_.end() || now - it->second.fetched > tag_ttl_) wanted.insert(obj.ref);
       }
@@ -81,9 +102,9 @@ absl::StatusOr<std::vector<AncestorChain>> TopologyCache::ChainsFor(const vspher
     it = chains_.find(vm);
   }
   std::vector<AncestorChain> out;
-  for (const auto* chain : {&it->second.host, &it->second.pool, &it->second.vm}) {
+  for (const Chain& chain : it->second.Expand()) {
     AncestorChain c;
-    for (const auto& obj : *chain) {
+    for (const auto& obj : chain) {
       TaggedObject t;
       t.description = absl::StrCat(obj.ref.type, " ", obj.ref.value, " (", obj.name, ")");
       t.tags = tags_[obj.ref].tags;

@@ -9,6 +9,7 @@
 // Thread-safe; concurrent misses share one fetch.
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,9 +41,16 @@ class TopologyCache {
   TopologyStats stats() const;
 
  private:
+  using Chain = std::vector<vsphere::InventoryRef>;
+  // A VM's chains. Chains above the VM are shared by every VM under the same host, pool or
+  // folder (interned), so 1,000 VMs on 8 hosts hold 8 host chains, not 1,000.
   struct Chains {
-    std::vector<vsphere::InventoryRef> host, pool, vm;
+    vsphere::InventoryRef vm;
+    std::shared_ptr<const Chain> host, pool, parents;  // parents: the VM chain above the VM
+    // host, pool and the VM chain (the VM itself first), each nearest first.
+    std::vector<Chain> Expand() const;
   };
+  std::shared_ptr<const Chain> InternLocked(Chain chain) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Resolves ancestry for `vm` and every other VM of the inventory not resolved yet, and tags
   // for every object of those chains that has none cached (or expired).
   absl::Status FillLocked(const vsphere::Moref& vm) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -55,6 +63,8 @@ class TopologyCache {
   Clock* const clock_;
   mutable absl::Mutex mu_;
   std::map<vsphere::Moref, Chains> chains_ ABSL_GUARDED_BY(mu_);
+  // Interned chains by their first object (weak: a chain no VM uses any more goes away).
+  std::map<vsphere::Moref, std::weak_ptr<const Chain>> interned_ ABSL_GUARDED_BY(mu_);
   struct Tags {
     std::vector<AttachedTag> tags;
     absl::Time fetched;
