@@ -80,6 +80,7 @@ struct StreamState {
   const std::function<bool(absl::string_view)>* on_data;
   const std::atomic<bool>* cancel;
   bool stopped = false;
+  bool delivered = false;  // on_data was called
 };
 
 size_t OnStreamBody(char* data, size_t size, size_t n, void* user) {
@@ -90,6 +91,7 @@ size_t OnStreamBody(char* data, size_t size, size_t n, void* user) {
     st->resp->body.append(data, size * n);
     return size * n;
   }
+  st->delivered = true;
   if (!(*st->on_data)(absl::string_view(data, size * n))) {
     st->stopped = true;
     return 0;
@@ -305,30 +307,41 @@ absl::StatusOr<HttpResponse> HttpClient::Do(const HttpRequest& req) {
 absl::StatusOr<HttpResponse> HttpClient::Stream(
     const HttpRequest& req, const std::function<bool(absl::string_view)>& on_data,
     const std::atomic<bool>* cancel) {
-  auto h = Acquire();
-  CURL* c = h->curl;
-  HttpResponse resp;
-  curl_slist* hdrs = Prepare(c, req, options_, &resp);
-  StreamState st{&resp, c, &on_data, cancel};
-  // No compression on streams: a compressing server may buffer the stream.
-  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, nullptr);
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnStreamBody);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &st);
-  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, OnProgress);
-  curl_easy_setopt(c, CURLOPT_XFERINFODATA, cancel);
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, req.timeout > absl::ZeroDuration() ? Millis(req.timeout) : 0L);
-  h->errbuf[0] = '\0';
-  CURLcode rc = curl_easy_perform(c);
-  curl_slist_free_all(hdrs);
-  long code = 0;
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-  resp.status = static_cast<int>(code);
-  if (rc == CURLE_WRITE_ERROR && st.stopped) return resp;
-  if (rc != CURLE_OK) return CurlError(rc, req.method, req.url, h->errbuf);
-  // A finished stream's connection is reusable.
-  Release(std::move(h));
-  return resp;
+  for (int attempt = 0;; ++attempt) {
+    auto h = Acquire();
+    CURL* c = h->curl;
+    HttpResponse resp;
+    curl_slist* hdrs = Prepare(c, req, options_, &resp);
+    StreamState st{&resp, c, &on_data, cancel};
+    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, req.accept_gzip ? "gzip" : nullptr);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnStreamBody);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &st);
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, OnProgress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, cancel);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
+                     req.timeout > absl::ZeroDuration() ? Millis(req.timeout) : 0L);
+    h->errbuf[0] = '\0';
+    CURLcode rc = curl_easy_perform(c);
+    curl_slist_free_all(hdrs);
+    long code = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+    resp.status = static_cast<int>(code);
+    if (rc == CURLE_WRITE_ERROR && st.stopped) return resp;
+    if (rc != CURLE_OK) {
+      // Only failures before the request left (never after: a stream's consumer may have seen
+      // data, and a watch's caller reconnects on its own).
+      if (attempt == 0 && !st.delivered &&
+          (rc == CURLE_SEND_ERROR || rc == CURLE_SSL_CONNECT_ERROR)) {
+        CloseIdleConnections();
+        continue;
+      }
+      return CurlError(rc, req.method, req.url, h->errbuf);
+    }
+    // A finished stream's connection is reusable.
+    Release(std::move(h));
+    return resp;
+  }
 }
 
 }  // namespace ccm

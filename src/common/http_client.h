@@ -51,6 +51,9 @@ struct HttpRequest {
   std::vector<Header> headers;
   std::string body;
   absl::Duration timeout = absl::ZeroDuration();  // zero: the client's default
+  // Stream() only (Do() always asks for gzip): off for watches, where a compressing server may
+  // hold events back; on for a big answer read piece by piece (curl inflates as it goes).
+  bool accept_gzip = false;
 };
 
 struct HttpResponse {
@@ -71,9 +74,12 @@ class HttpClient {
 
   absl::StatusOr<HttpResponse> Do(const HttpRequest& req);
 
-  // Streams the response body to `on_data` as it arrives (e.g. a Kubernetes watch). Returns the
-  // response with status and headers (body empty) when the stream ends, `on_data` returns false,
-  // or `cancel` becomes true (then the status is Cancelled). Non-2xx bodies are returned whole.
+  // Streams the response body to `on_data` as it arrives (e.g. a Kubernetes watch, a big SOAP
+  // answer). Returns the response with status and headers (body empty) when the stream ends,
+  // `on_data` returns false, or `cancel` becomes true (then the status is Cancelled). Non-2xx
+  // bodies are returned whole in `body`, never passed to `on_data`. No timeout unless
+  // req.timeout is set. A request that could not be sent on a pooled connection (the server had
+  // closed it) is sent once more on a fresh one, as Do() does; nothing else is retried.
   absl::StatusOr<HttpResponse> Stream(const HttpRequest& req,
                                       const std::function<bool(absl::string_view)>& on_data,
                                       const std::atomic<bool>* cancel);

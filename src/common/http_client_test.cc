@@ -248,6 +248,43 @@ TEST(HttpClientTest, StreamCancel) {
   EXPECT_EQ(cancelled.status().code(), absl::StatusCode::kCancelled);
 }
 
+// The SOAP client streams big answers: a POST whose status is reported, non-2xx bodies kept
+// whole, and gzip inflated on the way when asked for.
+TEST(HttpClientTest, StreamPostStatusErrorBodiesAndGzip) {
+  httplib::Server s;
+  AddRoutes(s);
+  const std::string big(100000, 'x');
+  s.Post("/big", [&](const httplib::Request& req, httplib::Response& res) {
+    res.set_header("X-Accept-Encoding", req.get_header_value("Accept-Encoding"));
+    res.set_content(big, "text/plain");  // httplib gzips it when the client accepts gzip
+  });
+  Serving srv(s);
+  HttpClient c({});
+  std::string got;
+  auto collect = [&](absl::string_view d) {
+    got.append(d.data(), d.size());
+    return true;
+  };
+  const std::string base = absl::StrCat("http://127.0.0.1:", srv.port());
+  auto echo = c.Stream({.method = "POST", .url = base + "/echo", .body = "data"}, collect, nullptr);
+  ASSERT_TRUE(echo.ok()) << echo.status();
+  EXPECT_EQ(echo->status, 201);
+  EXPECT_EQ(got, "POST:data");
+
+  got.clear();
+  auto missing = c.Stream({.method = "POST", .url = base + "/nope", .body = "x"}, collect, nullptr);
+  ASSERT_TRUE(missing.ok()) << missing.status();
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_EQ(got, "");  // a non-2xx body is not streamed
+
+  auto zipped = c.Stream({.method = "POST", .url = base + "/big", .body = "x", .accept_gzip = true},
+                         collect, nullptr);
+  ASSERT_TRUE(zipped.ok()) << zipped.status();
+  EXPECT_EQ(zipped->header("x-accept-encoding"), "gzip");
+  EXPECT_EQ(zipped->header("content-encoding"), "gzip");
+  EXPECT_EQ(got, big);
+}
+
 class HttpsTest : public ::testing::Test {
  protected:
   HttpsTest() : server_(Cert().cert.c_str(), Cert().key.c_str()) {
