@@ -1,5 +1,6 @@
 #include "vsphere/client.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -125,8 +126,7 @@ std::string Client::CookieHeader() const {
   return absl::StrJoin(parts, "; ");
 }
 
-absl::StatusOr<SoapResponse> Client::RoundTrip(absl::string_view method,
-                                               const std::string& envelope) {
+HttpRequest Client::SoapRequest(const std::string& envelope) const {
   HttpRequest req;
   req.method = "POST";
   req.url = options_.url;
@@ -135,8 +135,13 @@ absl::StatusOr<SoapResponse> Client::RoundTrip(absl::string_view method,
                  {"SOAPAction", absl::StrCat("urn:vim25/", options_.api_version)}};
   std::string cookie = CookieHeader();
   if (!cookie.empty()) req.headers.emplace_back("Cookie", cookie);
+  return req;
+}
+
+absl::StatusOr<SoapResponse> Client::RoundTrip(absl::string_view method,
+                                               const std::string& envelope) {
   absl::Time start = clock_->Now();
-  absl::StatusOr<HttpResponse> resp = http_.Do(req);
+  absl::StatusOr<HttpResponse> resp = http_.Do(SoapRequest(envelope));
   absl::StatusOr<SoapResponse> out =
       resp.ok() ? ParseHttpSoapResponse(resp->status, resp->body, options_.url)
                 : absl::StatusOr<SoapResponse>(resp.status());
@@ -145,23 +150,63 @@ absl::StatusOr<SoapResponse> Client::RoundTrip(absl::string_view method,
   return out;
 }
 
+absl::Status Client::StreamRoundTrip(absl::string_view method, const std::string& envelope,
+                                     SoapStreamSink& sink) {
+  HttpRequest req = SoapRequest(envelope);
+  req.timeout = options_.timeout;  // Stream() has no default timeout (watches)
+  req.accept_gzip = true;
+  absl::Time start = clock_->Now();
+  absl::Status fed;
+  absl::StatusOr<HttpResponse> resp = http_.Stream(
+      req,
+      [&](absl::string_view bytes) {
+        fed = sink.Feed(bytes);
+        return fed.ok();
+      },
+      nullptr);
+  absl::Status out;
+  if (!resp.ok()) {
+    out = resp.status();
+  } else {
+    StoreCookies(*resp);
+    if (!fed.ok()) {
+      out = fed;
+    } else if (resp->status != 200) {
+      // Stream() keeps non-2xx bodies whole (a fault is small): read it as Call does.
+      out = ParseHttpSoapResponse(resp->status, resp->body, options_.url).status();
+    } else {
+      out = sink.Finish();
+    }
+  }
+  if (options_.observer) options_.observer(method, out.code(), clock_->Now() - start);
+  return out;
+}
+
+absl::Status Client::Retrying(absl::string_view method, Attempt attempt, MayRetry may_retry) {
+  const int attempts = std::max(1, options_.soap_roundtrip_count);
+  absl::Status s;
+  for (int i = 0; i < attempts; ++i) {
+    if (i > 0) {
+      VLOG(2, "vCenter {}: {} failed ({}), retry {}/{}", options_.url, method, s, i, attempts - 1);
+      clock_->SleepFor(BackoffDelay(options_.retry_backoff, i - 1), nullptr);
+    }
+    s = attempt();
+    if (s.ok() || !IsTransient(s) || !may_retry()) break;
+  }
+  return Annotate(s, method);
+}
+
 absl::StatusOr<SoapResponse> Client::RoundTrips(absl::string_view method,
                                                 absl::string_view args_xml) {
   const std::string envelope = BuildEnvelope(BuildMethod(method, args_xml));
-  const int attempts = std::max(1, options_.soap_roundtrip_count);
   absl::StatusOr<SoapResponse> r;
-  for (int i = 0; i < attempts; ++i) {
-    if (i > 0) {
-      VLOG(2, "vCenter {}: {} failed ({}), retry {}/{}", options_.url, method, r.status(), i,
-           attempts - 1);
-      clock_->SleepFor(BackoffDelay(options_.retry_backoff, i - 1), nullptr);
-    }
-    r = RoundTrip(method, envelope);
-    if (r.ok() || !IsTransient(r.status())) break;
-  }
-  if (!r.ok()) {
-    return Annotate(r.status(), absl::StrCat(method));
-  }
+  CCM_RETURN_IF_ERROR(Retrying(
+      method,
+      [&] {
+        r = RoundTrip(method, envelope);
+        return r.status();
+      },
+      [] { return true; }));
   return r;
 }
 
@@ -264,21 +309,48 @@ absl::Status Client::Logout() {
   return s.ok() ? s : Annotate(s, absl::StrCat("logout from ", options_.url));
 }
 
-absl::StatusOr<SoapResponse> Client::Call(absl::string_view method, absl::string_view args_xml) {
+absl::Status Client::WithSession(absl::string_view method, Attempt attempt, MayRetry may_retry) {
   if (NeedsLogin()) {
     absl::MutexLock l(&login_mu_);
     CCM_RETURN_IF_ERROR(LoginLocked(false, 0));
   }
   uint64_t gen = session_generation();
-  absl::StatusOr<SoapResponse> r = RoundTrips(method, args_xml);
-  if (r.ok() || !IsNotAuthenticated(r.status())) return r;
+  absl::Status s = Retrying(method, attempt, may_retry);
+  if (s.ok() || !IsNotAuthenticated(s) || !may_retry()) return s;
   VLOG(1, "vCenter {}: {}: session not authenticated, logging in again", options_.url, method);
   {
     absl::MutexLock l(&login_mu_);
-    absl::Status s = LoginLocked(true, gen);
-    if (!s.ok()) return Annotate(s, absl::StrCat(method, ": re-login after NotAuthenticated"));
+    absl::Status login = LoginLocked(true, gen);
+    if (!login.ok()) {
+      return Annotate(login, absl::StrCat(method, ": re-login after NotAuthenticated"));
+    }
   }
-  return RoundTrips(method, args_xml);
+  return Retrying(method, attempt, may_retry);
+}
+
+absl::StatusOr<SoapResponse> Client::Call(absl::string_view method, absl::string_view args_xml) {
+  const std::string envelope = BuildEnvelope(BuildMethod(method, args_xml));
+  absl::StatusOr<SoapResponse> r;
+  CCM_RETURN_IF_ERROR(WithSession(
+      method,
+      [&] {
+        r = RoundTrip(method, envelope);
+        return r.status();
+      },
+      [] { return true; }));
+  return r;
+}
+
+absl::Status Client::CallStreaming(absl::string_view method, absl::string_view args_xml,
+                                   SoapStreamSink& sink) {
+  const std::string envelope = BuildEnvelope(BuildMethod(method, args_xml));
+  return WithSession(
+      method,
+      [&] {
+        sink.Reset();
+        return StreamRoundTrip(method, envelope, sink);
+      },
+      [&] { return !sink.emitted(); });
 }
 
 }  // namespace ccm::vsphere

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -87,6 +88,15 @@ class Client {
   // MorefXml("_this", ...). Returns the parsed <methodResponse> (see SoapResponse::returnval()).
   absl::StatusOr<SoapResponse> Call(absl::string_view method, absl::string_view args_xml);
 
+  // The same for answers too big to hold whole (a full WaitForUpdatesEx): the body of an HTTP 200
+  // answer goes to `sink` piece by piece as it arrives, then sink.Finish(); the result is the
+  // first error of the transfer, of the sink or of Finish, else OK. Other HTTP answers are small
+  // and read whole as in Call (typed SOAP fault, else Unavailable "HTTP <code>"). Login, transient
+  // retries and the re-login after NotAuthenticated are Call's, with sink.Reset() before every
+  // attempt; once sink.emitted() nothing is sent again and the error is returned as is.
+  absl::Status CallStreaming(absl::string_view method, absl::string_view args_xml,
+                             SoapStreamSink& sink);
+
   // Fetched once (unauthenticated) and cached.
   absl::StatusOr<ServiceContent> GetServiceContent();
 
@@ -95,9 +105,21 @@ class Client {
   const ClientOptions& options() const { return options_; }
 
  private:
-  // One HTTP exchange incl. transient-error retries; `with_cookie` false for Login.
+  // One HTTP round trip of `method`; returns its result (the answer goes where the caller's
+  // closure puts it). `may_retry` is false once a failed attempt must not be repeated.
+  using Attempt = absl::FunctionRef<absl::Status()>;
+  using MayRetry = absl::FunctionRef<bool()>;
+  // Makes sure a session exists, runs Retrying(), and after NotAuthenticated logs in again once
+  // and runs it again (the class comment's rules; shared by Call and CallStreaming).
+  absl::Status WithSession(absl::string_view method, Attempt attempt, MayRetry may_retry);
+  // Runs `attempt` up to soap_roundtrip_count times while it fails transiently.
+  absl::Status Retrying(absl::string_view method, Attempt attempt, MayRetry may_retry);
+  // Buffered round trips without the session logic (Login, Logout, RetrieveServiceContent).
   absl::StatusOr<SoapResponse> RoundTrips(absl::string_view method, absl::string_view args_xml);
   absl::StatusOr<SoapResponse> RoundTrip(absl::string_view method, const std::string& envelope);
+  absl::Status StreamRoundTrip(absl::string_view method, const std::string& envelope,
+                               SoapStreamSink& sink);
+  HttpRequest SoapRequest(const std::string& envelope) const;
   // Logs in unless a session newer than `seen_generation` exists (another thread re-logged in).
   absl::Status LoginLocked(bool force, uint64_t seen_generation)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(login_mu_);

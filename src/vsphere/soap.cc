@@ -25,7 +25,9 @@ absl::StatusCode CodeForFault(absl::string_view name) {
   return absl::StatusCode::kUnknown;
 }
 
-absl::Status FaultStatus(const pugi::xml_node& fault) {
+}  // namespace
+
+absl::Status SoapFaultStatus(const pugi::xml_node& fault) {
   std::string text = ChildText(fault, "faultstring");
   pugi::xml_node detail = Child(fault, "detail").first_child();
   while (detail && detail.type() != pugi::node_element) detail = detail.next_sibling();
@@ -51,8 +53,6 @@ absl::Status FaultStatus(const pugi::xml_node& fault) {
   if (!missing.empty()) s.SetPayload(kMissingObjectPayload, absl::Cord(missing.ToString()));
   return s;
 }
-
-}  // namespace
 
 std::string XmlEscape(absl::string_view s) {
   std::string out;
@@ -113,7 +113,7 @@ absl::StatusOr<SoapResponse> ParseSoapResponse(absl::string_view body, absl::str
   pugi::xml_node first = b.first_child();
   while (first && first.type() != pugi::node_element) first = first.next_sibling();
   if (!first) return malformed("empty SOAP Body");
-  if (LocalName(first.name()) == "Fault") return FaultStatus(first);
+  if (LocalName(first.name()) == "Fault") return SoapFaultStatus(first);
   SoapResponse out;
   out.body = first;
   out.doc = std::move(doc);

@@ -61,6 +61,27 @@ absl::StatusOr<SoapResponse> ParseSoapResponse(absl::string_view body,
 absl::StatusOr<SoapResponse> ParseHttpSoapResponse(int http_status, absl::string_view body,
                                                    absl::string_view url);
 
+// The typed status of a <Fault> element (the mapping above), as ParseSoapResponse returns it.
+absl::Status SoapFaultStatus(const pugi::xml_node& fault);
+
+// Receives a SOAP answer while it arrives, for answers too big to hold whole (Client::
+// CallStreaming). The sink parses the bytes itself and hands results on as it finds them.
+class SoapStreamSink {
+ public:
+  virtual ~SoapStreamSink() = default;
+  // Called before every attempt, the first included: forget everything fed before.
+  virtual void Reset() = 0;
+  // The next bytes of an HTTP 200 answer. An error ends the transfer and becomes the call's
+  // result; a SOAP fault in the body must come back as SoapFaultStatus() makes it (the Client
+  // logs in again on NotAuthenticated).
+  virtual absl::Status Feed(absl::string_view bytes) = 0;
+  // The 200 answer ended: an unfinished document (a truncated answer) is an error.
+  virtual absl::Status Finish() = 0;
+  // True once results were handed on: the Client then never sends the request again, since the
+  // consumer would see them twice.
+  virtual bool emitted() const = 0;
+};
+
 // The SOAP fault type name carried by `s` ("NotAuthenticated", ...), or "" when `s` is not a fault.
 std::string FaultName(const absl::Status& s);
 // True for a NotAuthenticated fault (the session expired or was invalidated: log in again).
