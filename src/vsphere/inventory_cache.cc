@@ -12,6 +12,7 @@
 #include "vsphere/datacenter.h"
 #include "vsphere/property_collector.h"
 #include "vsphere/soap.h"
+#include "vsphere/update_stream.h"
 
 namespace ccm::vsphere {
 namespace {
@@ -81,6 +82,22 @@ std::optional<VmChangeKind> ApplyObject(
   }
   return std::nullopt;
 }
+
+// Applies each VM of a full load to `vms` as soon as the parser hands it on, so the answer is
+// never held whole (Load commits `vms` only once every answer arrived).
+class LoadHandler : public UpdateHandler {
+ public:
+  LoadHandler(VmMap& vms, const std::map<std::string, std::pair<Moref, std::string>>& filter_dc)
+      : vms_(vms), filter_dc_(filter_dc) {}
+  absl::Status OnObject(const std::string& filter, ObjectUpdate update) override {
+    ApplyObject(vms_, update, filter_dc_, filter);
+    return absl::OkStatus();
+  }
+
+ private:
+  VmMap& vms_;
+  const std::map<std::string, std::pair<Moref, std::string>>& filter_dc_;
+};
 
 }  // namespace
 
@@ -225,22 +242,22 @@ absl::Status InventoryCache::Load() {
   }
   session_generation_ = client_.session_generation();
 
-  // The first WaitForUpdatesEx (no version) returns the whole current state as "enter" updates,
-  // possibly truncated into several answers.
+  // The first WaitForUpdatesEx (no version) returns the whole current state as "enter" updates;
+  // a real vCenter pages it by maxObjectUpdates (truncated: ask again with that version).
   VmMap fresh;
   version_.clear();
+  LoadHandler loader(fresh, filter_dc_);
+  UpdateStreamParser parser(loader);
   do {
     if (stopping_) return absl::CancelledError("stopping");
-    auto r = client_.Call("WaitForUpdatesEx", MorefXml("_this", collector_));
-    if (!r.ok()) return Annotate(r.status(), what);
-    auto set = ParseUpdateSet(*r);
-    if (!set.ok()) return Annotate(set.status(), what);
-    if (!set->has_updates) break;
-    for (const FilterUpdate& f : set->filters) {
-      for (const ObjectUpdate& u : f.objects) ApplyObject(fresh, u, filter_dc_, f.filter);
-    }
-    version_ = set->version;
-    if (!set->truncated) break;
+    std::string args = MorefXml("_this", collector_);
+    if (!version_.empty()) absl::StrAppend(&args, TextXml("version", version_));
+    absl::StrAppend(&args, WaitOptionsXml(0));
+    absl::Status s = client_.CallStreaming("WaitForUpdatesEx", args, parser);
+    if (!s.ok()) return Annotate(s, what);
+    if (!parser.has_updates()) break;
+    version_ = parser.version();
+    if (!parser.truncated()) break;
   } while (true);
 
   std::vector<Event> events;
@@ -271,33 +288,44 @@ absl::Status InventoryCache::Load() {
   }
   LOG_INFO("inventory cache of {}: synced {} VMs in {} datacenter(s)", client_.options().url,
            stats().vms, dcs.size());
-  // The load freed several MB (response text, DOM, the previous map): hand the free pages back to
+  // The load freed the previous map and many small per-VM documents: hand the free pages back to
   // the OS so they do not stay resident for the process's life (glibc keeps them otherwise).
   malloc_trim(0);
   Notify(events);
   return absl::OkStatus();
 }
 
+std::string InventoryCache::WaitOptionsXml(int max_wait_seconds) const {
+  std::string xml;
+  if (max_wait_seconds > 0) xml = TextXml("maxWaitSeconds", absl::StrCat(max_wait_seconds));
+  if (options_.max_object_updates > 0) {
+    absl::StrAppend(&xml, TextXml("maxObjectUpdates", absl::StrCat(options_.max_object_updates)));
+  }
+  return xml.empty() ? xml : absl::StrCat("<options>", xml, "</options>");
+}
+
 absl::Status InventoryCache::Stream() {
   const std::string args_prefix = MorefXml("_this", collector_);
-  const std::string options = absl::StrCat(
-      "<options>", TextXml("maxWaitSeconds", absl::StrCat(options_.max_wait_seconds)),
-      "</options>");
+  const std::string options = WaitOptionsXml(options_.max_wait_seconds);
   while (!stopping_) {
     if (client_.session_generation() != session_generation_) {
       return absl::UnavailableError("vCenter session changed (re-login): filters are gone");
     }
-    auto r = client_.Call("WaitForUpdatesEx",
-                          absl::StrCat(args_prefix, TextXml("version", version_), options));
+    // These answers are small: collect one whole, so an answer that fails midway applies
+    // nothing and the next attempt starts again from the same version.
+    UpdateSetCollector collector;
+    UpdateStreamParser parser(collector);
+    absl::Status s = client_.CallStreaming(
+        "WaitForUpdatesEx", absl::StrCat(args_prefix, TextXml("version", version_), options),
+        parser);
     if (stopping_) return absl::OkStatus();
-    if (!r.ok()) return r.status();
-    auto set = ParseUpdateSet(*r);
-    if (!set.ok()) return set.status();
-    if (!set->has_updates) continue;
+    if (!s.ok()) return s;
+    UpdateSet set = collector.Take(parser);
+    if (!set.has_updates) continue;
     std::vector<Event> events;
     {
       absl::MutexLock l(&mu_);
-      CCM_RETURN_IF_ERROR(ApplyUpdateSet(*set, &events));
+      CCM_RETURN_IF_ERROR(ApplyUpdateSet(set, &events));
     }
     Notify(events);
   }

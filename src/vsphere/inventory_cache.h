@@ -52,6 +52,9 @@ struct InventoryCacheOptions {
   // vsphere.conf `datacenters` entries (name, path or MOID); empty = every datacenter.
   std::vector<std::string> datacenters;
   int max_wait_seconds = 2;  // WaitForUpdatesEx maxWaitSeconds: bounds Stop() latency
+  // WaitForUpdatesEx maxObjectUpdates (0: unlimited): a real vCenter then pages a big answer
+  // (truncated) instead of sending every VM at once; the simulator ignores it.
+  int max_object_updates = 200;
   BackoffPolicy resync_backoff{absl::Milliseconds(500), absl::Seconds(60), 2.0, 0.1};
   Clock* clock = nullptr;    // null: real clock
   Random* random = nullptr;  // null: real randomness (jitter)
@@ -120,6 +123,8 @@ class InventoryCache {
   // the differences to listeners).
   absl::Status Load();
   absl::Status Stream();  // WaitForUpdatesEx until error or stop
+  // WaitForUpdatesEx <options> (maxWaitSeconds when > 0, maxObjectUpdates), or "".
+  std::string WaitOptionsXml(int max_wait_seconds) const;
   absl::Status ApplyUpdateSet(const UpdateSet& set, std::vector<Event>* events)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DestroyServerObjects();

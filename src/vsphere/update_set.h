@@ -1,8 +1,11 @@
 #pragma once
 // Typed view of a PropertyCollector.WaitForUpdatesEx answer (vim25 UpdateSet). Pure parsing: no
 // I/O. Property values stay XML (`PropertyChange::val`) because only the consumer knows their
-// type (VM facts apply them with ApplyVmProperty); the parsed document is kept alive by the
-// UpdateSet that owns them, so copy the UpdateSet (cheap, shared) to keep a value around.
+// type (VM facts apply them with ApplyVmProperty). Each ObjectUpdate owns the small document its
+// values live in, so an ObjectUpdate (cheap to copy, shared) can be kept on its own.
+//
+// Answers are read by the streaming parser (update_stream.h), which hands on one ObjectUpdate
+// at a time; the Decode* functions here turn one <objectSet> / <missingSet> into its type.
 
 #include <memory>
 #include <string>
@@ -12,7 +15,6 @@
 #include "absl/strings/string_view.h"
 #include "pugixml.hpp"
 #include "vsphere/moref.h"
-#include "vsphere/soap.h"
 
 namespace ccm::vsphere {
 
@@ -40,6 +42,7 @@ struct ObjectUpdate {
   Moref obj;  // {"VirtualMachine", "vm-42"}
   std::vector<PropertyChange> changes;
   std::vector<MissingProperty> missing;
+  std::shared_ptr<const pugi::xml_document> doc;  // owns every PropertyChange::val
 };
 
 struct MissingObject {
@@ -61,20 +64,18 @@ struct UpdateSet {
   std::string version;  // pass to the next WaitForUpdatesEx
   bool truncated = false;  // more updates are pending: ask again at once with `version`
   std::vector<FilterUpdate> filters;
-  std::shared_ptr<const pugi::xml_document> doc;  // owns every PropertyChange::val
 };
 
-// Parses a WaitForUpdatesEx answer: a whole SOAP envelope, a <WaitForUpdatesExResponse> element
-// or a bare <returnval>. Malformed or truncated XML, a SOAP fault, missing required fields or
-// unknown enum values are errors (DataLoss for broken documents, with a message saying where).
+// Parses a whole WaitForUpdatesEx answer held in memory (small answers, tests): a whole SOAP
+// envelope, a <WaitForUpdatesExResponse> element or a bare <returnval>, with the streaming
+// parser. Malformed or truncated XML, missing required fields or unknown enum values are DataLoss
+// errors saying where; a SOAP fault is its typed status (SoapFaultStatus).
 absl::StatusOr<UpdateSet> ParseUpdateSet(absl::string_view xml);
 
-// Same, for an answer of Client::Call("WaitForUpdatesEx", ...).
-absl::StatusOr<UpdateSet> ParseUpdateSet(const SoapResponse& response);
-
-// Same, for an already parsed document; `node` is the response element, its returnval or any
-// ancestor (e.g. the Body). `doc` must own `node` and is kept alive by the result.
-absl::StatusOr<UpdateSet> ParseUpdateSetNode(std::shared_ptr<const pugi::xml_document> doc,
-                                             pugi::xml_node node);
+// One <objectSet> (kind, obj, changeSet*, missingSet*): the root element of `doc`, which the
+// result keeps alive.
+absl::StatusOr<ObjectUpdate> DecodeObjectSet(std::shared_ptr<const pugi::xml_document> doc);
+// One filter-level <missingSet> element (obj, fault).
+MissingObject DecodeMissingObject(pugi::xml_node missing_set);
 
 }  // namespace ccm::vsphere

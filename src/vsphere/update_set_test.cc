@@ -4,9 +4,29 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "vsphere/chunking_testing.h"
+#include "vsphere/update_stream.h"
 
 namespace ccm::vsphere {
 namespace {
+
+// Every case runs through the streaming parser fed in every chunking; "Whole" goes through
+// ParseUpdateSet itself.
+class UpdateSetTest : public testing::TestWithParam<Chunking> {
+ protected:
+  static absl::StatusOr<UpdateSet> Parse(absl::string_view xml) {
+    if (GetParam().kind == Chunking::kWhole) return ParseUpdateSet(xml);
+    UpdateSetCollector collector;
+    UpdateStreamParser parser(collector);
+    for (absl::string_view piece : Split(xml, GetParam())) {
+      absl::Status s = parser.Feed(piece);
+      if (!s.ok()) return s;
+    }
+    absl::Status s = parser.Finish();
+    if (!s.ok()) return s;
+    return collector.Take(parser);
+  }
+};
 
 std::string Envelope(const std::string& body) {
   return R"(<?xml version="1.0" encoding="UTF-8"?>
@@ -38,8 +58,8 @@ const char kFull[] = R"(<WaitForUpdatesExResponse xmlns="urn:vim25"><returnval>
 <truncated>true</truncated>
 </returnval></WaitForUpdatesExResponse>)";
 
-TEST(UpdateSetTest, ParsesFullEnvelope) {
-  auto set = ParseUpdateSet(Envelope(kFull));
+TEST_P(UpdateSetTest, ParsesFullEnvelope) {
+  auto set = Parse(Envelope(kFull));
   ASSERT_TRUE(set.ok()) << set.status();
   EXPECT_TRUE(set->has_updates);
   EXPECT_EQ(set->version, "7");
@@ -81,10 +101,10 @@ TEST(UpdateSetTest, ParsesFullEnvelope) {
   EXPECT_EQ(f.missing_objects[0].fault_type, "ManagedObjectNotFound");
 }
 
-TEST(UpdateSetTest, ValuesOutliveTheParseCall) {
+TEST_P(UpdateSetTest, ValuesOutliveTheParseCall) {
   PropertyChange change;
   {
-    auto set = ParseUpdateSet(kFull);
+    auto set = Parse(kFull);
     ASSERT_TRUE(set.ok()) << set.status();
     UpdateSet copy = *set;  // shares the document
     set = absl::UnknownError("drop the original");
@@ -93,19 +113,19 @@ TEST(UpdateSetTest, ValuesOutliveTheParseCall) {
   }
 }
 
-TEST(UpdateSetTest, EmptyResponseMeansNoUpdates) {
+TEST_P(UpdateSetTest, EmptyResponseMeansNoUpdates) {
   for (const std::string& xml :
        {Envelope(R"(<WaitForUpdatesExResponse xmlns="urn:vim25"/>)"),
         std::string(R"(<WaitForUpdatesExResponse xmlns="urn:vim25"></WaitForUpdatesExResponse>)")}) {
-    auto set = ParseUpdateSet(xml);
+    auto set = Parse(xml);
     ASSERT_TRUE(set.ok()) << set.status();
     EXPECT_FALSE(set->has_updates);
     EXPECT_TRUE(set->filters.empty());
   }
 }
 
-TEST(UpdateSetTest, PrefixedElementsAndBareReturnval) {
-  auto set = ParseUpdateSet(R"(<v:returnval xmlns:v="urn:vim25"><v:version>-</v:version>
+TEST_P(UpdateSetTest, PrefixedElementsAndBareReturnval) {
+  auto set = Parse(R"(<v:returnval xmlns:v="urn:vim25"><v:version>-</v:version>
     <v:filterSet><v:filter>f1</v:filter><v:objectSet><v:kind>leave</v:kind>
     <v:obj type="VirtualMachine">vm-1</v:obj></v:objectSet></v:filterSet></v:returnval>)");
   ASSERT_TRUE(set.ok()) << set.status();
@@ -123,7 +143,7 @@ struct BadCase {
   const char* message_part;
 };
 
-TEST(UpdateSetTest, RejectsBrokenDocuments) {
+TEST_P(UpdateSetTest, RejectsBrokenDocuments) {
   std::string full = Envelope(kFull);
   const BadCase cases[] = {
       {"empty", "", absl::StatusCode::kDataLoss, "XML error"},
@@ -153,13 +173,24 @@ TEST(UpdateSetTest, RejectsBrokenDocuments) {
        "<returnval><version>1</version><filterSet><objectSet><kind>modify</kind><obj>vm-1</obj>"
        "<changeSet><op>assign</op></changeSet></objectSet></filterSet></returnval>",
        absl::StatusCode::kDataLoss, "without name or op"},
+      // A fault is its typed status, as the Client gets it (before: Unavailable here).
       {"soap fault",
        Envelope("<soapenv:Fault><faultcode>ServerFaultCode</faultcode>"
                 "<faultstring>The session is not authenticated.</faultstring></soapenv:Fault>"),
-       absl::StatusCode::kUnavailable, "not authenticated"},
+       absl::StatusCode::kUnknown, "UnknownFault: The session is not authenticated."},
+      {"typed soap fault",
+       Envelope("<soapenv:Fault><faultcode>ServerFaultCode</faultcode>"
+                "<faultstring>The session is not authenticated.</faultstring><detail>"
+                "<NotAuthenticatedFault xmlns=\"urn:vim25\" xsi:type=\"NotAuthenticated\"/>"
+                "</detail></soapenv:Fault>"),
+       absl::StatusCode::kUnauthenticated, "NotAuthenticated: The session is not authenticated."},
+      {"junk after the document", Envelope(kFull) + "<x/>", absl::StatusCode::kDataLoss,
+       "junk after document element"},
+      {"doctype", "<!DOCTYPE x [<!ENTITY a \"b\">]><returnval/>", absl::StatusCode::kDataLoss,
+       "DOCTYPE is not allowed"},
   };
   for (const BadCase& c : cases) {
-    auto set = ParseUpdateSet(c.xml);
+    auto set = Parse(c.xml);
     ASSERT_FALSE(set.ok()) << c.name;
     EXPECT_EQ(set.status().code(), c.code) << c.name << ": " << set.status();
     EXPECT_THAT(std::string(set.status().message()), testing::HasSubstr(c.message_part))
@@ -167,10 +198,13 @@ TEST(UpdateSetTest, RejectsBrokenDocuments) {
   }
 }
 
-TEST(UpdateSetTest, EnumNames) {
+TEST(UpdateSetEnumTest, Names) {
   EXPECT_EQ(ToString(ObjectUpdateKind::kLeave), "leave");
   EXPECT_EQ(ToString(PropertyChangeOp::kIndirectRemove), "indirectRemove");
 }
+
+INSTANTIATE_TEST_SUITE_P(AllChunkings, UpdateSetTest, testing::ValuesIn(AllChunkings()),
+                         [](const testing::TestParamInfo<Chunking>& p) { return p.param.name(); });
 
 }  // namespace
 }  // namespace ccm::vsphere
