@@ -84,6 +84,42 @@ absl::StatusOr<std::map<Moref, std::vector<InventoryRef>>> AncestryResolver::Res
   return out;
 }
 
+VmAncestry AncestryResolver::AncestryLocked(const VmPlacement& p) const {
+  VmAncestry a;
+  a.vm = {p.vm, p.name};
+  a.host_chain = ChainLocked(p.host);
+  for (const InventoryRef& e : ChainLocked(p.resource_pool)) {
+    if (e.ref.type != "ResourcePool" && e.ref.type != "VirtualApp") break;
+    a.resource_pool_chain.push_back(e);
+  }
+  a.vm_chain.push_back(a.vm);
+  for (InventoryRef& e : ChainLocked(p.parent)) a.vm_chain.push_back(std::move(e));
+  for (const InventoryRef& e : a.vm_chain) {
+    if (e.ref.type == "Datacenter") {
+      a.datacenter = e;
+      break;
+    }
+  }
+  return a;
+}
+
+absl::StatusOr<std::vector<VmAncestry>> AncestryResolver::ResolvePlacements(
+    const std::vector<VmPlacement>& vms) {
+  std::vector<Moref> start;
+  for (const VmPlacement& p : vms) {
+    for (const Moref* m : {&p.parent, &p.resource_pool, &p.host}) {
+      if (!m->empty()) start.push_back(*m);
+    }
+  }
+  absl::Status s = Fill(start);
+  if (!s.ok()) return Annotate(s, "resolve VM ancestry");
+  std::vector<VmAncestry> out;
+  out.reserve(vms.size());
+  absl::MutexLock l(&mu_);
+  for (const VmPlacement& p : vms) out.push_back(AncestryLocked(p));
+  return out;
+}
+
 absl::StatusOr<std::vector<VmAncestry>> AncestryResolver::ResolveVms(
     const std::vector<Moref>& vms) {
   {
@@ -94,41 +130,16 @@ absl::StatusOr<std::vector<VmAncestry>> AncestryResolver::ResolveVms(
   absl::StatusOr<RetrieveObjectsResult> r = RetrieveObjects(
       client_, vms, {{"VirtualMachine", {"name", "parent", "resourcePool", "runtime.host"}}});
   if (!r.ok()) return Annotate(r.status(), "resolve VM ancestry");
-  std::vector<Moref> start;
+  std::map<Moref, VmPlacement> by_ref;
   for (const ObjectContent& o : r->objects) {
-    for (const char* p : {"parent", "resourcePool", "runtime.host"}) {
-      Moref m = o.GetMoref(p);
-      if (!m.empty()) start.push_back(m);
-    }
+    by_ref[o.obj] = {o.obj, o.GetText("name"), o.GetMoref("runtime.host"),
+                     o.GetMoref("resourcePool"), o.GetMoref("parent")};
   }
-  absl::Status s = Fill(start);
-  if (!s.ok()) return Annotate(s, "resolve VM ancestry");
-  std::map<Moref, const ObjectContent*> by_ref;
-  for (const ObjectContent& o : r->objects) by_ref[o.obj] = &o;
-  std::vector<VmAncestry> out;
-  absl::MutexLock l(&mu_);
+  std::vector<VmPlacement> found;  // input order
   for (const Moref& vm : vms) {
-    auto it = by_ref.find(vm);
-    if (it == by_ref.end()) continue;
-    const ObjectContent& o = *it->second;
-    VmAncestry a;
-    a.vm = {vm, o.GetText("name")};
-    a.host_chain = ChainLocked(o.GetMoref("runtime.host"));
-    for (const InventoryRef& e : ChainLocked(o.GetMoref("resourcePool"))) {
-      if (e.ref.type != "ResourcePool" && e.ref.type != "VirtualApp") break;
-      a.resource_pool_chain.push_back(e);
-    }
-    a.vm_chain.push_back(a.vm);
-    for (InventoryRef& e : ChainLocked(o.GetMoref("parent"))) a.vm_chain.push_back(std::move(e));
-    for (const InventoryRef& e : a.vm_chain) {
-      if (e.ref.type == "Datacenter") {
-        a.datacenter = e;
-        break;
-      }
-    }
-    out.push_back(std::move(a));
+    if (auto it = by_ref.find(vm); it != by_ref.end()) found.push_back(it->second);
   }
-  return out;
+  return ResolvePlacements(found);
 }
 
 }  // namespace ccm::vsphere

@@ -36,6 +36,15 @@ struct VmAncestry {
   InventoryRef datacenter;  // empty ref if the VM is not below a datacenter
 };
 
+// Where a VM sits, as the inventory cache already knows it (no vCenter call needed for the VM).
+struct VmPlacement {
+  Moref vm;
+  std::string name;
+  Moref host;           // runtime.host
+  Moref resource_pool;  // resourcePool
+  Moref parent;         // parent folder (or vApp)
+};
+
 class AncestryResolver {
  public:
   // Cached names/parents of non-VM objects are trusted for `ttl` (hosts rarely move).
@@ -44,6 +53,10 @@ class AncestryResolver {
 
   // Per VM (in input order; VMs that no longer exist are left out).
   absl::StatusOr<std::vector<VmAncestry>> ResolveVms(const std::vector<Moref>& vms);
+  // Same, from placements already known (e.g. the inventory cache's, kept current by its
+  // property-collector stream): only the objects above the VMs are fetched (and cached).
+  absl::StatusOr<std::vector<VmAncestry>> ResolvePlacements(
+      const std::vector<VmPlacement>& vms);
   // Any objects: each object's chain, itself first, up to the root.
   absl::StatusOr<std::map<Moref, std::vector<InventoryRef>>> ResolveChains(
       const std::vector<Moref>& objs);
@@ -60,6 +73,7 @@ class AncestryResolver {
   // Makes sure every object in `start` and all their ancestors are cached.
   absl::Status Fill(std::vector<Moref> start);
   std::vector<InventoryRef> ChainLocked(const Moref& start) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  VmAncestry AncestryLocked(const VmPlacement& p) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   Client& client_;
   const absl::Duration ttl_;

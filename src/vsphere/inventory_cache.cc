@@ -50,7 +50,9 @@ void ApplyChanges(VmFacts& vm, const ObjectUpdate& u) {
   }
 }
 
-using VmMap = absl::flat_hash_map<std::string, VmFacts>;
+// Nodes, not flat slots: a VmFacts is ~700 bytes, and a flat table keeps up to twice as many
+// slots as VMs (1,000 VMs: 1.4 MB of slots instead of 0.7 MB of facts).
+using VmMap = absl::node_hash_map<std::string, VmFacts>;
 
 // Applies one object update to `vms`; returns the event, if any.
 std::optional<VmChangeKind> ApplyObject(
@@ -464,6 +466,13 @@ absl::StatusOr<std::vector<VmFacts>> InventoryCache::Snapshot() const {
   absl::MutexLock l(&mu_);
   if (!synced_) return NotSynced();
   return Collect(nullptr);
+}
+
+absl::Status InventoryCache::ForEachVm(const std::function<void(const VmFacts&)>& fn) const {
+  absl::MutexLock l(&mu_);
+  if (!synced_) return NotSynced();
+  for (const auto& [moid, vm] : vms_) fn(vm);
+  return absl::OkStatus();
 }
 
 bool InventoryCache::WaitForStats(const std::function<bool(const InventoryCacheStats&)>& pred,

@@ -33,6 +33,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
@@ -101,6 +102,9 @@ class InventoryCache {
   // Every VM with a guest NIC reporting `ip`.
   absl::StatusOr<std::vector<VmFacts>> FindByIp(absl::string_view ip) const;
   absl::StatusOr<std::vector<VmFacts>> Snapshot() const;
+  // Calls `fn` for every VM without copying (under the cache's lock: `fn` must be quick and must
+  // not call the cache). Unavailable while not synced.
+  absl::Status ForEachVm(const std::function<void(const VmFacts&)>& fn) const;
 
   // Returns an id for RemoveListener. Listeners registered before Start() see the first load
   // as kAdded events.
@@ -156,7 +160,7 @@ class InventoryCache {
 
   mutable absl::Mutex mu_;
   bool synced_ ABSL_GUARDED_BY(mu_) = false;
-  absl::flat_hash_map<std::string, VmFacts> vms_ ABSL_GUARDED_BY(mu_);  // moid -> facts
+  absl::node_hash_map<std::string, VmFacts> vms_ ABSL_GUARDED_BY(mu_);  // moid -> facts
   absl::flat_hash_map<std::string, std::string> by_uuid_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>> by_hostname_
       ABSL_GUARDED_BY(mu_);

@@ -34,6 +34,29 @@ std::shared_ptr<const TopologyCache::Chain> TopologyCache::InternLocked(Chain ch
   return made;
 }
 
+void TopologyCache::StoreChainsLocked(std::vector<vsphere::VmAncestry>& resolved) {
+  for (auto& a : resolved) {
+    Chain parents;
+    if (a.vm_chain.size() > 1) parents.assign(a.vm_chain.begin() + 1, a.vm_chain.end());
+    chains_[a.vm.ref] = {a.vm, InternLocked(std::move(a.host_chain)),
+                         InternLocked(std::move(a.resource_pool_chain)),
+                         InternLocked(std::move(parents))};
+  }
+}
+
+namespace {
+const vsphere::Moref& Head(const std::shared_ptr<const std::vector<vsphere::InventoryRef>>& c) {
+  static const vsphere::Moref kNone;
+  return c && !c->empty() ? c->front().ref : kNone;
+}
+}  // namespace
+
+bool TopologyCache::SamePlacement(const Chains& c, const vsphere::VmFacts& f) {
+  // The pool chain holds only ResourcePool / VirtualApp objects; compare when it has any.
+  const bool pool_same = !c.pool || c.pool->empty() || Head(c.pool) == f.resource_pool;
+  return Head(c.host) == f.host && Head(c.parents) == f.parent_folder && pool_same;
+}
+
 bool TopologyCache::FreshLocked(const Chains& c) const {
   const absl::Time now = clock_->Now();
   for (const Chain& chain : c.Expand()) {
@@ -46,22 +69,29 @@ bool TopologyCache::FreshLocked(const Chains& c) const {
 }
 
 absl::Status TopologyCache::FillLocked(const vsphere::Moref& vm) {
-  // 1. Ancestry for this VM and every inventory VM not resolved yet (one batch).
-  std::vector<vsphere::Moref> missing_vms;
-  if (!chains_.count(vm)) missing_vms.push_back(vm);
-  if (auto all = inventory_.Snapshot(); all.ok()) {
-    for (const auto& f : *all)
-      if (!chains_.count(f.moref) && !(f.moref == vm)) missing_vms.push_back(f.moref);
+  // 1. Ancestry for this VM and every inventory VM not resolved yet, in one batch. Where the VMs
+  // sit (host, pool, folder) comes from the inventory cache, which the property-collector stream
+  // keeps current: only the objects above them are fetched. A VM the cache does not know (not
+  // synced, or not in it yet) is looked up in vCenter.
+  std::vector<vsphere::VmPlacement> placed;
+  bool vm_placed = false;
+  size_t resolved_vms = 0;
+  absl::Status walked = inventory_.ForEachVm([&](const vsphere::VmFacts& f) {
+    // Known and not moved (vMotion, pool or folder change): nothing to do.
+    if (auto it = chains_.find(f.moref); it != chains_.end() && SamePlacement(it->second, f)) return;
+    if (f.moref == vm) vm_placed = true;
+    placed.push_back({f.moref, f.name, f.host, f.resource_pool, f.parent_folder});
+  });
+  if (!walked.ok()) placed.clear();
+  if (!placed.empty()) {
+    CCM_ASSIGN_OR_RETURN(auto resolved, ancestry_.ResolvePlacements(placed));
+    StoreChainsLocked(resolved);
+    resolved_vms += resolved.size();
   }
-  if (!missing_vms.empty()) {
-    CCM_ASSIGN_OR_RETURN(auto resolved, ancestry_.ResolveVms(missing_vms));
-    for (auto& a : resolved) {
-      Chain parents;
-      if (a.vm_chain.size() > 1) parents.assign(a.vm_chain.begin() + 1, a.vm_chain.end());
-      chains_[a.vm.ref] = {a.vm, InternLocked(std::move(a.host_chain)),
-                           InternLocked(std::move(a.resource_pool_chain)),
-                           InternLocked(std::move(parents))};
-    }
+  if (!chains_.count(vm) && !vm_placed) {
+    CCM_ASSIGN_OR_RETURN(auto resolved, ancestry_.ResolveVms({vm}));
+    StoreChainsLocked(resolved);
+    resolved_vms += resolved.size();
   }
   if (!chains_.count(vm)) {
     return absl::NotFoundError(absl::StrCat("ancestry of ", vm.ToString(), ": VM no longer exists"));
@@ -87,13 +117,17 @@ absl::Status TopologyCache::FillLocked(const vsphere::Moref& vm) {
   for (const auto& o : objects)  // objects vCenter did not list have no tags
     if (!tags_.count(o) || tags_[o].fetched != now) tags_[o] = Tags{{}, now};
   VLOG(2, "topology cache: {} VMs resolved, tags of {} objects fetched in one call",
-       missing_vms.size(), objects.size());
+       resolved_vms, objects.size());
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<AncestorChain>> TopologyCache::ChainsFor(const vsphere::Moref& vm) {
   absl::MutexLock lock(&mu_);
   auto it = chains_.find(vm);
+  if (it != chains_.end()) {
+    auto facts = inventory_.FindByMoid(vm.value);
+    if (facts.ok() && !SamePlacement(it->second, *facts)) it = chains_.end();  // it moved
+  }
   if (it != chains_.end() && FreshLocked(it->second)) {
     ++stats_.hits;
   } else {

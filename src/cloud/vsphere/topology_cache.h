@@ -51,10 +51,14 @@ class TopologyCache {
     std::vector<Chain> Expand() const;
   };
   std::shared_ptr<const Chain> InternLocked(Chain chain) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void StoreChainsLocked(std::vector<vsphere::VmAncestry>& resolved)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Resolves ancestry for `vm` and every other VM of the inventory not resolved yet, and tags
   // for every object of those chains that has none cached (or expired).
   absl::Status FillLocked(const vsphere::Moref& vm) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool FreshLocked(const Chains& c) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Whether the chains were built for where the VM sits now.
+  static bool SamePlacement(const Chains& c, const vsphere::VmFacts& f);
 
   vsphere::AncestryResolver& ancestry_;
   vsphere::TaggingClient& tagging_;
