@@ -15,7 +15,8 @@ using ::ccm::testing::VcsimProcess;
 constexpr char kSpec1[] = R"({
   "users": {"admin": "secret"},
   "datacenters": [{"name": "dc1",
-    "clusters": [{"name": "c1", "hosts": 2, "resource_pools": ["rp1"]}],
+    "clusters": [{"name": "c1", "hosts": 2, "resource_pools": ["rp1"]},
+                 {"name": "c2", "hosts": 1}],
     "vms": [
       {"name": "node-1", "cluster": "c1", "uuid": "422e4956-ad22-1139-6d72-59cc8f26bc90",
        "hostname": "node-1", "guest_id": "ubuntu64Guest", "cpus": 4, "memory_mb": 8192,
@@ -24,11 +25,14 @@ constexpr char kSpec1[] = R"({
       {"name": "node-2", "cluster": "c1", "hostname": "node-2", "guest_id": "rhel9_64Guest",
        "nics": [{"network": "VM Network", "ips": ["10.0.0.12"]}]},
       {"name": "node-off", "cluster": "c1", "hostname": "node-off",
-       "nics": [{"network": "VM Network", "ips": ["10.0.0.13"]}]}
+       "nics": [{"network": "VM Network", "ips": ["10.0.0.13"]}]},
+      {"name": "node-moves", "cluster": "c1", "hostname": "node-moves",
+       "nics": [{"network": "VM Network", "ips": ["10.0.0.14"]}]}
     ],
     "generate_vms": {"count": 60, "prefix": "gen-", "cluster": "c1", "subnet": "10.1.0.0/16"}}],
   "tag_categories": [{"name": "k8s-zone"}, {"name": "k8s-region"}],
   "tags": [{"name": "zone-a", "category": "k8s-zone", "attach": ["/dc1/host/c1"]},
+           {"name": "zone-b", "category": "k8s-zone", "attach": ["/dc1/host/c2"]},
            {"name": "region-1", "category": "k8s-region", "attach": ["/dc1"]}]
 })";
 
@@ -223,6 +227,25 @@ TEST_F(VSphereInstancesTest, ManyNodesCostAHandfulOfRequests) {
   EXPECT_EQ(batches, 1) << "tags of all VMs' ancestors must come in one batch";
   // One login, the batch, and one look-up per tag and category never seen before (2 + 2).
   EXPECT_LE(rest_total, 6);
+}
+
+// After a vMotion to a host of another zone, the VM's zone follows from the inventory cache's
+// new placement (no stale ancestor chain).
+TEST_F(VSphereInstancesTest, ZoneFollowsTheVmAfterVMotion) {
+  auto before = instances_->GetInstanceMetadata({.name = "node-moves"});
+  ASSERT_TRUE(before.ok()) << before.status();
+  EXPECT_EQ(before->zone, "zone-a");
+  const std::string moid = Moid(*sim1_, "node-moves");
+  const std::string host_before = vcs_[0]->inventory().FindByMoid(moid)->host.value;
+  WaitForChange(*vcs_[0], moid, [&] { return sim1_->RelocateVm("node-moves", "/dc1/host/c2"); },
+                [&] {
+                  auto f = vcs_[0]->inventory().FindByMoid(moid);
+                  return f.ok() && f->host.value != host_before;
+                });
+  auto after = instances_->GetInstanceMetadata({.name = "node-moves"});
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(after->zone, "zone-b");
+  EXPECT_EQ(after->region, "region-1");
 }
 
 }  // namespace
