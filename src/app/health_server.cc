@@ -51,6 +51,9 @@ absl::StatusOr<int> HealthServer::Start(const std::string& bind_address, int por
   } else {
     server_ = std::make_unique<httplib::Server>();
   }
+  // Probes and scrapes are few and short: two workers instead of httplib's default of eight
+  // idle threads.
+  server_->new_task_queue = [] { return new httplib::ThreadPool(2); };
   // SO_REUSEADDR only: httplib's default also sets SO_REUSEPORT, which would let a second
   // instance share the port silently instead of failing.
   server_->set_socket_options([](socket_t sock) {

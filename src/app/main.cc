@@ -20,9 +20,10 @@ extern char** environ;
 int main(int argc, char** argv) {
   // glibc gives each thread that allocates its own malloc arena (up to 8 per core), and every
   // arena keeps the memory freed into it. With ~20 threads that was about 8 MB of resident
-  // memory for 1,000 Nodes (bench/node_init_bench: peak 49 -> 41 MB, same CPU time). Two arenas
-  // are plenty for this mostly idle process; MALLOC_ARENA_MAX in the environment still wins.
-  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, 2);
+  // memory for 1,000 Nodes (bench/node_init_bench). This process is mostly idle and its threads
+  // rarely allocate at the same time, so one arena does (a further ~0.5 MB less than two, same
+  // CPU time); MALLOC_ARENA_MAX in the environment still wins.
+  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, 1);
   // Fixed thresholds turn off glibc's dynamic mmap threshold: once a multi-MB buffer (an answer
   // from vCenter) was freed, glibc would otherwise serve every later allocation up to that size
   // from the arenas, where freed memory stays resident. Large buffers stay mmap'd and go back to

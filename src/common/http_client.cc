@@ -47,10 +47,15 @@ int VerifyThumbprint(int preverify, X509_STORE_CTX* store) {
   return 0;
 }
 
-CURLcode SslCtxPin(CURL*, void* sslctx, void* userdata) {
+// Every connection: idle connections give their TLS record buffers (~34 KB each) back, and a
+// pinned thumbprint (userdata: the normalised pin, empty for none) replaces chain verification.
+CURLcode SslCtxSetup(CURL*, void* sslctx, void* userdata) {
   auto* ctx = static_cast<SSL_CTX*>(sslctx);
-  SSL_CTX_set_ex_data(ctx, ThumbprintIndex(), userdata);
-  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, VerifyThumbprint);
+  SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+  if (!static_cast<const std::string*>(userdata)->empty()) {
+    SSL_CTX_set_ex_data(ctx, ThumbprintIndex(), userdata);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, VerifyThumbprint);
+  }
   return CURLE_OK;
 }
 
@@ -184,16 +189,19 @@ std::unique_ptr<HttpClient::Handle> HttpClient::Acquire() {
   curl_easy_setopt(c, CURLOPT_USERAGENT, options_.user_agent.c_str());
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, Millis(options_.connect_timeout));
   curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+  // Request bodies here are small JSON/SOAP documents: a 16 KiB upload buffer per pooled handle
+  // instead of libcurl's 64 KiB.
+  curl_easy_setopt(c, CURLOPT_UPLOAD_BUFFERSIZE, 16384L);
   if (!options_.connect_to.empty()) {
     h->connect_to = curl_slist_append(nullptr, options_.connect_to.c_str());
     curl_easy_setopt(c, CURLOPT_CONNECT_TO, h->connect_to);
   }
+  curl_easy_setopt(c, CURLOPT_SSL_CTX_FUNCTION, SslCtxSetup);
+  curl_easy_setopt(c, CURLOPT_SSL_CTX_DATA, &h->pinned);
   if (!tls.thumbprint.empty()) {
     h->pinned = NormalizeThumbprint(tls.thumbprint);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
-    curl_easy_setopt(c, CURLOPT_SSL_CTX_FUNCTION, SslCtxPin);
-    curl_easy_setopt(c, CURLOPT_SSL_CTX_DATA, &h->pinned);
   } else if (tls.insecure) {
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);

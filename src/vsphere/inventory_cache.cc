@@ -353,12 +353,18 @@ absl::Status InventoryCache::ApplyUpdateSet(const UpdateSet& set, std::vector<Ev
   return absl::OkStatus();
 }
 
+namespace {
+void AddMoid(InventoryCache::MoidSet& set, const std::string& moid) {
+  if (std::find(set.begin(), set.end(), moid) == set.end()) set.push_back(moid);
+}
+}  // namespace
+
 void InventoryCache::Index(const VmFacts& vm) {
   const std::string& moid = vm.moref.value;
   if (!vm.bios_uuid.empty()) by_uuid_[absl::AsciiStrToLower(vm.bios_uuid)] = moid;
-  if (!vm.guest_hostname.empty()) by_hostname_[absl::AsciiStrToLower(vm.guest_hostname)].insert(moid);
+  if (!vm.guest_hostname.empty()) AddMoid(by_hostname_[absl::AsciiStrToLower(vm.guest_hostname)], moid);
   for (const GuestNic& n : vm.nics) {
-    for (const std::string& ip : n.ip_addresses) by_ip_[absl::AsciiStrToLower(ip)].insert(moid);
+    for (const std::string& ip : n.ip_addresses) AddMoid(by_ip_[absl::AsciiStrToLower(ip)], moid);
   }
 }
 
@@ -371,8 +377,9 @@ void InventoryCache::Unindex(const VmFacts& vm) {
   auto drop = [&](auto& index, const std::string& key) {
     auto it = index.find(key);
     if (it == index.end()) return;
-    it->second.erase(moid);
-    if (it->second.empty()) index.erase(it);
+    auto& set = it->second;
+    set.erase(std::remove(set.begin(), set.end(), moid), set.end());
+    if (set.empty()) index.erase(it);
   };
   if (!vm.guest_hostname.empty()) drop(by_hostname_, absl::AsciiStrToLower(vm.guest_hostname));
   for (const GuestNic& n : vm.nics) {
@@ -412,7 +419,7 @@ absl::Status InventoryCache::NotSynced() const {
       absl::StrCat("VM inventory of ", client_.options().url, " is not synced: ", why));
 }
 
-std::vector<VmFacts> InventoryCache::Collect(const absl::flat_hash_set<std::string>* moids) const {
+std::vector<VmFacts> InventoryCache::Collect(const MoidSet* moids) const {
   std::vector<VmFacts> out;
   if (moids == nullptr) {
     out.reserve(vms_.size());

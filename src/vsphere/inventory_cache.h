@@ -33,6 +33,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/container/node_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -112,6 +113,9 @@ class InventoryCache {
   void RemoveListener(int id);
 
   InventoryCacheStats stats() const;
+
+  // The VMs sharing a hostname or an IP: almost always one, kept without an allocation.
+  using MoidSet = absl::InlinedVector<std::string, 1>;
   // Blocks until `pred(stats())` holds or `timeout` (real time) passes; returns the last result.
   // For tests and health checks that must wait for a resync without sleeping.
   bool WaitForStats(const std::function<bool(const InventoryCacheStats&)>& pred,
@@ -137,7 +141,7 @@ class InventoryCache {
   absl::Status NotSynced() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   void Index(const VmFacts& vm) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Unindex(const VmFacts& vm) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  std::vector<VmFacts> Collect(const absl::flat_hash_set<std::string>* moids) const
+  std::vector<VmFacts> Collect(const MoidSet* moids) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
   Client& client_;
@@ -162,9 +166,9 @@ class InventoryCache {
   bool synced_ ABSL_GUARDED_BY(mu_) = false;
   absl::node_hash_map<std::string, VmFacts> vms_ ABSL_GUARDED_BY(mu_);  // moid -> facts
   absl::flat_hash_map<std::string, std::string> by_uuid_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>> by_hostname_
+  absl::flat_hash_map<std::string, MoidSet> by_hostname_
       ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>> by_ip_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, MoidSet> by_ip_ ABSL_GUARDED_BY(mu_);
   InventoryCacheStats stats_ ABSL_GUARDED_BY(mu_);
 
   absl::Mutex listeners_mu_;
