@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/logging.h"
@@ -51,10 +52,14 @@ void EventCorrelator::EvictOldest(Map& m) {
 EventCorrelator::Result EventCorrelator::Correlate(Event event) {
   const absl::Time now = clock_.Now();
   Result r;
+  // The caches are keyed by 64-bit fingerprints of client-go's keys, not the keys themselves
+  // (which hold the whole message): 4,096 remembered events cost ~8 bytes of key each, and a
+  // collision among them (odds ~1e-12) would at worst merge two events' counts.
   const std::string object_key = ObjectKeyOf(event);
+  const absl::Hash<std::string> hash;
 
   // Spam filter first: a dropped event changes no aggregation state.
-  auto [bit, inserted] = buckets_.try_emplace(object_key);
+  auto [bit, inserted] = buckets_.try_emplace(hash(object_key));
   if (inserted) {
     bit->second.bucket =
         std::make_unique<TokenBucket>(options_.spam_qps, options_.spam_burst, clock_);
@@ -67,8 +72,8 @@ EventCorrelator::Result EventCorrelator::Correlate(Event event) {
   }
   EvictOldest(buckets_);
 
-  const std::string key = absl::StrCat(object_key, "\x1f", event.type, "\x1f", event.reason,
-                                       "\x1f", event.message);
+  const uint64_t key = hash(absl::StrCat(object_key, "\x1f", event.type, "\x1f", event.reason,
+                                         "\x1f", event.message));
   auto it = seen_.find(key);
   if (it != seen_.end() &&
       event.last_timestamp - it->second.last_timestamp <= options_.aggregation_window) {

@@ -78,8 +78,8 @@ class EventCorrelator {
 
   Clock& clock_;
   const EventRecorderOptions& options_;
-  absl::flat_hash_map<std::string, Seen> seen_;
-  absl::flat_hash_map<std::string, Bucket> buckets_;
+  absl::flat_hash_map<uint64_t, Seen> seen_;      // fingerprint of the aggregation key
+  absl::flat_hash_map<uint64_t, Bucket> buckets_;  // fingerprint of the involved object
   int64_t last_name_nanos_ = 0;
 };
 
