@@ -42,6 +42,9 @@ TEST(HealthServerTest, NamedChecksAndLiveness) {
   EXPECT_EQ(m.status, 200);
   EXPECT_NE(m.body.find("demo_total 2\n"), std::string::npos);
   EXPECT_NE(m.header("content-type").find("version=0.0.4"), std::string::npos);
+  // Our client asks for gzip; metrics still come plain, with their length (no zlib state).
+  EXPECT_EQ(m.header("content-encoding"), "");
+  EXPECT_EQ(m.header("content-length"), absl::StrCat(m.body.size()));
   hs.Stop();
 }
 

@@ -8,12 +8,10 @@
 #include <sstream>
 #include <thread>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "absl/synchronization/mutex.h"
 #include "app/app_metrics.h"
 #include "app/health_server.h"
 #include "app/secret_watcher.h"
@@ -22,6 +20,7 @@
 #include "cloud/vsphere/vcenter.h"
 #include "cloud/vsphere/vsphere_instances.h"
 #include "common/logging.h"
+#include "controllers/node_cache.h"
 #include "controllers/node_controller.h"
 #include "controllers/node_lifecycle_controller.h"
 #include "kube/client.h"
@@ -97,22 +96,9 @@ class Controllers {
     }
     *live_ = raw;
     instances_ = std::make_unique<cloud::VSphereInstances>(config_, raw);
-    // The Node cache is most of the heap: keep only what the controllers read, CBOR-encoded.
-    kube::InformerOptions node_cache;
-    node_cache.transform = kube::TrimNodeForCache;
-    node_cache.compact_store = true;
-    nodes_ = std::make_unique<kube::Informer>(client_, kube::Nodes(), std::move(node_cache));
-    // providerID -> Node name, so a VM change finds its Node without decoding every Node.
-    auto index = [this](const kube::Json* old_node, const kube::Json* node) {
-      absl::MutexLock l(&by_provider_id_mu_);
-      if (old_node != nullptr) by_provider_id_.erase(kube::ProviderId(*old_node));
-      if (node != nullptr && !kube::ProviderId(*node).empty()) {
-        by_provider_id_[kube::ProviderId(*node)] = kube::Name(*node);
-      }
-    };
-    nodes_->AddEventHandler({[index](const kube::Json& n) { index(nullptr, &n); },
-                             [index](const kube::Json& o, const kube::Json& n) { index(&o, &n); },
-                             [index](const kube::Json& n) { index(&n, nullptr); }});
+    nodes_ = std::make_unique<kube::Informer>(client_, kube::Nodes(),
+                                              controllers::NodeCacheOptions());
+    by_provider_id_ = std::make_unique<controllers::ProviderIdIndex>(*nodes_);
     sink_ = std::make_unique<kube::KubeEventSink>(client_);
     kube::EventRecorderOptions ro;
     ro.host = Hostname();
@@ -173,14 +159,9 @@ class Controllers {
     auto f = vc.inventory().FindByMoid(moid);
     if (!f.ok()) return;  // removed: the lifecycle controller handles it
     const std::string pid = absl::StrCat("vsphere://", absl::AsciiStrToLower(f->bios_uuid));
-    std::string name;
-    {
-      absl::MutexLock l(&by_provider_id_mu_);
-      auto it = by_provider_id_.find(pid);
-      if (it == by_provider_id_.end()) return;
-      name = it->second;
-    }
-    node_->EnqueueAddressRefresh(name);
+    std::optional<std::string> name = by_provider_id_->NodeFor(pid);
+    if (!name) return;
+    node_->EnqueueAddressRefresh(*name);
   }
 
   void Shutdown() {
@@ -208,8 +189,7 @@ class Controllers {
   std::unique_ptr<cloud::VSphereInstances> instances_;
   std::unique_ptr<kube::Informer> nodes_;
   std::atomic<kube::Informer*> nodes_ptr_{nullptr};  // for the health check thread
-  absl::Mutex by_provider_id_mu_;
-  absl::flat_hash_map<std::string, std::string> by_provider_id_ ABSL_GUARDED_BY(by_provider_id_mu_);
+  std::unique_ptr<controllers::ProviderIdIndex> by_provider_id_;
   std::unique_ptr<kube::KubeEventSink> sink_;
   std::unique_ptr<kube::EventRecorder> recorder_;
   std::unique_ptr<controllers::NodeController> node_;

@@ -523,6 +523,7 @@ TEST_F(EmulatorTest, InformerCompactStoreWithTransform) {
   EXPECT_EQ(inf.lists(), 2);
   ASSERT_EQ(inf.List().size(), 1u);
   EXPECT_EQ(Label(*inf.List()[0], "color"), "green");
+  EXPECT_EQ(inf.Keys(), std::vector<std::string>{"a"});
 }
 
 TEST_F(EmulatorTest, InformerResyncSelectorsAndFactory) {

@@ -25,7 +25,8 @@ constexpr char kSpec[] = R"({
       {"name": "node-1", "cluster": "c1", "uuid": "422E4956-AD22-1139-6D72-59CC8F26BC90",
        "hostname": "node-1", "nics": [{"network": "VM Network", "ips": ["10.0.0.11", "fd00::11"]}]},
       {"name": "node-2", "cluster": "c1", "hostname": "node-2",
-       "nics": [{"network": "VM Network", "ips": ["10.0.0.12"]}]},
+       "nics": [{"network": "VM Network", "ips": ["10.0.0.12"]},
+                {"network": "Storage", "ips": ["10.0.0.12"]}]},
       {"name": "node-3", "cluster": "c1", "hostname": "dup", "nics": [{"ips": ["10.0.0.13"]}]},
       {"name": "node-4", "cluster": "c1", "hostname": "DUP", "nics": [{"ips": ["10.0.0.14"]}]},
       {"name": "node-5", "cluster": "c1", "hostname": "node-5", "nics": [{"ips": ["10.0.0.15"]}]}
@@ -125,7 +126,7 @@ TEST_F(InventoryCacheTest, LoadsAllDatacentersAndLooksUp) {
   ASSERT_TRUE(dup.ok()) << dup.status();
   EXPECT_EQ(dup->size(), 2u);
 
-  auto by_ip = cache->FindByIp("10.0.0.12");
+  auto by_ip = cache->FindByIp("10.0.0.12");  // on two of node-2's NICs: still one VM
   ASSERT_TRUE(by_ip.ok()) << by_ip.status();
   ASSERT_EQ(by_ip->size(), 1u);
   EXPECT_EQ((*by_ip)[0].name, "node-2");

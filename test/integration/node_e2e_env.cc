@@ -99,7 +99,9 @@ absl::Status NodeE2eEnv::Start(const cloud::Config& config, vsphere::CredentialS
     raw.push_back(vc.get());
   }
   instances_ = std::make_unique<cloud::VSphereInstances>(config_, raw);
-  nodes_ = std::make_unique<kube::Informer>(*client_, kube::Nodes(), kube::InformerOptions{});
+  // The manager's Node cache (trimmed, compact, with the providerID index).
+  nodes_ = std::make_unique<kube::Informer>(*client_, kube::Nodes(), controllers::NodeCacheOptions());
+  by_provider_id_ = std::make_unique<controllers::ProviderIdIndex>(*nodes_);
   sink_ = std::make_unique<kube::KubeEventSink>(*client_);
   kube::EventRecorderOptions ro;
   ro.host = "node-e2e";
@@ -143,12 +145,7 @@ void NodeE2eEnv::OnVmChange(cloud::VCenter& vc, const std::string& moid) {
   auto f = vc.inventory().FindByMoid(moid);
   if (!f.ok()) return;
   const std::string pid = absl::StrCat("vsphere://", absl::AsciiStrToLower(f->bios_uuid));
-  for (const auto& n : nodes_->List()) {
-    if (n->value("spec", kube::Json::object()).value("providerID", "") == pid) {
-      node_->EnqueueAddressRefresh(n->at("metadata").value("name", ""));
-      return;
-    }
-  }
+  if (auto name = by_provider_id_->NodeFor(pid)) node_->EnqueueAddressRefresh(*name);
 }
 
 void NodeE2eEnv::Stop() {

@@ -23,6 +23,7 @@
 #include "cloud/vsphere/vsphere_instances.h"
 #include "common/clock.h"
 #include "common/metrics.h"
+#include "controllers/node_cache.h"
 #include "controllers/node_controller.h"
 #include "controllers/node_lifecycle_controller.h"
 #include "fixtures/kube_emulator/kube_emulator.h"
@@ -142,6 +143,7 @@ class NodeE2eEnv {
   std::vector<std::unique_ptr<cloud::VCenter>> vcs_;
   std::unique_ptr<cloud::VSphereInstances> instances_;
   std::unique_ptr<kube::Informer> nodes_;
+  std::unique_ptr<controllers::ProviderIdIndex> by_provider_id_;
   std::unique_ptr<kube::KubeEventSink> sink_;
   std::unique_ptr<kube::EventRecorder> recorder_;
   std::unique_ptr<controllers::NodeController> node_;
