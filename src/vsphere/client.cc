@@ -139,21 +139,30 @@ HttpRequest Client::SoapRequest(const std::string& envelope) const {
 }
 
 absl::StatusOr<SoapResponse> Client::RoundTrip(absl::string_view method,
-                                               const std::string& envelope) {
+                                               const std::string& envelope,
+                                               absl::Duration timeout) {
   absl::Time start = clock_->Now();
-  absl::StatusOr<HttpResponse> resp = http_.Do(SoapRequest(envelope));
+  HttpRequest req = SoapRequest(envelope);
+  req.timeout = timeout;
+  absl::StatusOr<HttpResponse> resp = http_.Do(req);
   absl::StatusOr<SoapResponse> out =
       resp.ok() ? ParseHttpSoapResponse(resp->status, resp->body, options_.url)
                 : absl::StatusOr<SoapResponse>(resp.status());
+  if (out.ok() && (method == "RetrievePropertiesEx" || method == "ContinueRetrievePropertiesEx" ||
+                   method == "RetrieveProperties")) {
+    // A forgotten session is reported per property, not as a fault: make it one.
+    if (absl::Status auth = MissingSetSessionFault(out->returnval()); !auth.ok()) out = auth;
+  }
   if (resp.ok()) StoreCookies(*resp);
   if (options_.observer) options_.observer(method, out.status().code(), clock_->Now() - start);
   return out;
 }
 
 absl::Status Client::StreamRoundTrip(absl::string_view method, const std::string& envelope,
-                                     SoapStreamSink& sink) {
+                                     SoapStreamSink& sink, absl::Duration timeout) {
   HttpRequest req = SoapRequest(envelope);
-  req.timeout = options_.timeout;  // Stream() has no default timeout (watches)
+  // Stream() has no default timeout (watches).
+  req.timeout = timeout > absl::ZeroDuration() ? timeout : options_.timeout;
   req.accept_gzip = true;
   absl::Time start = clock_->Now();
   absl::Status fed;
@@ -342,15 +351,44 @@ absl::StatusOr<SoapResponse> Client::Call(absl::string_view method, absl::string
 }
 
 absl::Status Client::CallStreaming(absl::string_view method, absl::string_view args_xml,
-                                   SoapStreamSink& sink) {
+                                   SoapStreamSink& sink, absl::Duration timeout) {
   const std::string envelope = BuildEnvelope(BuildMethod(method, args_xml));
   return WithSession(
       method,
       [&] {
         sink.Reset();
-        return StreamRoundTrip(method, envelope, sink);
+        return StreamRoundTrip(method, envelope, sink, timeout);
       },
       [&] { return !sink.emitted(); });
+}
+
+void Client::InvalidateSession(uint64_t generation) {
+  absl::MutexLock l(&mu_);
+  if (!logged_in_ || session_generation_ != generation) return;
+  logged_in_ = false;
+  VLOG(1, "vCenter {}: session {} is no longer valid; the next call logs in", options_.url,
+       generation);
+}
+
+absl::Status Client::Probe(absl::Duration timeout) {
+  const std::string envelope = BuildEnvelope(BuildMethod(
+      "RetrieveServiceContent", MorefXml("_this", {"ServiceInstance", "ServiceInstance"})));
+  absl::StatusOr<SoapResponse> r = RoundTrip("RetrieveServiceContent", envelope, timeout);
+  if (!r.ok()) return Annotate(r.status(), absl::StrCat("probe ", options_.url));
+  ServiceContent sc = ParseServiceContent(r->returnval());
+  if (sc.property_collector.empty() || sc.session_manager.empty() || sc.root_folder.empty()) {
+    return absl::InternalError(absl::StrCat("probe ", options_.url,
+                                            ": ServiceContent lacks propertyCollector, "
+                                            "sessionManager or rootFolder"));
+  }
+  absl::MutexLock l(&mu_);
+  if (service_content_ && service_content_->instance_uuid != sc.instance_uuid) {
+    LOG_WARN("vCenter {}: instance changed ({} -> {}): new session", options_.url,
+             service_content_->instance_uuid, sc.instance_uuid);
+    logged_in_ = false;
+  }
+  service_content_ = std::make_unique<ServiceContent>(std::move(sc));
+  return absl::OkStatus();
 }
 
 }  // namespace ccm::vsphere

@@ -6,7 +6,9 @@
 // - Every Call() first makes sure a session exists; if CredentialSource::generation() changed
 //   since the last login, it logs in again with the new credentials first.
 // - A call failing with NotAuthenticated (session expired / invalidated) triggers one re-login and
-//   one retry; a second NotAuthenticated is returned as is (Unauthenticated).
+//   one retry; a second NotAuthenticated is returned as is (Unauthenticated). A RetrieveProperties
+//   (Ex) answer that reports NotAuthenticated per property in a missingSet (how vCenter and the
+//   simulator answer a session they no longer know, e.g. after a restart) counts the same.
 // - Transient errors (Unavailable from the HTTP layer: refused / dropped connection; HTTP 502/503/
 //   504) are retried up to soap_roundtrip_count attempts in total with backoff. Timeouts
 //   (DeadlineExceeded), TLS failures and faults are not retried.
@@ -94,8 +96,21 @@ class Client {
   // and read whole as in Call (typed SOAP fault, else Unavailable "HTTP <code>"). Login, transient
   // retries and the re-login after NotAuthenticated are Call's, with sink.Reset() before every
   // attempt; once sink.emitted() nothing is sent again and the error is returned as is.
+  // `timeout` (when not zero) replaces options().timeout for each round trip, e.g. a
+  // WaitForUpdatesEx with maxWaitSeconds, so an unanswered call is noticed soon.
   absl::Status CallStreaming(absl::string_view method, absl::string_view args_xml,
-                             SoapStreamSink& sink);
+                             SoapStreamSink& sink, absl::Duration timeout = absl::ZeroDuration());
+
+  // A consumer found the session unusable in an answer the Client cannot check itself (a
+  // NotAuthenticated in a WaitForUpdatesEx missingSet): the next call logs in again, unless the
+  // session changed since `generation` (someone already did).
+  void InvalidateSession(uint64_t generation);
+
+  // One cheap unauthenticated round trip (RetrieveServiceContent) with `timeout` and no retry:
+  // OK when vCenter answers. For a prober that waits for vCenter to come back. When the answer
+  // shows another vCenter instance (instanceUuid changed: a restore, a redeploy), the cached
+  // ServiceContent is replaced and the session dropped.
+  absl::Status Probe(absl::Duration timeout);
 
   // Fetched once (unauthenticated) and cached.
   absl::StatusOr<ServiceContent> GetServiceContent();
@@ -116,9 +131,10 @@ class Client {
   absl::Status Retrying(absl::string_view method, Attempt attempt, MayRetry may_retry);
   // Buffered round trips without the session logic (Login, Logout, RetrieveServiceContent).
   absl::StatusOr<SoapResponse> RoundTrips(absl::string_view method, absl::string_view args_xml);
-  absl::StatusOr<SoapResponse> RoundTrip(absl::string_view method, const std::string& envelope);
+  absl::StatusOr<SoapResponse> RoundTrip(absl::string_view method, const std::string& envelope,
+                                         absl::Duration timeout = absl::ZeroDuration());
   absl::Status StreamRoundTrip(absl::string_view method, const std::string& envelope,
-                               SoapStreamSink& sink);
+                               SoapStreamSink& sink, absl::Duration timeout);
   HttpRequest SoapRequest(const std::string& envelope) const;
   // Logs in unless a session newer than `seen_generation` exists (another thread re-logged in).
   absl::Status LoginLocked(bool force, uint64_t seen_generation)

@@ -83,6 +83,77 @@ TEST(ClientTest, ReloginOnceAfterNotAuthenticated) {
   EXPECT_EQ(vc.logins, 3);  // exactly one re-login, then the error
 }
 
+TEST(ClientTest, NotAuthenticatedInAMissingSetLogsInAgain) {
+  FakeVc vc;
+  MutableCreds creds;
+  creds.Set("user", "pass");
+  Client c(Opts(vc), &creds);
+  const std::string args = MorefXml("_this", {"PropertyCollector", "propertyCollector"});
+  ASSERT_TRUE(c.Call("RetrievePropertiesEx", args).ok());
+  ++vc.session;  // a restarted vCenter: the old session is unknown, answers come as missingSet
+  auto r = c.Call("RetrievePropertiesEx", args);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(vc.logins, 2);
+  EXPECT_EQ(c.session_generation(), 2u);
+  EXPECT_NE(r->doc->first_child().find_node([](const pugi::xml_node& n) {
+              return absl::string_view(n.name()) == "propSet";
+            }),
+            pugi::xml_node());
+
+  vc.always_not_authenticated = true;  // never readable: an error, not an empty answer
+  r = c.Call("RetrievePropertiesEx", args);
+  EXPECT_TRUE(IsNotAuthenticated(r.status())) << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "missingSet")) << r.status();
+  EXPECT_EQ(vc.logins, 3);
+}
+
+TEST(ClientTest, InvalidateSessionLogsInOnTheNextCallOnlyForThatSession) {
+  FakeVc vc;
+  MutableCreds creds;
+  creds.Set("user", "pass");
+  Client c(Opts(vc), &creds);
+  ASSERT_TRUE(c.Call("Ping", "").ok());
+  c.InvalidateSession(0);  // an older session: nothing to do
+  ASSERT_TRUE(c.Call("Ping", "").ok());
+  EXPECT_EQ(vc.logins, 1);
+  c.InvalidateSession(1);
+  EXPECT_EQ(c.session_status().state, SessionState::kLoggedOut);
+  ASSERT_TRUE(c.Call("Ping", "").ok());
+  EXPECT_EQ(vc.logins, 2);
+  EXPECT_EQ(c.session_generation(), 2u);
+}
+
+TEST(ClientTest, ProbeNeedsNoSessionAndNoticesAnotherInstance) {
+  FakeVc vc;
+  MutableCreds creds;
+  creds.Set("user", "pass");
+  Client c(Opts(vc), &creds);
+  ASSERT_TRUE(c.Probe(absl::Seconds(2)).ok());
+  EXPECT_EQ(vc.logins, 0);
+  ASSERT_TRUE(c.Call("Ping", "").ok());
+  ASSERT_TRUE(c.Probe(absl::Seconds(2)).ok());
+  EXPECT_EQ(c.session_status().state, SessionState::kLoggedIn);  // same instance: kept
+  vc.instance = 2;  // a redeployed or restored vCenter behind the same address
+  ASSERT_TRUE(c.Probe(absl::Seconds(2)).ok());
+  EXPECT_EQ(c.session_status().state, SessionState::kLoggedOut);
+  ASSERT_TRUE(c.Call("Ping", "").ok());
+  EXPECT_EQ(vc.logins, 2);
+  auto sc = c.GetServiceContent();
+  ASSERT_TRUE(sc.ok());
+  EXPECT_EQ(sc->instance_uuid, "i2");
+}
+
+TEST(ClientTest, ProbeOfAnUnreachableVcenterFailsFast) {
+  ClientOptions o;
+  o.url = "http://127.0.0.1:1/sdk";  // nothing listens on port 1
+  MutableCreds creds;
+  creds.Set("user", "pass");
+  Client c(o, &creds);
+  absl::Status s = c.Probe(absl::Seconds(2));
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "probe http://127.0.0.1:1/sdk")) << s;
+}
+
 TEST(ClientTest, CredentialRotationLogsInAgain) {
   FakeVc vc;
   MutableCreds creds;

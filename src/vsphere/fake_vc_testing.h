@@ -62,7 +62,9 @@ class FakeVc {
   }
 
   std::atomic<int> logins{0}, logouts{0}, pings{0}, fail_503{0}, service_content{0}, waits{0};
-  std::atomic<int> gzip_waits{0};  // WaitForUpdatesEx requests that accept gzip
+  std::atomic<int> gzip_waits{0};
+  std::atomic<int> retrieves{0};   // RetrievePropertiesEx requests
+  std::atomic<int> instance{1};    // about.instanceUuid is "i<instance>"  // WaitForUpdatesEx requests that accept gzip
   std::atomic<int> session{0};     // current valid session id
   std::string expected_password = "pass";
   std::atomic<bool> always_not_authenticated{false};
@@ -86,7 +88,8 @@ class FakeVc {
           Env("<RetrieveServiceContentResponse xmlns=\"urn:vim25\"><returnval>"
               "<rootFolder type=\"Folder\">group-d1</rootFolder>"
               "<propertyCollector type=\"PropertyCollector\">propertyCollector</propertyCollector>"
-              "<about><fullName>Fake</fullName><apiVersion>7.0</apiVersion></about>"
+              "<about><fullName>Fake</fullName><apiVersion>7.0</apiVersion><instanceUuid>i" +
+              std::to_string(instance.load()) + "</instanceUuid></about>"
               "<sessionManager type=\"SessionManager\">SessionManager</sessionManager>"
               "</returnval></RetrieveServiceContentResponse>"),
           "text/xml");
@@ -115,6 +118,19 @@ class FakeVc {
       }
       res.set_content(Env("<PingResponse xmlns=\"urn:vim25\"><returnval>pong</returnval>"
                           "</PingResponse>"),
+                      "text/xml");
+    } else if (absl::StrContains(b, "<RetrievePropertiesEx")) {
+      ++retrieves;
+      // Like vCenter and govmomi's simulator: an unknown session is reported per property.
+      std::string prop =
+          authed ? "<propSet><name>name</name><val xsi:type=\"xsd:string\">dc1</val></propSet>"
+                 : "<missingSet><path>name</path><fault><fault xsi:type=\"NotAuthenticated\">"
+                   "<object type=\"Datacenter\">datacenter-2</object><privilegeId>System.Read"
+                   "</privilegeId></fault><localizedMessage></localizedMessage></fault>"
+                   "</missingSet>";
+      res.set_content(Env("<RetrievePropertiesExResponse xmlns=\"urn:vim25\"><returnval><objects>"
+                          "<obj type=\"Datacenter\">datacenter-2</obj>" +
+                          prop + "</objects></returnval></RetrievePropertiesExResponse>"),
                       "text/xml");
     } else if (absl::StrContains(b, "<WaitForUpdatesEx")) {
       ++waits;

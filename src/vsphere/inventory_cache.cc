@@ -85,6 +85,18 @@ std::optional<VmChangeKind> ApplyObject(
   return std::nullopt;
 }
 
+// NotAuthenticated for a property: the session is gone (the VM is not without properties).
+absl::Status SessionLost(const ObjectUpdate& u) {
+  for (const MissingProperty& m : u.missing) {
+    if (m.fault_type == "NotAuthenticated") {
+      return NamedFaultStatus("NotAuthenticated",
+                              absl::StrCat("property ", m.path, " of ", u.obj.ToString(),
+                                           " is not readable without a session (missingSet)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Applies each VM of a full load to `vms` as soon as the parser hands it on, so the answer is
 // never held whole (Load commits `vms` only once every answer arrived).
 class LoadHandler : public UpdateHandler {
@@ -92,6 +104,7 @@ class LoadHandler : public UpdateHandler {
   LoadHandler(VmMap& vms, const std::map<std::string, std::pair<Moref, std::string>>& filter_dc)
       : vms_(vms), filter_dc_(filter_dc) {}
   absl::Status OnObject(const std::string& filter, ObjectUpdate update) override {
+    CCM_RETURN_IF_ERROR(SessionLost(update));
     ApplyObject(vms_, update, filter_dc_, filter);
     return absl::OkStatus();
   }
@@ -162,20 +175,60 @@ bool InventoryCache::WaitForSync(absl::Duration timeout) const {
 }
 
 void InventoryCache::Run() {
-  int attempt = 0;
+  int failures = 0;
+  absl::Time outage_start;
+  absl::Time last_warning = absl::InfinitePast();
   while (!stopping_) {
-    absl::Status s = Load();
+    absl::Status s = Resync(/*first=*/stats().resyncs == 0 && failures == 0, failures);
     if (s.ok()) {
-      attempt = 0;
+      if (failures > 0) {
+        LOG_INFO("inventory cache of {}: synced again after {} ({} failed attempts)",
+                 client_.options().url, absl::FormatDuration(clock_->Now() - outage_start),
+                 failures);
+      }
+      failures = 0;
       s = Stream();
     }
     if (stopping_) break;
+    if (IsNotAuthenticated(s)) client_.InvalidateSession(session_generation_);
     MarkBroken(s);
-    absl::Duration d = BackoffDelay(options_.resync_backoff, attempt++, random_);
-    LOG_WARN("inventory cache of {}: {}; resync in {}", client_.options().url, s,
-             absl::FormatDuration(d));
+    absl::Duration d = BackoffDelay(options_.resync_backoff, failures, random_);
+    absl::Time now = clock_->Now();
+    if (failures == 0) outage_start = now;
+    if (failures == 0 || now - last_warning >= options_.failure_log_period) {
+      last_warning = now;
+      LOG_WARN("inventory cache of {}: {}; {} resync attempt in {}", client_.options().url, s,
+               failures == 0 ? "first" : absl::StrCat("failing for ",
+                                                      absl::FormatDuration(now - outage_start),
+                                                      ", next"),
+               absl::FormatDuration(d));
+    } else {
+      VLOG(1, "inventory cache of {}: {}; resync in {}", client_.options().url, s,
+           absl::FormatDuration(d));
+    }
+    ++failures;
     clock_->SleepFor(d, &stop_);
   }
+}
+
+absl::Status InventoryCache::Resync(bool first, int failures) {
+  if (!first) {
+    // One cheap call with a short timeout before the real work: while vCenter is down or
+    // blackholed, each attempt costs a refused connection or a few seconds, not minutes.
+    absl::Status probe = client_.Probe(options_.probe_timeout);
+    if (!probe.ok()) {
+      absl::MutexLock l(&mu_);
+      ++stats_.failed_attempts;
+      return probe;
+    }
+  }
+  absl::Status s = Load();
+  if (!s.ok() && IsNotAuthenticated(s)) client_.InvalidateSession(client_.session_generation());
+  if (!s.ok()) {
+    absl::MutexLock l(&mu_);
+    ++stats_.failed_attempts;
+  }
+  return s;
 }
 
 void InventoryCache::MarkBroken(const absl::Status& s) {
@@ -204,7 +257,16 @@ void InventoryCache::DestroyServerObjects() {
 }
 
 absl::Status InventoryCache::Load() {
-  DestroyServerObjects();
+  if (client_.session_generation() == session_generation_) {
+    DestroyServerObjects();
+  } else {
+    // They belonged to a session that is gone (re-login, vCenter restart): vCenter dropped them
+    // with it, and asking would only cost round trips.
+    collector_ = {};
+    views_.clear();
+    filter_dc_.clear();
+    version_.clear();
+  }
   const std::string what = absl::StrCat("load VM inventory of ", client_.options().url);
   auto sc = client_.GetServiceContent();
   if (!sc.ok()) return Annotate(sc.status(), what);
@@ -226,6 +288,7 @@ absl::Status InventoryCache::Load() {
   if (!pc.ok()) return Annotate(pc.status(), what);
   collector_ = ParseMoref(pc->returnval());
   if (collector_.empty()) return absl::InternalError(what + ": CreatePropertyCollector: no result");
+  session_generation_ = client_.session_generation();  // the session these objects live in
   const std::vector<std::string> paths = VmFactsPropertyPaths();
   for (const Datacenter& dc : dcs) {
     auto view = CreateContainerView(client_, dc.moref, {"VirtualMachine"}, true);
@@ -319,7 +382,7 @@ absl::Status InventoryCache::Stream() {
     UpdateStreamParser parser(collector);
     absl::Status s = client_.CallStreaming(
         "WaitForUpdatesEx", absl::StrCat(args_prefix, TextXml("version", version_), options),
-        parser);
+        parser, absl::Seconds(options_.max_wait_seconds) + options_.wait_timeout_margin);
     if (stopping_) return absl::OkStatus();
     if (!s.ok()) return s;
     UpdateSet set = collector.Take(parser);
@@ -335,6 +398,9 @@ absl::Status InventoryCache::Stream() {
 }
 
 absl::Status InventoryCache::ApplyUpdateSet(const UpdateSet& set, std::vector<Event>* events) {
+  for (const FilterUpdate& f : set.filters) {
+    for (const ObjectUpdate& u : f.objects) CCM_RETURN_IF_ERROR(SessionLost(u));
+  }
   for (const FilterUpdate& f : set.filters) {
     for (const ObjectUpdate& u : f.objects) {
       auto it = vms_.find(u.obj.value);

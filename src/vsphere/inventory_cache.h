@@ -15,8 +15,15 @@
 //   Unavailable, never NotFound: "I could not ask vCenter" must never be read as "the VM is gone".
 // - NotFound means: synced, and no VM of the watched datacenters matches.
 // - Resync from scratch (new collector, views, filters, full load) happens after any stream error
-//   (network, fault, malformed answer) and when the SOAP session generation changes (re-login:
-//   server-side filters die with the session), with exponential backoff on the injected Clock.
+//   (network, fault, malformed answer, a collector that no longer exists) and when the SOAP
+//   session generation changes (re-login: server-side filters die with the session). Before each
+//   resync the cache thread (the one prober of this vCenter) probes vCenter with a cheap
+//   unauthenticated call and a short timeout, with exponential backoff capped at a few seconds on
+//   the injected Clock, so the cache is synced again within seconds of vCenter answering, even
+//   after an outage of hours. The old map stays in memory meanwhile (look-ups say Unavailable), and
+//   a resync reports only the VMs that really changed or disappeared: no delete storm.
+// - A NotAuthenticated reported per property (missingSet) is a lost session, never a VM without
+//   properties: the load or update is dropped, the session is renewed and the cache resyncs.
 // - Listeners are called on the cache thread, after the change is visible to look-ups, outside
 //   every lock (they may call look-ups). They must be quick (enqueue a key).
 // Thread-safe.
@@ -57,7 +64,14 @@ struct InventoryCacheOptions {
   // WaitForUpdatesEx maxObjectUpdates (0: unlimited): a real vCenter then pages a big answer
   // (truncated) instead of sending every VM at once; the simulator ignores it.
   int max_object_updates = 200;
-  BackoffPolicy resync_backoff{absl::Milliseconds(500), absl::Seconds(60), 2.0, 0.1};
+  // Between resync attempts (each starts with a probe): 0.2 s doubling up to 2 s, +-10%.
+  BackoffPolicy resync_backoff{absl::Milliseconds(200), absl::Seconds(2), 2.0, 0.1};
+  absl::Duration probe_timeout = absl::Seconds(3);  // the probe's round trip
+  // The timeout of each streaming WaitForUpdatesEx is maxWaitSeconds plus this: a vCenter that
+  // stopped answering (a blackholed network) is noticed within seconds, not the client's 60 s.
+  absl::Duration wait_timeout_margin = absl::Seconds(10);
+  // While attempts keep failing, one warning per this period (the others at verbosity 1).
+  absl::Duration failure_log_period = absl::Minutes(1);
   Clock* clock = nullptr;    // null: real clock
   Random* random = nullptr;  // null: real randomness (jitter)
 };
@@ -74,6 +88,7 @@ struct InventoryCacheStats {
   uint64_t updates_applied = 0;  // object updates (enter/modify/leave) applied after a load
   uint64_t resyncs = 0;          // full loads, the first one included
   uint64_t stream_errors = 0;
+  uint64_t failed_attempts = 0;  // resync attempts (probe or load) that failed
   absl::Status last_error;       // of the last failed load/stream (OK if none yet)
   absl::Time last_sync;          // end of the last full load
 };
@@ -130,6 +145,8 @@ class InventoryCache {
   // Creates collector, views and filters, then loads everything (replacing the map, emitting
   // the differences to listeners).
   absl::Status Load();
+  // Probe (except before the first load), then Load; logs the failure rate-limited.
+  absl::Status Resync(bool first, int failures);
   absl::Status Stream();  // WaitForUpdatesEx until error or stop
   // WaitForUpdatesEx <options> (maxWaitSeconds when > 0, maxObjectUpdates), or "".
   std::string WaitOptionsXml(int max_wait_seconds) const;

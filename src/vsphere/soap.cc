@@ -130,6 +130,37 @@ absl::StatusOr<SoapResponse> ParseHttpSoapResponse(int http_status, absl::string
   return s;
 }
 
+absl::Status NamedFaultStatus(absl::string_view fault_name, absl::string_view message) {
+  absl::Status s(CodeForFault(fault_name), absl::StrCat(fault_name, ": ", message));
+  s.SetPayload(kSoapFaultPayload, absl::Cord(fault_name));
+  return s;
+}
+
+absl::Status MissingSetSessionFault(const pugi::xml_node& returnval) {
+  // RetrievePropertiesEx: returnval/objects/missingSet; RetrieveProperties: returnval/missingSet
+  // (each returnval is an ObjectContent).
+  auto check = [](const pugi::xml_node& object_content) -> absl::Status {
+    for (const pugi::xml_node& m : Children(object_content, "missingSet")) {
+      pugi::xml_node fault = Child(Child(m, "fault"), "fault");
+      if (XsiType(fault) == "NotAuthenticated") {
+        return NamedFaultStatus(
+            "NotAuthenticated",
+            absl::StrCat("property ", ChildText(m, "path"), " of ",
+                         ParseMoref(Child(object_content, "obj")).ToString(),
+                         " is not readable without a session (missingSet)"));
+      }
+    }
+    return absl::OkStatus();
+  };
+  for (pugi::xml_node rv = returnval; rv; rv = rv.next_sibling(returnval.name())) {
+    if (absl::Status s = check(rv); !s.ok()) return s;
+    for (const pugi::xml_node& o : Children(rv, "objects")) {
+      if (absl::Status s = check(o); !s.ok()) return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
 std::string FaultName(const absl::Status& s) {
   auto p = s.GetPayload(kSoapFaultPayload);
   return p ? std::string(*p) : std::string();

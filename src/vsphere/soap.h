@@ -82,6 +82,14 @@ class SoapStreamSink {
   virtual bool emitted() const = 0;
 };
 
+// A status for the fault `fault_name` as if vCenter had sent it (same code mapping and payload).
+absl::Status NamedFaultStatus(absl::string_view fault_name, absl::string_view message);
+// A NotAuthenticated status when a RetrieveProperties(Ex) answer (`returnval`, with its siblings)
+// reports a NotAuthenticated fault for any property in a missingSet: vCenter (and govmomi's
+// simulator) answer a session it does not know this way instead of with a SOAP fault, e.g. after
+// a restart. OK otherwise.
+absl::Status MissingSetSessionFault(const pugi::xml_node& returnval);
+
 // The SOAP fault type name carried by `s` ("NotAuthenticated", ...), or "" when `s` is not a fault.
 std::string FaultName(const absl::Status& s);
 // True for a NotAuthenticated fault (the session expired or was invalidated: log in again).

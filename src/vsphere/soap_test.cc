@@ -139,6 +139,52 @@ TEST(ParseHttpSoapResponseTest, HttpStatusHandling) {
   EXPECT_EQ(HttpStatusOf(malformed.status()), 0);
 }
 
+std::string Missing(const std::string& fault_type) {
+  return "<missingSet><path>name</path><fault><fault xsi:type=\"" + fault_type +
+         "\"><privilegeId>System.Read</privilegeId></fault></fault></missingSet>";
+}
+
+TEST(MissingSetSessionFaultTest, Table) {
+  const std::string obj = "<obj type=\"Datacenter\">datacenter-2</obj>";
+  const std::string prop = "<propSet><name>name</name><val>dc1</val></propSet>";
+  struct Case {
+    std::string name;
+    std::string body;  // inside <XResponse>
+    bool not_authenticated;
+  } cases[] = {
+      {"Ex: every property readable", "<returnval><objects>" + obj + prop + "</objects></returnval>",
+       false},
+      {"Ex: NotAuthenticated in missingSet",
+       "<returnval><objects>" + obj + Missing("NotAuthenticated") + "</objects></returnval>", true},
+      {"Ex: second object only",
+       "<returnval><objects>" + obj + prop + "</objects><objects>" + obj +
+           Missing("NotAuthenticated") + "</objects></returnval>",
+       true},
+      {"Ex: NoPermission is not a lost session",
+       "<returnval><objects>" + obj + Missing("NoPermission") + "</objects></returnval>", false},
+      {"plain: ObjectContent per returnval",
+       "<returnval>" + obj + prop + "</returnval><returnval>" + obj + Missing("NotAuthenticated") +
+           "</returnval>",
+       true},
+      {"no returnval", "", false},
+  };
+  for (const Case& c : cases) {
+    auto r = ParseSoapResponse(
+        Envelope("<RetrievePropertiesExResponse xmlns=\"urn:vim25\">" + c.body +
+                 "</RetrievePropertiesExResponse>"));
+    ASSERT_TRUE(r.ok()) << c.name << ": " << r.status();
+    absl::Status s = MissingSetSessionFault(r->returnval());
+    EXPECT_EQ(IsNotAuthenticated(s), c.not_authenticated) << c.name << ": " << s;
+    if (c.not_authenticated) {
+      EXPECT_EQ(s.code(), absl::StatusCode::kUnauthenticated) << c.name;
+      EXPECT_NE(std::string(s.message()).find("Datacenter:datacenter-2"), std::string::npos)
+          << c.name << ": " << s;
+    } else {
+      EXPECT_TRUE(s.ok()) << c.name << ": " << s;
+    }
+  }
+}
+
 TEST(XsiTypeTest, StripsPrefix) {
   pugi::xml_document d;
   d.load_string("<val xmlns:xsi=\"x\" xsi:type=\"xsd:string\" type=\"Folder\">v</val>");

@@ -157,6 +157,23 @@ TEST_F(VcsimTest, ReloginAfterSessionsInvalidated) {
   EXPECT_EQ(Count("Login"), 2);
 }
 
+// The bug of a vCenter restart: the property collector answers an unknown session with a
+// NotAuthenticated per property (missingSet), not a fault; the datacenter list came back empty
+// ("datacenter dc1 not found") for good. It must log in again instead.
+TEST_F(VcsimTest, ReloginWhenTheLostSessionIsReportedInMissingSet) {
+  ASSERT_TRUE(vcsim_->SetSessionForm("missingset").ok());
+  auto c = NewClient(Opts());
+  ASSERT_TRUE(ListDatacenters(*c).ok());
+  ASSERT_TRUE(vcsim_->InvalidateSessions().ok());
+  auto dcs = ListDatacenters(*c);
+  ASSERT_TRUE(vcsim_->SetSessionForm("fault").ok());
+  ASSERT_TRUE(dcs.ok()) << dcs.status();
+  ASSERT_EQ(dcs->size(), 1u);
+  EXPECT_EQ((*dcs)[0].name, "dc1");
+  EXPECT_EQ(c->session_generation(), 2u);
+  EXPECT_EQ(Count("Login"), 2);
+}
+
 TEST_F(VcsimTest, CredentialRotationLogsInAgain) {
   auto c = NewClient(Opts());
   ASSERT_TRUE(ListDatacenters(*c).ok());
