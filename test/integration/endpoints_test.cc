@@ -1,7 +1,8 @@
 // The secure port, logs and credentials of the real binary: /healthz /readyz /livez /metrics over
 // HTTPS with the self-signed certificate, the listed metrics, klog line format, no password in
 // any output, Secret rotation to another vCenter user without a restart, and an unreachable
-// vCenter showing as a failed named readiness check while liveness stays 200.
+// vCenter showing as a failed named readiness check while liveness stays 200, then the same vCenter
+// restarted (sessions gone) bringing readiness back within seconds without a process restart.
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -99,6 +100,24 @@ TEST(EndpointsTest, HealthMetricsLogsRotationAndVcenterDown) {
   EXPECT_EQ(get("/livez").status, 200) << get("/livez?verbose").body;
   EXPECT_TRUE(ccm.Running());
   const std::string metrics_text = get("/metrics").body;
+
+  // vCenter back (a reboot: every session gone): ready again within seconds, a new session, and
+  // node initialisation works again, without a restart of the process.
+  ASSERT_TRUE(cl.RestartVcsim().ok());
+  const absl::Time back = absl::Now();
+  ASSERT_TRUE(WaitFor([&] { return get("/readyz").status == 200; }, absl::Seconds(30)))
+      << get("/readyz?verbose").body << ccm.Stderr();
+  const absl::Duration recovery = absl::Now() - back;
+  std::printf("RECOVERY binary-vcenter-restart (/readyz 200 again): %lld ms\n",
+              static_cast<long long>(absl::ToInt64Milliseconds(recovery)));
+  EXPECT_LT(recovery, absl::Seconds(10));
+  EXPECT_GE(MetricValue(get("/metrics").body,
+                        "cloudprovider_vsphere_session_generation{vcenter=\"vc-test\"}"),
+            3);  // A, B after rotation, then the session after the restart
+  ASSERT_TRUE(cl.RegisterNode("node-3").ok());
+  ASSERT_TRUE(WaitFor([&] { return !cl.ProviderId("node-3").empty(); }, absl::Seconds(30)))
+      << ccm.Stderr();
+  EXPECT_FALSE(cl.ProviderId("node-1").empty());  // nothing was deleted meanwhile
 
   ccm.Signal(SIGTERM);
   ASSERT_TRUE(ccm.WaitExit(absl::Seconds(10)).has_value());

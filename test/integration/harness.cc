@@ -136,6 +136,9 @@ std::string TestSpec() {
   }
   json spec = {
       {"users", {{kUserA, kPasswordA}, {kUserB, kPasswordB}}},
+      // As a real vCenter: the property collector reports a session it does not know per
+      // property (missingSet), not with a fault.
+      {"session_form", "missingset"},
       {"datacenters", {{{"name", "dc1"}, {"clusters", {{{"name", "c1"}, {"hosts", 2}}}}, {"vms", vms}}}},
       {"tag_categories", {{{"name", "k8s-zone"}}, {{"name", "k8s-region"}}}},
       {"tags",

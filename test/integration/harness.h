@@ -61,7 +61,10 @@ class Cluster {
   const std::string& dir() const { return dir_; }
   const std::string& config_path() const { return config_path_; }
   const std::string& kubeconfig() const { return kubeconfig_; }
-  void StopVcsim() { vcsim_.reset(); }
+  // The simulator goes away (connections refused) and comes back on the same address, with the
+  // same certificate and inventory and none of the old sessions: a vCenter reboot.
+  void StopVcsim() { vcsim_->Stop(); }
+  absl::Status RestartVcsim() { return vcsim_->Restart(); }
 
   absl::Status SetCredentials(const std::string& user, const std::string& password);
   // BIOS UUID of the simulator VM with this name.
