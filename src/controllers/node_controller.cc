@@ -52,6 +52,7 @@ NodeController::NodeController(kube::Client& client, kube::Informer& nodes,
       update_attempts_(std::max(1, options.update_attempts)),
       clock_(options.clock ? *options.clock : Clock::Real()),
       queue_(QueueOptions(options, clock_)) {
+  metrics::Family* skipped = nullptr;
   if (metrics::Registry* r = options.metrics) {
     init_latency_ = r->Histogram(
         "cloud_node_controller_initialization_duration_seconds",
@@ -62,7 +63,12 @@ NodeController::NodeController(kube::Client& client, kube::Informer& nodes,
                         {"kind", "result"});
     address_updates_ = r->Counter("cloud_node_controller_address_updates_total",
                                   "PATCHes of status.addresses by the address refresh.");
+    skipped = r->Counter(
+        "cloud_node_controller_skipped_refresh_passes_total",
+        "Address refresh passes that queued no Node, by reason (vcenter_not_synced).",
+        {"reason"});
   }
+  refresh_gate_ = std::make_unique<ReadyGate>(instances_, "node address refresh", skipped);
   {
     absl::MutexLock l(&target_->mu);
     target_->controller = this;
@@ -138,9 +144,12 @@ void NodeController::RefreshLoop() {
   // time moved while the previous one ran; when far behind, skip to now instead of bursting.
   absl::Time next = start_time_;
   while (clock_.SleepUntil(next += refresh_every_, &stop_)) {
-    for (const std::string& key : nodes_.Keys()) {  // one decoded Node at a time
-      kube::ObjectPtr n = nodes_.Get(key);
-      if (n && Initialised(*n)) queue_.Add(kube::Name(*n));
+    // Not Ready: every refresh would fail with Unavailable and be retried per Node; skip instead.
+    if (refresh_gate_->Check().ready.ok()) {
+      for (const std::string& key : nodes_.Keys()) {  // one decoded Node at a time
+        kube::ObjectPtr n = nodes_.Get(key);
+        if (n && Initialised(*n)) queue_.Add(kube::Name(*n));
+      }
     }
     absl::MutexLock l(&mu_);
     ++refresh_passes_;
@@ -198,6 +207,11 @@ absl::Status NodeController::Sync(const std::string& name) {
     return s;
   }
   if (!Initialised(*node)) return absl::OkStatus();
+  if (absl::Status ready = instances_.Ready(); !ready.ok()) {
+    // Dropped, not retried: the first refresh pass after the resync queues it again.
+    VLOG(2, "node controller: address refresh of node {} dropped: {}", name, ready);
+    return absl::OkStatus();
+  }
   absl::Status s = RefreshAddresses(*node);
   CountSync("refresh", s.ok());
   return s;

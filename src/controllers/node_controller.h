@@ -17,6 +17,15 @@
 // provider answers from its cache, and a PATCH is sent only when the addresses changed. Every
 // --node-status-update-frequency all initialised Nodes are queued for this; EnqueueAddressRefresh
 // queues one (the app calls it when the inventory cache reports a VM change).
+//
+// The address refresh is gated on Instances::Ready() (every vCenter inventory synced; see
+// ReadyGate): a refresh pass that finds it not OK queues nothing, counts
+// cloud_node_controller_skipped_refresh_passes_total{reason="vcenter_not_synced"} and logs once
+// per outage (warning when it begins, info when it ends); a refresh already queued is dropped
+// (OK, not retried with backoff: the next pass after the resync queues it again). No Event: the
+// refresh records none per Node either, and the lifecycle controller records the outage's one.
+// Initialisation is NOT gated: it fails with Unavailable, records its Event and is retried
+// through the queue's backoff, as before.
 
 #include <map>
 #include <memory>
@@ -33,6 +42,7 @@
 #include "cloud/core/instances.h"
 #include "common/clock.h"
 #include "common/metrics.h"
+#include "controllers/ready_gate.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
 #include "kube/informer.h"
@@ -76,8 +86,8 @@ class NodeController {
   // Initialises or refreshes the Node `name` (from the informer's store).
   absl::Status Sync(const std::string& name);
 
-  // Refresh passes (all initialised Nodes queued) so far, and a wait for the n-th (real time);
-  // for tests.
+  // Refresh passes (all initialised Nodes queued, or skipped while the provider is not Ready) so
+  // far, and a wait for the n-th (real time); for tests.
   int64_t refresh_passes() const;
   bool WaitForRefreshPasses(int64_t n, absl::Duration timeout) const;
 
@@ -112,6 +122,7 @@ class NodeController {
   metrics::Family* init_latency_ = nullptr;
   metrics::Family* syncs_ = nullptr;
   metrics::Family* address_updates_ = nullptr;
+  std::unique_ptr<ReadyGate> refresh_gate_;  // used by RefreshLoop only
 
   mutable absl::Mutex mu_;
   // When each uninitialised Node was first seen (initialisation latency).

@@ -226,6 +226,61 @@ TEST_F(NodeControllerTest, AddressesRefreshedOnlyWhenChanged) {
   EXPECT_EQ(env_.emulator.RequestCount("patch nodes/status"), 2);
 }
 
+TEST_F(NodeControllerTest, AddressRefreshSkippedWhileInventoryNotSynced) {
+  env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.5")});
+  env_.CreateKubeletNode("worker-1", true);
+  NodeController& c = Controller();
+  c.Start();
+  ASSERT_TRUE(Initialised("worker-1"));
+  ASSERT_TRUE(env_.StoreSees("worker-1", [](const kube::Json& n) {
+    return !kube::HasTaint(n, kUninitializedTaintKey) && !kube::NodeAddresses(n).empty();
+  }));
+  ASSERT_TRUE(Eventually([&] { return Syncs("initialize", "success") == 1; }));
+  auto skipped = [&] {
+    return env_.registry.Find("cloud_node_controller_skipped_refresh_passes_total")
+        ->Value({"vcenter_not_synced"});
+  };
+
+  // Not synced; the VM's IP changes meanwhile. Three refresh periods queue nothing and ask the
+  // provider nothing.
+  env_.instances.SetReadyError(absl::UnavailableError("vCenter east: inventory not synced"));
+  env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.9")});
+  env_.emulator.ResetRequestCounts();
+  const int calls = env_.instances.calls();
+  for (int i = 1; i <= 3; ++i) {
+    env_.clock.Advance(absl::Minutes(5));
+    ASSERT_TRUE(c.WaitForRefreshPasses(i, absl::Seconds(20)));
+  }
+  EXPECT_EQ(skipped(), 3);
+  // A refresh already queued (or queued by an inventory change) is dropped, not retried.
+  EXPECT_TRUE(c.Sync("worker-1").ok());
+  EXPECT_EQ(env_.instances.calls(), calls);
+  EXPECT_EQ(Syncs("refresh", "success") + Syncs("refresh", "failure"), 0);
+  EXPECT_EQ(env_.emulator.RequestCount("patch nodes/status"), 0);
+  EXPECT_THAT(kube::NodeAddresses(env_.GetNode("worker-1")),
+              ::testing::Contains(kube::NodeAddress{"InternalIP", "10.0.0.5"}));
+  EXPECT_EQ(env_.EventsFor("worker-1").size(), 1u) << "only the initialisation's Synced";
+
+  // Synced again: the next pass refreshes the addresses.
+  env_.instances.SetReadyError(absl::OkStatus());
+  env_.clock.Advance(absl::Minutes(5));
+  ASSERT_TRUE(c.WaitForRefreshPasses(4, absl::Seconds(20)));
+  ASSERT_TRUE(Eventually([&] { return Syncs("refresh", "success") == 1; }));
+  EXPECT_THAT(kube::NodeAddresses(env_.GetNode("worker-1")),
+              ::testing::Contains(kube::NodeAddress{"InternalIP", "10.0.0.9"}));
+  EXPECT_EQ(env_.emulator.RequestCount("patch nodes/status"), 1);
+  EXPECT_EQ(skipped(), 3);
+}
+
+TEST_F(NodeControllerTest, InitialisationIsNotGatedOnReady) {
+  // The initialisation path keeps its own retry through the queue: the gate is not applied.
+  env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.5")});
+  env_.instances.SetReadyError(absl::UnavailableError("vCenter west: inventory not synced"));
+  env_.CreateKubeletNode("worker-1", true);
+  Controller().Start();
+  ASSERT_TRUE(Initialised("worker-1"));
+}
+
 TEST_F(NodeControllerTest, UpdateGivesUpAfterAttemptsAndTheQueueRetries) {
   kube::Json n = env_.CreateKubeletNode("busy", true);
   env_.emulator.ForceConflicts("nodes", "", "busy", 100);

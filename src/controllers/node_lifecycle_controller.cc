@@ -1,5 +1,6 @@
 #include "controllers/node_lifecycle_controller.h"
 
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -39,14 +40,21 @@ NodeLifecycleController::NodeLifecycleController(kube::Client& client, kube::Inf
       recorder_(recorder),
       period_(options.monitor_period),
       skip_deletion_(options.skip_node_deletion),
-      clock_(options.clock ? *options.clock : Clock::Real()) {
+      clock_(options.clock ? *options.clock : Clock::Real()),
+      outage_event_interval_(options.outage_event_interval) {
+  metrics::Family* skipped = nullptr;
   if (options.metrics) {
     actions_ = options.metrics->Counter(
         "cloud_node_lifecycle_controller_actions_total",
         "Node lifecycle actions: deleted, delete_skipped, shutdown_tainted, shutdown_untainted, "
         "check_failed, write_failed.",
         {"action"});
+    skipped = options.metrics->Counter(
+        "cloud_node_lifecycle_controller_skipped_passes_total",
+        "Node lifecycle passes that checked no NotReady Node, by reason (vcenter_not_synced).",
+        {"reason"});
   }
+  gate_ = std::make_unique<ReadyGate>(instances_, "node lifecycle", skipped);
 }
 
 NodeLifecycleController::~NodeLifecycleController() { Stop(); }
@@ -71,9 +79,12 @@ void NodeLifecycleController::Run() {
   while (!nodes_.WaitForSync(absl::Milliseconds(200))) {
     if (stop_.HasBeenNotified()) return;
   }
+  // No pass before every vCenter inventory has loaded once: it would only fail for every Node.
+  if (!gate_->WaitUntilReady(stop_, absl::Milliseconds(100))) return;
   // A fixed schedule: time that passed during a pass does not push the next one back; when far
-  // behind (a long stall), skip to now rather than run several passes back to back.
-  absl::Time next = start_time_;
+  // behind (a long stall), skip to now rather than run several passes back to back. Its origin
+  // is Start(), or the end of the start-up wait when that took time (no catch-up pass then).
+  absl::Time next = std::max(start_time_, clock_.Now());
   while (!stop_.HasBeenNotified()) {
     MonitorNodes();
     if (!clock_.SleepUntil(next += period_, &stop_)) return;
@@ -82,29 +93,66 @@ void NodeLifecycleController::Run() {
 }
 
 void NodeLifecycleController::MonitorNodes() {
-  for (const std::string& key : nodes_.Keys()) {  // one decoded Node at a time
-    if (stop_.HasBeenNotified()) break;
-    kube::ObjectPtr node = nodes_.Get(key);
-    if (node && IsOurs(*node)) MonitorNode(*node);
+  if (ReadyGate::Result gate = gate_->Check(); !gate.ready.ok()) {
+    SkipPass(gate);
+  } else {
+    for (const std::string& key : nodes_.Keys()) {  // one decoded Node at a time
+      if (stop_.HasBeenNotified()) break;
+      kube::ObjectPtr node = nodes_.Get(key);
+      if (node && IsOurs(*node)) MonitorNode(*node);
+    }
   }
   absl::MutexLock l(&mu_);
   ++passes_;
 }
 
-void NodeLifecycleController::MonitorNode(const kube::Json& node) {
-  const std::string name = kube::Name(node);
-  if (kube::IsNodeReady(node)) {
-    if (!kube::HasTaint(node, kShutdownTaintKey, ShutdownTaint().effect)) return;
-    absl::StatusOr<NodeWriteResult> s = UpdateNodeWithRetry(client_, node, [](kube::Json& n) {
-      return kube::RemoveTaint(n, kShutdownTaintKey, ShutdownTaint().effect);
-    });
-    if (!s.ok()) {
-      LOG_WARN("node lifecycle: remove shutdown taint from node {}: {}", name, s.status());
-      return Count("write_failed");
+void NodeLifecycleController::SkipPass(const ReadyGate::Result& gate) {
+  if (gate.outage_began) outage_event_due_ = true;
+  // Ready Nodes need no provider answer; NotReady ones wait (one decoded Node kept at a time).
+  kube::ObjectPtr first;  // the first (by name) NotReady Node left unchecked
+  int unchecked = 0;
+  for (const std::string& key : nodes_.Keys()) {
+    if (stop_.HasBeenNotified()) return;
+    kube::ObjectPtr node = nodes_.Get(key);
+    if (!node || !IsOurs(*node)) continue;
+    if (kube::IsNodeReady(*node)) {
+      MonitorReadyNode(*node);
+      continue;
     }
-    LOG_INFO("node lifecycle: node {} is Ready again, removed the shutdown taint", name);
-    return Count("shutdown_untainted");
+    ++unchecked;
+    if (!first || kube::Name(*node) < kube::Name(*first)) first = std::move(node);
   }
+  if (!outage_event_due_ || !first) return;
+  outage_event_due_ = false;
+  const absl::Time now = clock_.Now();
+  if (now - last_outage_event_ < outage_event_interval_) return;  // rate limit across outages
+  last_outage_event_ = now;
+  Warn(*first, "NodeCheckFailed",
+       absl::StrCat("vCenter inventory not synced: this NotReady node",
+                    unchecked > 1 ? absl::StrCat(" and ", unchecked - 1, " other(s) are")
+                                  : " is",
+                    " not checked and nothing is deleted or tainted until every vCenter is "
+                    "synced again (one Event per outage): ",
+                    gate.ready.message()));
+}
+
+void NodeLifecycleController::MonitorReadyNode(const kube::Json& node) {
+  if (!kube::HasTaint(node, kShutdownTaintKey, ShutdownTaint().effect)) return;
+  const std::string name = kube::Name(node);
+  absl::StatusOr<NodeWriteResult> s = UpdateNodeWithRetry(client_, node, [](kube::Json& n) {
+    return kube::RemoveTaint(n, kShutdownTaintKey, ShutdownTaint().effect);
+  });
+  if (!s.ok()) {
+    LOG_WARN("node lifecycle: remove shutdown taint from node {}: {}", name, s.status());
+    return Count("write_failed");
+  }
+  LOG_INFO("node lifecycle: node {} is Ready again, removed the shutdown taint", name);
+  Count("shutdown_untainted");
+}
+
+void NodeLifecycleController::MonitorNode(const kube::Json& node) {
+  if (kube::IsNodeReady(node)) return MonitorReadyNode(node);
+  const std::string name = kube::Name(node);
 
   const cloud::NodeIdentity id = NodeIdentityOf(node);
   absl::StatusOr<bool> exists = instances_.InstanceExists(id);

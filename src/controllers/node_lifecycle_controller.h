@@ -10,8 +10,25 @@
 //   - any error from the provider (vCenter down, slow, failing): delete NOTHING, record a Warning
 //     Event saying why (the recorder's spam filter limits repeats), try again next period.
 // Writes are conflict-safe (re-read and re-apply on 409).
+//
+// Gated on the provider's Instances::Ready() (every vCenter inventory synced), see ReadyGate:
+//   - start-up: no pass runs before the Node informer AND every vCenter inventory have synced
+//     (polled every 100 ms of real time); the first pass then runs at once.
+//   - later, a pass that finds Ready() not OK checks no NotReady Node (its VM may be on the
+//     unsynced vCenter: NEVER delete or taint then) and asks the provider nothing. Ready Nodes
+//     are still handled (removing the shutdown taint needs no provider answer). The skip is
+//     counted in cloud_node_lifecycle_controller_skipped_passes_total{reason="vcenter_not_synced"}
+//     and logged once per outage (a warning when it begins, an info line when it ends).
+//   - Event choice: ONE Warning Event per outage, not one per Node per period. An Event needs an
+//     involved object and the controller has none of its own, so it goes on the NotReady Node
+//     that `kubectl describe` users look at: the first (by name) of those the skipped pass could
+//     not check; its message says how many others wait too. Reason NodeCheckFailed, as for a
+//     failed per-Node check (same meaning: "could not ask, nothing is deleted", so the same
+//     alerts match). At most one such Event per outage_event_interval, so a flapping vCenter
+//     does not record one per flap. Passes skipped with no NotReady Node record none.
 
 #include <cstdint>
+#include <memory>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
@@ -21,6 +38,7 @@
 #include "cloud/core/instances.h"
 #include "common/clock.h"
 #include "common/metrics.h"
+#include "controllers/ready_gate.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
 #include "kube/informer.h"
@@ -32,6 +50,8 @@ struct NodeLifecycleControllerOptions {
   bool skip_node_deletion = false;                   // env SKIP_NODE_DELETION set (app reads it)
   Clock* clock = nullptr;                            // null = Clock::Real()
   metrics::Registry* metrics = nullptr;              // nullable
+  // Minimum time (on `clock`) between two "vCenter inventory not synced" Events.
+  absl::Duration outage_event_interval = absl::Minutes(10);
 };
 
 class NodeLifecycleController {
@@ -44,20 +64,26 @@ class NodeLifecycleController {
   NodeLifecycleController(const NodeLifecycleController&) = delete;
   NodeLifecycleController& operator=(const NodeLifecycleController&) = delete;
 
-  // Returns at once; the first pass runs once the informer has synced, then one every period.
+  // Returns at once; the first pass runs once the informer and every vCenter inventory have
+  // synced (Instances::Ready), then one every period.
   void Start();
   void Stop();  // idempotent; joins the thread
 
-  // One pass over every Node (what the loop runs each period).
+  // One pass over every Node (what the loop runs each period); skipped in part while the
+  // provider is not Ready (see above). Not to be called concurrently with itself.
   void MonitorNodes();
 
-  // Passes completed so far, and a wait for the n-th (real time); for tests.
+  // Passes completed so far (skipped ones included, the start-up wait not), and a wait for the
+  // n-th (real time); for tests.
   int64_t passes() const;
   bool WaitForPasses(int64_t n, absl::Duration timeout) const;
 
  private:
   void Run();
   void MonitorNode(const kube::Json& node);
+  void MonitorReadyNode(const kube::Json& node);
+  // The part of a pass that runs while the provider is not Ready.
+  void SkipPass(const ReadyGate::Result& gate);
   void Warn(const kube::Json& node, absl::string_view reason, absl::string_view message);
   void Count(absl::string_view action);
 
@@ -69,6 +95,11 @@ class NodeLifecycleController {
   const bool skip_deletion_;
   Clock& clock_;
   metrics::Family* actions_ = nullptr;
+  const absl::Duration outage_event_interval_;
+  // Used by MonitorNodes only (one pass at a time).
+  std::unique_ptr<ReadyGate> gate_;
+  bool outage_event_due_ = false;  // this outage has not recorded its Event yet
+  absl::Time last_outage_event_ = absl::InfinitePast();
 
   mutable absl::Mutex mu_;
   int64_t passes_ ABSL_GUARDED_BY(mu_) = 0;

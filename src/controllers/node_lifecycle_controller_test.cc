@@ -29,15 +29,18 @@ class NodeLifecycleControllerTest : public ::testing::Test {
   // first pass.
   NodeLifecycleController& Start(bool skip_deletion = false) {
     NodeLifecycleControllerOptions o;
-    o.monitor_period = kPeriod;
     o.skip_node_deletion = skip_deletion;
+    StartWithoutWaiting(o);
+    EXPECT_TRUE(controller_->WaitForPasses(1, kWait));
+    return *controller_;
+  }
+  void StartWithoutWaiting(NodeLifecycleControllerOptions o) {
+    o.monitor_period = kPeriod;
     o.clock = &env_.clock;
     o.metrics = &env_.registry;
     controller_ = std::make_unique<NodeLifecycleController>(*env_.client, *env_.nodes,
                                                             env_.instances, env_.recorder.get(), o);
     controller_->Start();
-    EXPECT_TRUE(controller_->WaitForPasses(1, kWait));
-    return *controller_;
   }
   // Moves the FakeClock one period and waits for that pass.
   void NextPass() {
@@ -52,6 +55,26 @@ class NodeLifecycleControllerTest : public ::testing::Test {
   }
   double Actions(const std::string& action) {
     return env_.registry.Find("cloud_node_lifecycle_controller_actions_total")->Value({action});
+  }
+  double Skipped() {
+    return env_.registry.Find("cloud_node_lifecycle_controller_skipped_passes_total")
+        ->Value({"vcenter_not_synced"});
+  }
+  // NodeCheckFailed Warnings about `nodes`, repeats (aggregated into one Event's count) included.
+  int CheckFailedEvents(const std::vector<std::string>& nodes, std::string* message = nullptr) {
+    int n = 0;
+    for (const std::string& node : nodes) {
+      for (const auto& e : env_.EventsFor(node)) {
+        if (e.type != "Warning" || e.reason != "NodeCheckFailed") continue;
+        n += e.count;
+        if (message) *message = e.message;
+      }
+    }
+    return n;
+  }
+  static absl::Status NotSynced() {
+    return absl::UnavailableError(
+        "vCenter east: inventory not synced: Post \"https://east/sdk\": connection refused");
   }
 
   Env env_;
@@ -134,6 +157,97 @@ TEST_F(NodeLifecycleControllerTest, VcenterUnavailableFor30SecondsDeletesNothing
   NextPass();
   EXPECT_TRUE(env_.GetNode("worker-1").is_null());
   EXPECT_TRUE(env_.GetNode("worker-2").is_null());
+}
+
+TEST_F(NodeLifecycleControllerTest, NoPassBeforeEveryInventoryHasSynced) {
+  NotReadyNode("gone", "vsphere://4237aaaa-0000-0000-0000-000000000001");  // its VM is gone
+  env_.instances.SetReadyError(NotSynced());
+  StartWithoutWaiting({});
+  // The controller is polling Ready(), and neither that nor moving its clock starts a pass.
+  ASSERT_TRUE(Eventually([&] { return env_.instances.ready_calls() >= 3; }));
+  env_.clock.Advance(3 * kPeriod);
+  const int asked = env_.instances.ready_calls();
+  ASSERT_TRUE(Eventually([&] { return env_.instances.ready_calls() >= asked + 2; }));
+  EXPECT_EQ(controller_->passes(), 0);
+  EXPECT_EQ(env_.instances.calls(), 0) << "no Node looked up before the inventory synced";
+  EXPECT_TRUE(env_.GetNode("gone").is_object());
+  EXPECT_EQ(CheckFailedEvents({"gone"}), 0) << "no warning burst at start-up";
+  EXPECT_EQ(Skipped(), 0) << "the start-up wait is not an outage";
+
+  // Synced: the first pass runs at once and acts on the confirmed-gone VM.
+  env_.instances.SetReadyError(absl::OkStatus());
+  ASSERT_TRUE(controller_->WaitForPasses(1, kWait));
+  EXPECT_TRUE(env_.GetNode("gone").is_null());
+  EXPECT_EQ(Actions("deleted"), 1);
+}
+
+TEST_F(NodeLifecycleControllerTest, NotSyncedPassesDeleteAndTaintNothingAndWarnOnce) {
+  Start();  // synced, no nodes yet
+  env_.instances.SetReadyError(NotSynced());
+  NotReadyNode("gone", "vsphere://4237aaaa-0000-0000-0000-000000000001");  // no VM
+  NotReadyNode("sleepy");
+  env_.instances.SetVm("sleepy", {.shutdown = true, .metadata = {}});
+  // A Ready node still carrying the shutdown taint needs no provider answer: it is handled.
+  env_.CreateKubeletNode("awake", /*ready=*/true);
+  env_.EditNode("awake", [](kube::Json& n) {
+    kube::AddTaint(n, kube::Taint{std::string(kShutdownTaintKey), "", "NoSchedule"});
+  });
+  ASSERT_TRUE(env_.StoreSees("awake", [](const kube::Json& n) {
+    return kube::HasTaint(n, kShutdownTaintKey);
+  }));
+
+  for (int i = 0; i < 12; ++i) NextPass();  // a minute of outage
+  EXPECT_TRUE(env_.GetNode("gone").is_object());
+  EXPECT_FALSE(kube::HasTaint(env_.GetNode("sleepy"), kShutdownTaintKey));
+  EXPECT_TRUE(env_.client->deletes().empty());
+  EXPECT_EQ(env_.instances.calls(), 0) << "no per-node look-up while not synced";
+  EXPECT_EQ(Skipped(), 12);
+  EXPECT_EQ(Actions("check_failed"), 0);
+  EXPECT_EQ(Actions("shutdown_tainted"), 0);
+  EXPECT_FALSE(kube::HasTaint(env_.GetNode("awake"), kShutdownTaintKey));
+  EXPECT_EQ(Actions("shutdown_untainted"), 1);
+  // One Event for the whole outage, on the first NotReady node by name.
+  std::string message;
+  EXPECT_EQ(CheckFailedEvents({"gone"}, &message), 1);
+  EXPECT_EQ(CheckFailedEvents({"sleepy", "awake"}), 0);
+  EXPECT_THAT(message, ::testing::HasSubstr("and 1 other(s) are not checked"));
+  EXPECT_THAT(message, ::testing::HasSubstr("nothing is deleted"));
+  EXPECT_THAT(message, ::testing::HasSubstr("vCenter east: inventory not synced"));
+
+  // Synced again: the next pass acts normally.
+  env_.instances.SetReadyError(absl::OkStatus());
+  NextPass();
+  EXPECT_TRUE(env_.GetNode("gone").is_null());
+  EXPECT_TRUE(kube::HasTaint(env_.GetNode("sleepy"), kShutdownTaintKey, "NoSchedule"));
+  EXPECT_EQ(Actions("deleted"), 1);
+  EXPECT_EQ(Actions("shutdown_tainted"), 1);
+  EXPECT_EQ(Skipped(), 12);
+}
+
+TEST_F(NodeLifecycleControllerTest, OutageEventsAreRateLimitedAcrossOutages) {
+  NotReadyNode("flaky");
+  env_.instances.SetVm("flaky", {});  // powered on: nothing to do while synced
+  NodeLifecycleControllerOptions o;
+  o.outage_event_interval = 4 * kPeriod;
+  StartWithoutWaiting(o);
+  ASSERT_TRUE(controller_->WaitForPasses(1, kWait));  // t = 0
+
+  auto outage = [&](bool down) {
+    env_.instances.SetReadyError(down ? NotSynced() : absl::OkStatus());
+    NextPass();
+  };
+  outage(true);   // t = 5: outage 1 begins, Event 1
+  outage(true);   // t = 10
+  outage(false);  // t = 15
+  outage(true);   // t = 20: outage 2, 15 s after Event 1: none
+  EXPECT_EQ(CheckFailedEvents({"flaky"}), 1);
+  outage(false);  // t = 25
+  outage(true);   // t = 30: outage 3, 25 s after Event 1: Event 2
+  outage(true);   // t = 35
+  EXPECT_EQ(CheckFailedEvents({"flaky"}), 2);
+  EXPECT_EQ(Skipped(), 5);
+  EXPECT_EQ(Actions("check_failed"), 0);
+  EXPECT_TRUE(env_.client->deletes().empty());
 }
 
 TEST_F(NodeLifecycleControllerTest, SkipNodeDeletionNeverDeletes) {

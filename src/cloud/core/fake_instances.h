@@ -1,6 +1,6 @@
 #pragma once
 // In-memory Instances for controller tests: per node name, a VM that exists / is shut down /
-// has metadata, or an injected error per method. Thread-safe; counts calls.
+// has metadata, or an injected error per method; Ready() as set. Thread-safe; counts calls.
 
 #include <map>
 #include <optional>
@@ -45,9 +45,26 @@ class FakeInstances : public Instances {
       node_errors_[node_name] = std::move(s);
     }
   }
+  // Ready() returns `s` until cleared with an OK status (e.g. Unavailable to simulate an inventory
+  // that is not synced). Independent of SetError.
+  void SetReadyError(absl::Status s) {
+    absl::MutexLock l(&mu_);
+    ready_error_ = std::move(s);
+  }
+  // Calls of the per-node methods (Ready() not included).
   int calls() const {
     absl::MutexLock l(&mu_);
     return calls_;
+  }
+  int ready_calls() const {
+    absl::MutexLock l(&mu_);
+    return ready_calls_;
+  }
+
+  absl::Status Ready() const override {
+    absl::MutexLock l(&mu_);
+    ++ready_calls_;
+    return ready_error_;
   }
 
   absl::StatusOr<bool> InstanceExists(const NodeIdentity& node) override {
@@ -86,7 +103,9 @@ class FakeInstances : public Instances {
   std::map<std::string, Vm> vms_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, absl::Status> node_errors_ ABSL_GUARDED_BY(mu_);
   absl::Status error_ ABSL_GUARDED_BY(mu_);
+  absl::Status ready_error_ ABSL_GUARDED_BY(mu_);
   int calls_ ABSL_GUARDED_BY(mu_) = 0;
+  mutable int ready_calls_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace ccm::cloud

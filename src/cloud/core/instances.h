@@ -12,12 +12,16 @@
 //  - FailedPrecondition when the VM exists but the Node cannot be initialised yet (no suitable
 //    IP, missing zone tag, ambiguous match...): the message is meant for a Kubernetes Event.
 //  - InvalidArgument for a node that is not ours (foreign providerID): leave it alone.
+// Ready() says whether the answers can be trusted at all right now: the periodic passes (node
+// lifecycle, address refresh) skip their work while it is not OK instead of asking per Node and
+// getting Unavailable for each.
 // Implementations are thread-safe: the controllers call them from several workers.
 
 #include <map>
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cloud/core/addresses.h"
 #include "cloud/core/node_identity.h"
@@ -57,6 +61,15 @@ class Instances {
   // Everything node initialisation and the periodic address refresh write. NotFound: confirmed
   // gone. Must not call vCenter when cached data is current (the refresh runs for every node).
   virtual absl::StatusOr<InstanceMetadata> GetInstanceMetadata(const NodeIdentity& node) = 0;
+
+  // OK when every configured vCenter's VM inventory is synced, i.e. when the three methods above
+  // can answer from current data (they may still fail for one node). Otherwise Unavailable, the
+  // message naming every vCenter that is not synced and why ("vCenter east: inventory not
+  // synced: ..."). Not synced = before the first full load, or after the update stream broke
+  // until the resync completes. A Node's VM may be on any vCenter, so one unsynced vCenter makes
+  // the whole provider not Ready: callers must then delete nothing and taint nothing. Cheap (no
+  // vCenter request): callers may ask before every pass.
+  virtual absl::Status Ready() const = 0;
 };
 
 }  // namespace ccm::cloud

@@ -78,6 +78,19 @@ absl::StatusOr<vsphere::VmFacts> VSphereInstances::Facts(const VmMatch& m) {
   return f;
 }
 
+absl::Status VSphereInstances::Ready() const {
+  std::string not_synced;
+  for (VCenter* vc : vcenters_) {
+    vsphere::InventoryCacheStats st = vc->inventory().stats();
+    if (st.synced) continue;
+    absl::StrAppend(&not_synced, not_synced.empty() ? "" : "; ", "vCenter ", vc->label(),
+                    ": inventory not synced",
+                    st.last_error.ok() ? "" : absl::StrCat(": ", st.last_error.message()));
+  }
+  if (not_synced.empty()) return absl::OkStatus();
+  return absl::UnavailableError(not_synced);
+}
+
 absl::StatusOr<bool> VSphereInstances::InstanceExists(const NodeIdentity& node) {
   auto m = Match(node);
   if (m.ok()) return true;

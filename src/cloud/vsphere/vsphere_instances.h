@@ -28,6 +28,9 @@ class VSphereInstances final : public Instances {
   absl::StatusOr<bool> InstanceExists(const NodeIdentity& node) override;
   absl::StatusOr<bool> InstanceShutdown(const NodeIdentity& node) override;
   absl::StatusOr<InstanceMetadata> GetInstanceMetadata(const NodeIdentity& node) override;
+  // OK when every vCenter's inventory cache is synced; else Unavailable naming each one that is
+  // not (by label) with its cache's last error.
+  absl::Status Ready() const override;
 
   // The VM behind a node and where it was found (for messages and the "why" of a node).
   absl::StatusOr<VmMatch> Match(const NodeIdentity& node);
