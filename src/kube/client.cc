@@ -53,6 +53,9 @@ std::string MetaString(const Json& obj, const char* field) {
   return f != m->end() && f->is_string() ? f->get<std::string>() : "";
 }
 
+// How often a Retry-After wait before re-sending a watch looks at the caller's cancel flag.
+constexpr absl::Duration kCancelCheck = absl::Milliseconds(100);
+
 }  // namespace
 
 absl::string_view WatchEventTypeName(WatchEventType t) {
@@ -332,13 +335,37 @@ absl::Status RestClient::Watch(const Resource& r, absl::string_view ns, const Wa
     buf.erase(0, start);
     return true;
   };
-  auto resp = http_->Stream(req, on_data, cancel);
-  if (!event_status.ok()) return event_status;
-  if (stopped_by_caller) return absl::OkStatus();
-  if (!resp.ok()) return Annotate(resp.status(), absl::StrCat("watch ", c.path));
-  if (resp->status < 200 || resp->status > 299) {
-    return StatusFromResponse("watch", c.path, resp->status, resp->body,
-                              resp->header("retry-after"));
+  absl::StatusOr<HttpResponse> resp;
+  for (int attempt = 0;; ++attempt) {
+    resp = http_->Stream(req, on_data, cancel);
+    if (!event_status.ok()) return event_status;
+    if (stopped_by_caller) return absl::OkStatus();
+    if (!resp.ok()) return Annotate(resp.status(), absl::StrCat("watch ", c.path));
+    if (resp->status >= 200 && resp->status <= 299) break;
+    absl::Status s =
+        StatusFromResponse("watch", c.path, resp->status, resp->body, resp->header("retry-after"));
+    // Like Send() (and client-go's request retry, which covers watches too): the server did not
+    // start the watch and says when to come back. No event was delivered (an error answer's body
+    // never reaches on_data), so trying again is invisible to the caller.
+    auto retry = RetryAfter(s);
+    bool retriable = resp->status == 429 || (resp->status == 503 && retry.has_value());
+    if (!retriable || attempt >= options_.max_retries) return s;
+    absl::Duration wait = std::min(retry.value_or(absl::Seconds(1)), options_.max_retry_after);
+    VLOG(2, "kube client: watch {}: HTTP {}, retrying in {}", c.path, resp->status,
+         absl::FormatDuration(wait));
+    // In slices, so a caller that stops (an informer shutting down) is not held up to 30 s.
+    const absl::Time until = clock_->Now() + wait;
+    for (absl::Time now = clock_->Now(); now < until; now = clock_->Now()) {
+      if (cancel != nullptr && cancel->load()) break;
+      clock_->SleepUntil(std::min(until, now + kCancelCheck), nullptr);
+    }
+    if (cancel != nullptr && cancel->load()) {
+      return absl::CancelledError(absl::StrCat("watch ", c.path, ": cancelled"));
+    }
+    Throttle();
+    req.headers = AuthHeaders();
+    req.headers.emplace_back("Accept", "application/json");
+    requests_sent_.fetch_add(1);
   }
   // A final event without a trailing newline.
   if (!buf.empty() && !handle_line(buf) && !event_status.ok()) return event_status;

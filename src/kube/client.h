@@ -117,7 +117,7 @@ class Client {
 
 struct RestClientOptions {
   Clock* clock = nullptr;  // null = the real clock (rate limiter, Retry-After sleeps)
-  int max_retries = 5;     // for 429 / 503 with Retry-After
+  int max_retries = 5;     // for 429 / 503 with Retry-After (also a watch request's answer)
   absl::Duration max_retry_after = absl::Seconds(30);  // cap on one server-requested wait
 };
 

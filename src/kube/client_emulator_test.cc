@@ -265,6 +265,69 @@ TEST_F(EmulatorTest, WatchEventsBookmarksAndCancel) {
   EXPECT_TRUE(IsGone(gone)) << gone;
 }
 
+// client-go retries a watch request answered 429 (or 503 with Retry-After) after the server's
+// Retry-After, like any other request; the caller (an informer) then neither relists nor sees
+// an error.
+TEST_F(EmulatorTest, WatchAnswered429IsRetriedAfterRetryAfter) {
+  FakeClock clock;
+  RestClientOptions ro;
+  ro.clock = &clock;
+  auto c = NewClient({}, 0, ro);
+  auto list = c->List(Nodes(), "", {});
+  ASSERT_TRUE(list.ok());
+  ASSERT_TRUE(c->Create(Nodes(), "", NodeObj("after-429")).ok());
+  emu_.InjectError({.code = 429, .count = 2, .method = "watch", .retry_after_seconds = 2});
+  WatchOptions wo;
+  wo.resource_version = list->resource_version;
+  std::atomic<bool> cancel{false};
+  std::string seen;
+  absl::Status result;
+  std::thread t([&] {
+    result = c->Watch(
+        Nodes(), "", wo,
+        [&](const WatchEvent& ev) {
+          seen = absl::StrCat(WatchEventTypeName(ev.type), " ", Name(ev.object));
+          return false;  // the first event is enough
+        },
+        &cancel);
+  });
+  auto watches_reach = [&](int64_t n) {
+    absl::Time deadline = absl::Now() + absl::Seconds(10);
+    while (emu_.RequestCount("watch nodes") < n && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(1));
+    }
+    return emu_.RequestCount("watch nodes") >= n;
+  };
+  // First 429: nothing is sent again until the client's clock has moved by the whole 2 s.
+  ASSERT_TRUE(watches_reach(1));
+  ASSERT_TRUE(clock.WaitForSleepers(1));
+  clock.Advance(absl::Milliseconds(1999));
+  ASSERT_TRUE(clock.WaitForSleepers(1));
+  EXPECT_EQ(emu_.RequestCount("watch nodes"), 1) << "retried before Retry-After";
+  clock.Advance(absl::Milliseconds(1));
+  // Second 429, then the watch starts and delivers what happened since the list.
+  ASSERT_TRUE(watches_reach(2));
+  ASSERT_TRUE(clock.WaitForSleepers(1));
+  clock.Advance(absl::Seconds(2));
+  t.join();
+  EXPECT_TRUE(result.ok()) << result;
+  EXPECT_EQ(seen, "ADDED after-429");
+  EXPECT_EQ(emu_.RequestCount("watch nodes"), 3);
+
+  // A cancel during a Retry-After wait ends the watch without waiting it out.
+  emu_.InjectError({.code = 429, .count = -1, .method = "watch", .retry_after_seconds = 30});
+  std::thread t2([&] {
+    result = c->Watch(
+        Nodes(), "", wo, [](const WatchEvent&) { return true; }, &cancel);
+  });
+  ASSERT_TRUE(clock.WaitForSleepers(1));
+  cancel = true;
+  clock.Advance(absl::Milliseconds(100));
+  t2.join();
+  EXPECT_EQ(result.code(), absl::StatusCode::kCancelled) << result;
+  emu_.ClearFaults();
+}
+
 TEST_F(EmulatorTest, ConflictRetriedByCallerLoop) {
   auto c = NewClient();
   ASSERT_TRUE(c->Create(Nodes(), "", NodeObj("c1")).ok());
@@ -428,6 +491,41 @@ TEST_F(EmulatorTest, InformerResumesAfterDroppedWatchWithoutMissOrDuplicate) {
   EXPECT_EQ(inf.Size(), 7u);
   EXPECT_EQ(inf.Get("a0"), nullptr);
   ASSERT_NE(inf.Get("b1"), nullptr);
+}
+
+// A watch still answered 429 after the client's own retries (none here): like client-go's
+// reflector (isWatchErrorRetriable), the informer backs off and watches again from its
+// resourceVersion; it does not relist.
+TEST_F(EmulatorTest, InformerRewatchesWithoutRelistAfter429) {
+  RestClientOptions ro;
+  ro.max_retries = 0;
+  auto c = NewClient({}, 0, ro);
+  ASSERT_TRUE(emu_.Create("nodes", NodeObj("a")).ok());
+  FakeClock clock;
+  InformerOptions o;
+  o.clock = &clock;
+  Informer inf(*c, Nodes(), o);
+  Recorder rec;
+  inf.AddEventHandler(rec.Handler());
+  inf.Start();
+  ASSERT_TRUE(inf.WaitForSync(absl::Seconds(15)));
+  while (emu_.OpenWatches() == 0) std::this_thread::yield();
+  emu_.InjectError({.code = 429, .count = 1, .method = "watch", .retry_after_seconds = 1});
+  emu_.DropWatches();
+  ASSERT_TRUE(clock.WaitForSleepers(1));  // backoff after the cut
+  clock.Advance(absl::Minutes(1));
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (emu_.RequestCount("watch nodes") < 2 && absl::Now() < deadline) {
+    std::this_thread::yield();
+  }
+  ASSERT_EQ(emu_.RequestCount("watch nodes"), 2);  // the one answered 429
+  ASSERT_TRUE(clock.WaitForSleepers(1));           // backoff after the 429
+  ASSERT_TRUE(emu_.Create("nodes", NodeObj("b")).ok());
+  clock.Advance(absl::Minutes(1));
+  ASSERT_TRUE(rec.WaitFor("add b"));
+  EXPECT_EQ(inf.lists(), 1) << "re-watched, not relisted";
+  EXPECT_EQ(emu_.RequestCount("list nodes"), 1);
+  EXPECT_EQ(rec.CountOf("update a"), 0);
 }
 
 TEST_F(EmulatorTest, InformerRelistsAfterGone) {

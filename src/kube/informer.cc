@@ -251,8 +251,10 @@ void Informer::Run() {
       need_list = true;
       continue;
     }
-    if (HttpCode(s) != 0) {
-      // An ERROR event or an API error answer: the stream state is unknown; relist.
+    if (HttpCode(s) != 0 && !IsTooManyRequests(s)) {
+      // An ERROR event or an API error answer: the stream state is unknown; relist. Not for
+      // 429 (client-go's isWatchErrorRetriable): the server only asked us to come back later,
+      // so back off and watch again from last_rv_.
       need_list = true;
     }
     // Otherwise a transport failure (dropped connection): resume the watch from last_rv_.

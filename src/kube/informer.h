@@ -5,9 +5,10 @@
 // every event to the store and then calling the handlers. Semantics that matter to controllers:
 // - A dropped watch connection resumes from the last seen resourceVersion (bookmarks included):
 //   no event is missed or delivered twice.
-// - 410 Gone (or any ERROR event / API error on the watch) relists. The relist replaces the store
-//   like client-go's Replace: objects still present get update(old, new), new ones add, and
-//   objects missing from the new list get delete(last known state).
+// - 410 Gone (or any ERROR event / API error on the watch but 429) relists. The relist replaces
+//   the store like client-go's Replace: objects still present get update(old, new), new ones
+//   add, and objects missing from the new list get delete(last known state). A 429 (after the
+//   client's own Retry-After retries) backs off and watches again, like a dropped connection.
 // - Failed list/watch attempts back off (ccm::BackoffDelay on the injected Clock).
 // - Handlers run on the informer's threads, one at a time, OUTSIDE the store lock (they may call
 //   Get/List); they must not block for long and must not call AddEventHandler.

@@ -1,12 +1,13 @@
 // Two replicas of the real binary against one emulator and one simulator: exactly one leads and
 // acts; SIGKILL of the leader hands the lease to the other within the lease duration; SIGTERM
-// releases the lease, logs out of vCenter and exits 0 within seconds.
-#include <signal.h>
-
+// releases the lease, logs out of vCenter and exits 0 within seconds; a lease taken over by
+// another holder makes the leader stop acting and exit 1 (issue 15, leader row).
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "integration/harness.h"
 
 namespace ccm::integration {
@@ -110,6 +111,81 @@ TEST(LeaderElectionTest, SigtermReleasesTheLeaseLogsOutAndExitsZero) {
   ASSERT_TRUE(rest.ok());
   EXPECT_GE((*rest)["DELETE /rest/com/vmware/cis/session"], 1) << "vAPI session deleted";
   EXPECT_TRUE(absl::StrContains((*p)->Stderr(), "logged out of 1 vCenter(s)"));
+}
+
+// Issue 15, row 7: another holder overwrites the Lease while our binary leads (a replica that
+// judged it expired, or an admin), with a renewTime in the future. Like the Go binary, ours
+// finds out at its next renewal, stops every controller, exits 1 (to restart as a candidate),
+// and writes nothing after that: no Node write, and the other holder's Lease is left alone.
+TEST(LeaderElectionTest, LeaseTakenByAnotherHolderStopsControllersAndExitsNonZero) {
+  auto c = Cluster::Start("lease-lost");
+  ASSERT_TRUE(c.ok()) << c.status();
+  Cluster& cl = **c;
+  int port = 0;
+  auto p = cl.StartCcm("ccm", &port);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_TRUE(cl.RegisterNode("node-1").ok());
+  ASSERT_TRUE(WaitFor([&] { return !cl.ProviderId("node-1").empty(); }, absl::Seconds(30)))
+      << (*p)->Stderr();
+  const std::string us = cl.LeaseHolder();
+  ASSERT_FALSE(us.empty());
+
+  // Keep the node controller busy writing: node-2's status PATCH fails for ever, so its sync is
+  // retried with backoff until the controllers stop.
+  cl.emu().InjectError(
+      {.code = 500, .count = -1, .method = "patch", .path_substring = "/api/v1/nodes/node-2"});
+  ASSERT_TRUE(cl.RegisterNode("node-2").ok());
+  ASSERT_TRUE(
+      WaitFor([&] { return cl.emu().RequestCount("patch nodes/status") >= 3; }, absl::Seconds(10)))
+      << (*p)->Stderr();
+
+  auto lease = cl.emu().Get("leases", "kube-system", "cloud-controller-manager");
+  ASSERT_TRUE(lease.ok()) << lease.status();
+  const absl::Time taken = absl::Now();
+  auto micro = [](absl::Time t) {
+    return absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", t, absl::UTCTimeZone());
+  };
+  nlohmann::json& spec = (*lease)["spec"];
+  spec["holderIdentity"] = "another-holder";
+  spec["leaseDurationSeconds"] = 60;
+  spec["acquireTime"] = micro(taken);
+  spec["renewTime"] = micro(taken + absl::Seconds(60));
+  spec["leaseTransitions"] = spec.value("leaseTransitions", 0) + 1;
+  ASSERT_TRUE(cl.emu().Put("leases", *lease).ok());
+
+  std::optional<int> code = (*p)->WaitExit(absl::Seconds(15));
+  const absl::Duration took = absl::Now() - taken;
+  ASSERT_TRUE(code.has_value()) << "still running 15 s after losing the lease\n" << (*p)->Stderr();
+  EXPECT_EQ(*code, 1) << (*p)->Stderr();
+  // One retry period (1 s + up to 120 % jitter) until the next renewal finds the new holder.
+  EXPECT_LT(took, absl::Seconds(5));
+  std::cout << "RECOVERY leader-lease-lost (exit after the lease was taken): "
+            << absl::ToInt64Milliseconds(took) << " ms" << std::endl;
+  EXPECT_TRUE(absl::StrContains((*p)->Stderr(), "leader election lost: lease"));
+  EXPECT_TRUE(absl::StrContains((*p)->Stderr(), "every controller stopped"));
+  EXPECT_EQ(cl.LeaseHolder(), "another-holder") << "the loser must not release or retake it";
+
+  // The moment the binary learned of the loss: its first read of the Lease after the takeover
+  // (its optimistic renewal got 409 first). It writes nothing after that, to Nodes, Events or
+  // the Lease (50 ms grace for a request already on its way when the answer arrived).
+  const std::vector<testing::RequestRecord> log = cl.emu().RequestLog();
+  absl::Time lost = absl::InfiniteFuture();
+  for (const auto& r : log) {
+    if (r.key == "get leases" && r.time > taken) {
+      lost = r.answered;
+      break;
+    }
+  }
+  ASSERT_NE(lost, absl::InfiniteFuture()) << "the binary never read the Lease again";
+  int node_writes_before = 0;
+  for (const auto& r : log) {
+    if (r.method == "GET") continue;
+    if (r.time <= lost && absl::StrContains(r.key, " nodes")) ++node_writes_before;
+    EXPECT_LE(r.time, lost + absl::Milliseconds(50))
+        << r.method << " " << r.path << " " << absl::ToInt64Milliseconds(r.time - lost)
+        << " ms after the loss was known";
+  }
+  EXPECT_GE(node_writes_before, 3) << "the controllers were writing until then";
 }
 
 }  // namespace

@@ -120,6 +120,7 @@ class NodeE2eEnv {
 
   ccm::testing::KubeEmulator& emulator() { return emulator_; }
   HookClient& client() { return *client_; }
+  kube::Informer& node_informer() { return *nodes_; }
   FakeClock& clock() { return clock_; }
   metrics::Registry& registry() { return registry_; }
   cloud::VSphereInstances& instances() { return *instances_; }
