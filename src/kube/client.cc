@@ -105,6 +105,22 @@ struct RestClient::Call {
   std::string content_type;
 };
 
+struct RestClient::Shared {
+  Config config;
+  RestClientOptions options;
+  Clock* clock = nullptr;
+  std::string base_url;
+  std::unique_ptr<HttpClient> http;
+  std::atomic<int64_t> requests_sent{0};
+
+  // Token file cache: re-read when mtime or size changes.
+  std::vector<Header> AuthHeaders();
+  absl::Mutex token_mu;
+  std::string token ABSL_GUARDED_BY(token_mu);
+  int64_t token_mtime_ns ABSL_GUARDED_BY(token_mu) = -1;
+  int64_t token_size ABSL_GUARDED_BY(token_mu) = -1;
+};
+
 absl::StatusOr<std::unique_ptr<RestClient>> RestClient::New(const Config& config,
                                                             RestClientOptions options) {
   std::string server = config.server;
@@ -145,62 +161,89 @@ absl::StatusOr<std::unique_ptr<RestClient>> RestClient::New(const Config& config
     hopts.connect_to = absl::StrCat(config.tls_server_name, ":", port, ":", bare, ":", port);
     base = absl::StrCat(scheme, "://", config.tls_server_name, ":", port, prefix);
   }
-  auto http = std::make_unique<HttpClient>(std::move(hopts));
-  return std::unique_ptr<RestClient>(
-      new RestClient(config, options, std::move(base), std::move(http)));
+  const std::string user_agent = hopts.user_agent;
+  auto shared = std::make_shared<Shared>();
+  shared->config = config;
+  shared->options = options;
+  shared->clock = options.clock != nullptr ? options.clock : &Clock::Real();
+  shared->base_url = std::move(base);
+  shared->http = std::make_unique<HttpClient>(std::move(hopts));
+  {
+    absl::MutexLock l(&shared->token_mu);
+    shared->token = config.bearer_token.reveal();
+  }
+  return std::unique_ptr<RestClient>(new RestClient(std::move(shared), user_agent));
 }
 
-RestClient::RestClient(Config config, RestClientOptions options, std::string base_url,
-                       std::unique_ptr<HttpClient> http)
-    : config_(std::move(config)),
-      options_(options),
-      clock_(options.clock != nullptr ? options.clock : &Clock::Real()),
-      base_url_(std::move(base_url)),
-      http_(std::move(http)),
-      limiter_(config_.qps, config_.burst, *clock_) {
-  token_ = config_.bearer_token.reveal();
-}
+RestClient::RestClient(std::shared_ptr<Shared> shared, std::string user_agent)
+    : shared_(std::move(shared)),
+      config_(shared_->config),
+      options_(shared_->options),
+      clock_(shared_->clock),
+      base_url_(shared_->base_url),
+      http_(shared_->http.get()),
+      requests_sent_(shared_->requests_sent),
+      user_agent_(std::move(user_agent)),
+      send_user_agent_(user_agent_ != http_->options().user_agent),
+      limiter_(config_.qps, config_.burst, *clock_) {}
 
 RestClient::~RestClient() = default;
+
+std::unique_ptr<RestClient> RestClient::WithOwnRateLimit(absl::string_view name) const {
+  return std::unique_ptr<RestClient>(
+      new RestClient(shared_, absl::StrCat(http_->options().user_agent, "/", name)));
+}
 
 void RestClient::Throttle() {
   absl::Duration d = limiter_.Reserve();
   if (d > absl::ZeroDuration()) clock_->SleepFor(d, nullptr);
 }
 
-std::vector<Header> RestClient::AuthHeaders() {
+void RestClient::CountRequest() {
+  requests_sent_.fetch_add(1);
+  own_requests_sent_.fetch_add(1);
+}
+
+std::vector<Header> RestClient::Shared::AuthHeaders() {
   std::vector<Header> h;
-  std::string token;
+  std::string t_copy;
   {
-    absl::MutexLock l(&token_mu_);
-    if (!config_.token_file.empty()) {
+    absl::MutexLock l(&token_mu);
+    if (!config.token_file.empty()) {
       struct stat st;
-      if (stat(config_.token_file.c_str(), &st) == 0) {
+      if (stat(config.token_file.c_str(), &st) == 0) {
         int64_t mtime = int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
-        if (mtime != token_mtime_ns_ || st.st_size != token_size_) {
-          std::ifstream f(config_.token_file, std::ios::binary);
+        if (mtime != token_mtime_ns || st.st_size != token_size) {
+          std::ifstream f(config.token_file, std::ios::binary);
           std::stringstream ss;
           ss << f.rdbuf();
           std::string t(absl::StripTrailingAsciiWhitespace(ss.str()));
           if (f && !t.empty()) {
-            if (token_mtime_ns_ >= 0 && t != token_) VLOG(2, "kube client: bearer token rotated");
-            token_ = std::move(t);
-            token_mtime_ns_ = mtime;
-            token_size_ = st.st_size;
+            if (token_mtime_ns >= 0 && t != token) VLOG(2, "kube client: bearer token rotated");
+            token = std::move(t);
+            token_mtime_ns = mtime;
+            token_size = st.st_size;
           }
         }
       }
     }
-    token = token_;
+    t_copy = token;
   }
-  if (!token.empty()) {
-    h.emplace_back("Authorization", absl::StrCat("Bearer ", token));
-  } else if (!config_.username.empty()) {
+  if (!t_copy.empty()) {
+    h.emplace_back("Authorization", absl::StrCat("Bearer ", t_copy));
+  } else if (!config.username.empty()) {
     h.emplace_back("Authorization",
                    absl::StrCat("Basic ", absl::Base64Escape(absl::StrCat(
-                                              config_.username.reveal(), ":",
-                                              config_.password.reveal()))));
+                                              config.username.reveal(), ":",
+                                              config.password.reveal()))));
   }
+  return h;
+}
+
+std::vector<Header> RestClient::RequestHeaders() {
+  std::vector<Header> h = shared_->AuthHeaders();
+  // A custom header replaces the one curl sends from the pooled handles' CURLOPT_USERAGENT.
+  if (send_user_agent_) h.emplace_back("User-Agent", user_agent_);
   return h;
 }
 
@@ -210,14 +253,14 @@ absl::StatusOr<HttpResponse> RestClient::Send(const Call& call) {
     HttpRequest req;
     req.method = call.method;
     req.url = absl::StrCat(base_url_, call.path, call.query);
-    req.headers = AuthHeaders();
+    req.headers = RequestHeaders();
     req.headers.emplace_back("Accept", "application/json");
     // gzip only, like client-go: the API server speaks it, and brotli at its default quality
     // costs the server about a second per megabyte (seen with the emulator's cpp-httplib).
     req.headers.emplace_back("Accept-Encoding", "gzip");
     if (!call.content_type.empty()) req.headers.emplace_back("Content-Type", call.content_type);
     req.body = call.body;
-    requests_sent_.fetch_add(1);
+    CountRequest();
     auto resp = http_->Do(req);
     if (!resp.ok()) {
       return Annotate(resp.status(), absl::StrCat(call.verb, " ", call.path));
@@ -284,9 +327,9 @@ absl::Status RestClient::Watch(const Resource& r, absl::string_view ns, const Wa
   Throttle();
   HttpRequest req;
   req.url = absl::StrCat(base_url_, c.path, c.query);
-  req.headers = AuthHeaders();
+  req.headers = RequestHeaders();
   req.headers.emplace_back("Accept", "application/json");
-  requests_sent_.fetch_add(1);
+  CountRequest();
 
   std::string buf;
   absl::Status event_status;  // an ERROR event or a malformed line ends the watch with it
@@ -363,9 +406,9 @@ absl::Status RestClient::Watch(const Resource& r, absl::string_view ns, const Wa
       return absl::CancelledError(absl::StrCat("watch ", c.path, ": cancelled"));
     }
     Throttle();
-    req.headers = AuthHeaders();
+    req.headers = RequestHeaders();
     req.headers.emplace_back("Accept", "application/json");
-    requests_sent_.fetch_add(1);
+    CountRequest();
   }
   // A final event without a trailing newline.
   if (!buf.empty() && !handle_line(buf) && !event_status.ok()) return event_status;

@@ -121,12 +121,22 @@ struct RestClientOptions {
   absl::Duration max_retry_after = absl::Seconds(30);  // cap on one server-requested wait
 };
 
+// One client per user, as client-go's ClientBuilder.ClientOrDie(name) gives every controller:
+// New() makes the root; WithOwnRateLimit(name) makes a cheap view of it that shares the HTTP
+// connection pool, TLS set-up, credentials (token file cache) and request counter, but has its
+// own token bucket (config().qps / config().burst, full at creation) and sends the User-Agent
+// "<root's>/<name>". So --kube-api-qps/--kube-api-burst are a budget per controller, as for the
+// Go binary, and one busy user (Events, an informer relisting) never delays another.
 class RestClient final : public Client {
  public:
   // Validates the config (server URL) and sets up TLS. Does not contact the server.
   static absl::StatusOr<std::unique_ptr<RestClient>> New(const Config& config,
                                                          RestClientOptions options = {});
   ~RestClient() override;
+
+  // A view with its own rate-limit budget and the User-Agent suffix "/<name>" (e.g.
+  // "node-controller"). The view may outlive this client. A few hundred bytes per view.
+  std::unique_ptr<RestClient> WithOwnRateLimit(absl::string_view name) const;
 
   absl::StatusOr<Json> Get(const Resource& r, absl::string_view ns,
                            absl::string_view name) override;
@@ -146,31 +156,36 @@ class RestClient final : public Client {
   std::string DefaultNamespace() const override { return config_.default_namespace; }
 
   const Config& config() const { return config_; }
-  // Number of HTTP requests sent (including retries); for tests and metrics.
+  // Number of HTTP requests sent (including retries) by the root and all its views together;
+  // for tests and the rest_client_requests_sent metric.
   int64_t requests_sent() const { return requests_sent_.load(); }
+  // The same, by this client (root or view) alone.
+  int64_t own_requests_sent() const { return own_requests_sent_.load(); }
+  const std::string& user_agent() const { return user_agent_; }
 
  private:
-  RestClient(Config config, RestClientOptions options, std::string base_url,
-             std::unique_ptr<HttpClient> http);
+  struct Shared;  // what the root and its views share
+  RestClient(std::shared_ptr<Shared> shared, std::string user_agent);
   struct Call;
   absl::StatusOr<HttpResponse> Send(const Call& call);
   absl::StatusOr<Json> SendForObject(const Call& call);
-  std::vector<Header> AuthHeaders();
+  std::vector<Header> RequestHeaders();  // auth, User-Agent of a view
   void Throttle();  // client-side QPS/burst
+  void CountRequest();
 
-  Config config_;
-  RestClientOptions options_;
-  Clock* clock_;
-  std::string base_url_;  // scheme://host:port (host replaced by tls_server_name if set)
-  std::unique_ptr<HttpClient> http_;
+  std::shared_ptr<Shared> shared_;
+  // Aliases into *shared_.
+  const Config& config_;
+  const RestClientOptions& options_;
+  Clock* const clock_;
+  const std::string& base_url_;  // scheme://host:port (host replaced by tls_server_name if set)
+  HttpClient* const http_;
+  std::atomic<int64_t>& requests_sent_;
+  // This client's own.
+  const std::string user_agent_;
+  const bool send_user_agent_;  // views only: the root's is the HTTP client's default
   TokenBucket limiter_;
-  std::atomic<int64_t> requests_sent_{0};
-
-  // Token file cache: re-read when mtime or size changes.
-  absl::Mutex token_mu_;
-  std::string token_ ABSL_GUARDED_BY(token_mu_);
-  int64_t token_mtime_ns_ ABSL_GUARDED_BY(token_mu_) = -1;
-  int64_t token_size_ ABSL_GUARDED_BY(token_mu_) = -1;
+  std::atomic<int64_t> own_requests_sent_{0};
 };
 
 }  // namespace ccm::kube

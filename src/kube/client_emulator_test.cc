@@ -422,6 +422,58 @@ TEST_F(EmulatorTest, ClientSideRateLimitMeasuredWithFakeClock) {
   EXPECT_EQ(done.load(), 7);
 }
 
+// client-go's one client per controller: each view has its own qps/burst budget, all share the
+// connection pool and the request counter, and each names itself in the User-Agent.
+TEST_F(EmulatorTest, ViewsHaveIndependentRateLimitBudgets) {
+  FakeClock clock;
+  std::string path = TempPath("kc-views");
+  ASSERT_TRUE(emu_.WriteKubeconfig(path).ok());
+  auto cfg = LoadKubeconfig(path);
+  ASSERT_TRUE(cfg.ok());
+  cfg->qps = 1;
+  cfg->burst = 2;
+  auto root = RestClient::New(*cfg, {&clock});
+  ASSERT_TRUE(root.ok());
+  std::unique_ptr<RestClient> a = (*root)->WithOwnRateLimit("node-controller");
+  std::unique_ptr<RestClient> b = (*root)->WithOwnRateLimit("events");
+  EXPECT_EQ(a->user_agent(), (*root)->user_agent() + "/node-controller");
+  emu_.ResetRequestCounts();
+
+  // `a` spends its burst; its third request waits for a token.
+  (void)a->Get(Nodes(), "", "x");
+  (void)a->Get(Nodes(), "", "x");
+  std::atomic<bool> third_done{false};
+  std::thread t([&] {
+    (void)a->Get(Nodes(), "", "x");
+    third_done = true;
+  });
+  ASSERT_TRUE(clock.WaitForSleepers(1));
+  // `b` and the root still have their whole burst: they send at once while `a` waits.
+  (void)b->Get(Nodes(), "", "x");
+  (void)b->Get(Nodes(), "", "x");
+  (void)(*root)->Get(Nodes(), "", "x");
+  EXPECT_FALSE(third_done.load());
+  EXPECT_EQ(emu_.RequestCount("get nodes"), 5);
+  clock.Advance(absl::Seconds(1));
+  t.join();
+  EXPECT_TRUE(third_done.load());
+
+  EXPECT_EQ(a->own_requests_sent(), 3);
+  EXPECT_EQ(b->own_requests_sent(), 2);
+  EXPECT_EQ((*root)->own_requests_sent(), 1);
+  EXPECT_EQ((*root)->requests_sent(), 6);  // rest_client_requests_sent counts every view
+  EXPECT_EQ(a->requests_sent(), 6);
+  std::map<std::string, int> by_agent;
+  for (const auto& r : emu_.RequestLog()) ++by_agent[r.user_agent];
+  EXPECT_EQ(by_agent[(*root)->user_agent() + "/node-controller"], 3);
+  EXPECT_EQ(by_agent[(*root)->user_agent() + "/events"], 2);
+  EXPECT_EQ(by_agent[(*root)->user_agent()], 1);
+
+  // A view outlives its root (it holds the shared connection pool and credentials).
+  root->reset();
+  EXPECT_EQ(b->Get(Nodes(), "", "x").status().code(), absl::StatusCode::kNotFound);
+}
+
 // Records handler calls in order.
 class Recorder {
  public:

@@ -104,6 +104,11 @@ EventRecorder::EventRecorder(EventSink& sink, EventRecorderOptions options)
       options_(std::move(options)),
       clock_(options_.clock != nullptr ? *options_.clock : Clock::Real()),
       correlator_(clock_, options_) {
+  if (options_.metrics != nullptr) {
+    dropped_metric_ = options_.metrics->Counter(
+        "events_dropped_total",
+        "Events not sent, by reason (queue_full, shut_down, spam_filter).", {"reason"});
+  }
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -127,13 +132,24 @@ void EventRecorder::Record(const ObjectReference& object, EventType type,
   e.first_timestamp = e.last_timestamp;
   VLOG(2, "Event(kind={} ns={} name={}): type={} reason={} message={}", object.kind, object.ns,
        object.name, e.type, e.reason, e.message);
-  absl::MutexLock lock(&mu_);
-  if (stopping_ || queue_.size() >= options_.queue_size) {
-    ++dropped_;
-    VLOG(2, "dropping event {} for {}: queue full or shut down", e.reason, object.name);
-    return;
+  const char* drop_reason = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_ || queue_.size() >= options_.queue_size) {
+      ++dropped_;
+      drop_reason = stopping_ ? "shut_down" : "queue_full";
+    } else {
+      queue_.push_back(std::move(e));
+    }
   }
-  queue_.push_back(std::move(e));
+  if (drop_reason != nullptr) {
+    VLOG(2, "dropping event {} for {}: {}", reason, object.name, drop_reason);
+    CountDrop(drop_reason);
+  }
+}
+
+void EventRecorder::CountDrop(const char* reason) {
+  if (dropped_metric_ != nullptr) dropped_metric_->Add({reason});
 }
 
 void EventRecorder::Loop() {
@@ -159,6 +175,7 @@ void EventRecorder::Loop() {
 void EventRecorder::Send(Event event) {
   EventCorrelator::Result r = correlator_.Correlate(std::move(event));
   if (r.skip) {
+    CountDrop("spam_filter");
     VLOG(4, "event {} for {} dropped by the spam filter", r.event.reason,
          r.event.involved_object.name);
     return;

@@ -27,6 +27,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
+#include "common/metrics.h"
 #include "kube/event_sink.h"
 #include "kube/rate_limiter.h"
 
@@ -48,6 +49,9 @@ struct EventRecorderOptions {
   size_t cache_size = 4096;  // objects / event kinds remembered (least recently used evicted)
   int max_tries = 12;
   absl::Duration retry_interval = absl::Seconds(10);
+  // Nullable. Registers events_dropped_total{reason}: "queue_full" (Record() found the queue
+  // full), "shut_down" (recorded after Shutdown()), "spam_filter" (over the per-object budget).
+  metrics::Registry* metrics = nullptr;
 };
 
 // The pure part: spam filter and aggregation. Not thread-safe (the recorder's thread owns it).
@@ -105,17 +109,20 @@ class EventRecorder {
   void Flush();
   // Sends what is queued without retrying, then stops; later Record() calls are dropped.
   void Shutdown();
-  // Events dropped because the queue was full or the recorder was shut down.
+  // Events dropped because the queue was full or the recorder was shut down (the spam filter's
+  // drops are counted only in the metric).
   int64_t dropped() const;
 
  private:
   void Loop();
   void Send(Event event);
+  void CountDrop(const char* reason);
 
   EventSink& sink_;
   const EventRecorderOptions options_;
   Clock& clock_;
   EventCorrelator correlator_;  // used by the sending thread only
+  metrics::Family* dropped_metric_ = nullptr;
 
   mutable absl::Mutex mu_;
   std::deque<Event> queue_ ABSL_GUARDED_BY(mu_);

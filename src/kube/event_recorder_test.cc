@@ -32,9 +32,14 @@ struct Fixture {
   explicit Fixture(EventRecorderOptions o = {}) {
     o.clock = &clock;
     o.host = "cp-1";
+    o.metrics = &registry;
     recorder = std::make_unique<EventRecorder>(sink, o);
   }
+  double Dropped(const std::string& reason) {
+    return registry.Find("events_dropped_total")->Value({reason});
+  }
   FakeClock clock;
+  metrics::Registry registry;
   MemoryEventSink sink;
   std::unique_ptr<EventRecorder> recorder;
 };
@@ -151,6 +156,7 @@ TEST(EventRecorderTest, SpamFilterLimitsEachObjectTo25ThenOnePerFiveMinutes) {
   f.recorder->Flush();
   ASSERT_EQ(f.sink.Events().size(), 27u);
   EXPECT_EQ(f.sink.Events().back().message, "later");
+  EXPECT_EQ(f.Dropped("spam_filter"), 7);  // 5 of the 30, "late" and "too soon"
 }
 
 TEST(EventRecorderTest, TransportErrorsAreRetriedOnTheClock) {
@@ -205,6 +211,7 @@ TEST(EventRecorderTest, RecordNeverBlocksAndDropsWhenTheQueueIsFull) {
   f.recorder->Normal(Node("c"), "R", "m");
   f.recorder->Normal(Node("d"), "R", "m");
   EXPECT_EQ(f.recorder->dropped(), 1);
+  EXPECT_EQ(f.Dropped("queue_full"), 1);
   f.clock.Advance(Seconds(10));
   f.recorder->Flush();
   std::vector<std::string> names;
@@ -224,6 +231,8 @@ TEST(EventRecorderTest, ShutDownSendsWhatIsQueuedWithoutWaitingForRetries) {
   EXPECT_EQ(f.sink.Events()[0].involved_object.name, "b");
   f.recorder->Normal(Node("c"), "R", "m");
   EXPECT_EQ(f.recorder->dropped(), 1);
+  EXPECT_EQ(f.Dropped("shut_down"), 1);
+  EXPECT_EQ(f.Dropped("queue_full"), 0);
 }
 
 }  // namespace
