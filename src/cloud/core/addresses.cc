@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -160,34 +161,30 @@ absl::StatusOr<std::vector<NodeAddress>> SelectNodeAddresses(const NodeAddressIn
 
   const std::vector<Candidate> candidates = CollectCandidates(in);
 
-  // The kubelet's --node-ip, one per family at most.
+  // The kubelet's --node-ip: one IP, or a dual-stack pair (ParseNodeIPAnnotation's rules).
+  absl::StatusOr<std::vector<IpAddress>> node_ips = ParseProvidedNodeIp(in.provided_node_ip);
+  if (!node_ips.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(who, ": ", node_ips.status().message()));
+  }
   std::map<IpFamily, const Candidate*> node_ip;
-  if (!absl::StripAsciiWhitespace(in.provided_node_ip).empty()) {
-    for (absl::string_view part : absl::StrSplit(in.provided_node_ip, ',')) {
-      part = absl::StripAsciiWhitespace(part);
-      std::optional<IpAddress> ip = IpAddress::TryParse(part);
-      if (!ip) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            who, ": ", kProvidedNodeIpAnnotation, " \"", in.provided_node_ip,
-            "\" is not an IP address"));
-      }
-      if (std::find(in.ip_families.begin(), in.ip_families.end(), ip->family()) ==
-          in.ip_families.end()) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            who, ": kubelet node IP ", part, " is ", FamilyLabel(ip->family()),
-            " but the vCenter's ip-family does not include ", IpFamilyName(ip->family())));
-      }
-      auto it = std::find_if(candidates.begin(), candidates.end(),
-                             [&](const Candidate& c) { return c.ip == *ip; });
-      if (it == candidates.end()) {
-        std::vector<const Candidate*> all;
-        for (const Candidate& c : candidates) all.push_back(&c);
-        return absl::FailedPreconditionError(absl::StrCat(
-            who, ": kubelet node IP ", part, " (", kProvidedNodeIpAnnotation,
-            ") is not one of the VM's addresses: ", Texts(all)));
-      }
-      node_ip[ip->family()] = &*it;
+  for (const IpAddress& ip : *node_ips) {
+    const std::string part = ip.ToString();
+    if (std::find(in.ip_families.begin(), in.ip_families.end(), ip.family()) ==
+        in.ip_families.end()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          who, ": kubelet node IP ", part, " is ", FamilyLabel(ip.family()),
+          " but the vCenter's ip-family does not include ", IpFamilyName(ip.family())));
     }
+    auto it = std::find_if(candidates.begin(), candidates.end(),
+                           [&](const Candidate& c) { return c.ip == ip; });
+    if (it == candidates.end()) {
+      std::vector<const Candidate*> all;
+      for (const Candidate& c : candidates) all.push_back(&c);
+      return absl::FailedPreconditionError(absl::StrCat(
+          who, ": kubelet node IP ", part, " (", kProvidedNodeIpAnnotation,
+          ") is not one of the VM's addresses: ", Texts(all)));
+    }
+    node_ip[ip.family()] = &*it;
   }
 
   std::vector<NodeAddress> out{{NodeAddressType::kHostname, hostname}};
@@ -206,7 +203,13 @@ absl::StatusOr<std::vector<NodeAddress>> SelectNodeAddresses(const NodeAddressIn
       if (!internal_pool.empty()) internal = internal_pool.front();
       if (!external_pool.empty()) external = external_pool.front();
     }
-    if (auto it = node_ip.find(family); it != node_ip.end()) internal = it->second;
+    // A node IP the rules did not pick (the reference would refuse the node) becomes the
+    // family's InternalIP; one they picked keeps its role, as in the reference.
+    if (auto it = node_ip.find(family); it != node_ip.end()) {
+      const IpAddress& ip = it->second->ip;
+      if ((internal == nullptr || internal->ip != ip) && (external == nullptr || external->ip != ip))
+        internal = it->second;
+    }
 
     if (internal == nullptr && external == nullptr) {
       return absl::FailedPreconditionError(absl::StrCat(
@@ -217,6 +220,49 @@ absl::StatusOr<std::vector<NodeAddress>> SelectNodeAddresses(const NodeAddressIn
     if (internal != nullptr) out.push_back({NodeAddressType::kInternalIP, internal->text});
     if (external != nullptr) out.push_back({NodeAddressType::kExternalIP, external->text});
   }
+  if (node_ips->empty()) return out;
+  return PreferNodeIps(*node_ips, out);
+}
+
+absl::StatusOr<std::vector<IpAddress>> ParseProvidedNodeIp(absl::string_view value) {
+  std::vector<IpAddress> ips;
+  if (absl::StripAsciiWhitespace(value).empty()) return ips;
+  for (absl::string_view part : absl::StrSplit(value, ',')) {
+    std::optional<IpAddress> ip = IpAddress::TryParse(absl::StripAsciiWhitespace(part));
+    if (!ip) {
+      return absl::InvalidArgumentError(absl::StrCat(kProvidedNodeIpAnnotation, " \"", value,
+                                                     "\": \"", part, "\" is not an IP address"));
+    }
+    ips.push_back(*ip);
+  }
+  if (ips.size() > 2 || (ips.size() == 2 && ips[0].family() == ips[1].family())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kProvidedNodeIpAnnotation, " \"", value,
+                     "\" must contain either a single IP or a dual-stack pair of IPs"));
+  }
+  if (ips.size() == 2 && (ips[0].IsUnspecified() || ips[1].IsUnspecified())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        kProvidedNodeIpAnnotation, " \"", value, "\": a dual-stack node IP cannot include ",
+        "'0.0.0.0' or '::'"));
+  }
+  return ips;
+}
+
+std::vector<NodeAddress> PreferNodeIps(const std::vector<IpAddress>& node_ips,
+                                       const std::vector<NodeAddress>& addresses) {
+  std::vector<NodeAddress> out;
+  std::set<NodeAddressType> exclusive;
+  for (const IpAddress& node_ip : node_ips) {
+    for (const NodeAddress& a : addresses) {
+      std::optional<IpAddress> ip = IpAddress::TryParse(a.address);
+      if (ip && *ip == node_ip) {
+        out.push_back(a);
+        exclusive.insert(a.type);
+      }
+    }
+  }
+  for (const NodeAddress& a : addresses)
+    if (!exclusive.count(a.type)) out.push_back(a);
   return out;
 }
 

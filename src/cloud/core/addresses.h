@@ -12,11 +12,19 @@
 // unparsable, unspecified, loopback, link-local and multicast addresses; addresses statically
 // configured in guestinfo.metadata sort first (in their own order).
 //
-// Better than the reference: a kubelet --node-ip (annotation alpha.kubernetes.io/provided-node-ip)
-// that is one of the candidates becomes the InternalIP of its family (the cloud-node controller
-// rejects addresses that do not contain it), even when an exclusion would have dropped it: the
-// kubelet's explicit choice wins. A node IP that is not among the candidates, or whose family is
-// not configured, is an error naming it. A family without any address is an error (the reference
+// The kubelet's --node-ip (annotation alpha.kubernetes.io/provided-node-ip): one IP, or a
+// dual-stack pair "v4,v6" (either order). The result is then ordered exactly as k8s.io/cloud-
+// provider's GetNodeAddressesFromNodeIP orders the reference's addresses (PreferNodeIps): every
+// address equal to a node IP first (in the annotation's order), and each of their types becomes
+// exclusive: the other addresses of that type are dropped (so a single IPv4 node IP on a dual-stack
+// node also drops the IPv6 InternalIP, as upstream does; give the kubelet a pair to keep both). The
+// rest follow in their order. Where the reference's rules pick the node IP, the output is equal to
+// the Go binary's, so migrating sends no address PATCH.
+// Better than the reference: a node IP that is one of the candidates but that the rules did not pick
+// (the Go binary refuses such a node: "failed to get node address from cloud provider that matches
+// ip") becomes the InternalIP of its family, even when an exclusion would have dropped it: the
+// kubelet's explicit choice wins. A node IP that is not among the candidates, or whose family is not
+// configured, is an error naming it. A family without any address is an error (the reference
 // silently returns only the hostname for a VM without guest NICs).
 
 #include <optional>
@@ -66,5 +74,13 @@ struct NodeAddressInput {
 // list. Never NotFound: that code means "the VM is gone".
 absl::StatusOr<std::vector<NodeAddress>> SelectNodeAddresses(const NodeAddressInput& input,
                                                              const NodesConfig& nodes);
+
+// The annotation's IPs (component-helpers' ParseNodeIPAnnotation): empty for an empty value; one
+// IP; or two of different families, neither unspecified. InvalidArgument otherwise.
+absl::StatusOr<std::vector<IpAddress>> ParseProvidedNodeIp(absl::string_view value);
+
+// GetNodeAddressesFromNodeIP's ordering, for node IPs already known to be among `addresses`.
+std::vector<NodeAddress> PreferNodeIps(const std::vector<IpAddress>& node_ips,
+                                       const std::vector<NodeAddress>& addresses);
 
 }  // namespace ccm::cloud

@@ -37,16 +37,20 @@ struct Case {
   std::vector<IpFamily> families;
   Cfg cfg;
   std::vector<GuestNic> nics;
-  std::vector<std::string> want;  // "I:addr" / "E:addr" after the Hostname
+  // "I:addr" / "E:addr" after the Hostname; with a node_ip the whole list, the Hostname as "H".
+  std::vector<std::string> want;
   std::string error;              // substring; empty = success
   std::vector<std::string> static_addresses = {};
   std::string node_ip = "";
 };
 
-std::vector<std::string> Render(const std::vector<NodeAddress>& addrs) {
+std::vector<std::string> Render(const std::vector<NodeAddress>& addrs, bool with_hostname = false) {
   std::vector<std::string> out;
   for (const NodeAddress& a : addrs) {
-    if (a.type == NodeAddressType::kHostname) continue;
+    if (a.type == NodeAddressType::kHostname) {
+      if (with_hostname) out.push_back("H");
+      continue;
+    }
     out.push_back((a.type == NodeAddressType::kInternalIP ? "I:" : "E:") + a.address);
   }
   return out;
@@ -72,7 +76,11 @@ TEST_P(SelectNodeAddressesTest, Table) {
   }
   ASSERT_TRUE(got.ok()) << got.status();
   ASSERT_FALSE(got->empty());
-  // Hostname is always first (reference test: "hostname is always returned first").
+  if (!c.node_ip.empty()) {  // GetNodeAddressesFromNodeIP's order: node IP's types first
+    EXPECT_EQ(Render(*got, true), c.want);
+    return;
+  }
+  // Without a node IP the Hostname is always first (reference test: "hostname is always returned first").
   EXPECT_EQ(got->front(), (NodeAddress{NodeAddressType::kHostname, "node-1.example.com"}));
   EXPECT_EQ(Render(*got), c.want);
 }
@@ -345,27 +353,54 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"StaticDuplicateOnTwoNicsBothSortFirst", {v4}, {"", "", "", "b"},
              {Nic("a", {"10.0.0.1", "10.0.0.9"}), Nic("b", {"10.0.0.2", "10.0.0.9"})},
              {"E:10.0.0.9"}, "", {"10.0.0.9"}},
-        // The kubelet's --node-ip (REFERENCE.md Addresses 5).
+        // The kubelet's --node-ip (REFERENCE.md Addresses 5), ordered as k8s.io/cloud-provider's
+        // GetNodeAddressesFromNodeIP orders the reference's list: the node IP's types first and
+        // exclusive, then the rest in order.
         Case{"NodeIpOverridesDefaultInternal", {v4}, {},
-             {Nic("n", {"10.0.0.1", "10.0.0.2"})}, {"I:10.0.0.2", "E:10.0.0.1"}, "", {},
+             {Nic("n", {"10.0.0.1", "10.0.0.2"})}, {"I:10.0.0.2", "H", "E:10.0.0.1"}, "", {},
              "10.0.0.2"},
         Case{"NodeIpOverridesSubnetMatch", {v4}, {"10.0.0.0/24", "10.0.0.0/24"},
-             {Nic("n", {"10.0.0.1", "192.168.0.7"})}, {"I:192.168.0.7", "E:10.0.0.1"}, "", {},
-             "192.168.0.7"},
+             {Nic("n", {"10.0.0.1", "192.168.0.7"})}, {"I:192.168.0.7", "H", "E:10.0.0.1"}, "",
+             {}, "192.168.0.7"},
         Case{"NodeIpAddsInternalWhenOnlyExternalWasFound", {v4}, {"", "172.15.0.0/16"},
-             {Nic("n", {"10.0.0.1", "172.15.0.1"})}, {"I:10.0.0.1", "E:172.15.0.1"}, "", {},
+             {Nic("n", {"10.0.0.1", "172.15.0.1"})}, {"I:10.0.0.1", "H", "E:172.15.0.1"}, "", {},
              "10.0.0.1"},
         Case{"NodeIpWinsOverExclusion", {v4}, {"", "", "", "", "10.0.0.2/32"},
-             {Nic("n", {"10.0.0.1", "10.0.0.2"})}, {"I:10.0.0.2", "E:10.0.0.1"}, "", {},
+             {Nic("n", {"10.0.0.1", "10.0.0.2"})}, {"I:10.0.0.2", "H", "E:10.0.0.1"}, "", {},
              "10.0.0.2"},
         Case{"NodeIpMatchesLonghandIPv6", {v6}, {}, {Nic("n", {"fd00::1", "fd00::2"})},
-             {"I:fd00::2", "E:fd00::1"}, "", {}, "fd00:0:0:0:0:0:0:2"},
+             {"I:fd00::2", "H", "E:fd00::1"}, "", {}, "fd00:0:0:0:0:0:0:2"},
+        // The reference picked the node IP as both roles: both types lead, Hostname after.
+        Case{"NodeIpEqualToDefaultLeadsWithBothTypes", {v4}, {}, {Nic("n", {"10.0.0.1"})},
+             {"I:10.0.0.1", "E:10.0.0.1", "H"}, "", {}, "10.0.0.1"},
+        // The rules made it the ExternalIP: it stays external, first, and exclusive.
+        Case{"NodeIpPickedAsExternalKeepsItsRole", {v4}, {"10.0.0.0/8", "172.15.0.0/16"},
+             {Nic("n", {"10.0.0.1", "172.15.0.1", "172.15.0.2"})},
+             {"E:172.15.0.1", "H", "I:10.0.0.1"}, "", {}, "172.15.0.1"},
+        // Dual stack, a pair: both InternalIPs first in the annotation's order.
         Case{"NodeIpDualStackPair", {v4, v6}, {},
              {Nic("n", {"10.0.0.1", "10.0.0.2", "fd00::1", "fd00::2"})},
-             {"I:10.0.0.2", "E:10.0.0.1", "I:fd00::2", "E:fd00::1"}, "", {},
+             {"I:10.0.0.2", "I:fd00::2", "H", "E:10.0.0.1", "E:fd00::1"}, "", {},
              "10.0.0.2,fd00::2"},
-        Case{"NodeIpEqualToDefaultChangesNothing", {v4}, {}, {Nic("n", {"10.0.0.1"})},
-             {"I:10.0.0.1", "E:10.0.0.1"}, "", {}, "10.0.0.1"},
+        Case{"NodeIpDualStackPairV6First", {v4, v6}, {},
+             {Nic("n", {"10.0.0.1", "10.0.0.2", "fd00::1", "fd00::2"})},
+             {"I:fd00::2", "I:10.0.0.2", "H", "E:10.0.0.1", "E:fd00::1"}, "", {},
+             "fd00::2,10.0.0.2"},
+        // Dual stack, a single IPv4 node IP: InternalIP becomes exclusive, so the IPv6 InternalIP
+        // is dropped (upstream's behaviour; the kubelet gives a pair to keep both).
+        Case{"NodeIpSingleFamilyOnDualStackDropsOtherInternal", {v4, v6},
+             {"10.0.0.0/8", "172.15.0.0/16"}, {Nic("n", {"10.0.0.1", "172.15.0.1", "fd00::1"})},
+             {"I:10.0.0.1", "H", "E:172.15.0.1", "E:fd00::1"}, "", {}, "10.0.0.1"},
+        Case{"NodeIpTwoOfOneFamily", {v4}, {}, {Nic("n", {"10.0.0.1", "10.0.0.2"})}, {},
+             "must contain either a single IP or a dual-stack pair of IPs", {},
+             "10.0.0.1,10.0.0.2"},
+        Case{"NodeIpThreeIps", {v4, v6}, {}, {Nic("n", {"10.0.0.1", "fd00::1"})}, {},
+             "must contain either a single IP or a dual-stack pair of IPs", {},
+             "10.0.0.1,fd00::1,10.0.0.2"},
+        Case{"NodeIpPairWithUnspecified", {v4, v6}, {}, {Nic("n", {"10.0.0.1", "fd00::1"})}, {},
+             "cannot include '0.0.0.0' or '::'", {}, "0.0.0.0,fd00::1"},
+        Case{"NodeIpUnspecifiedSingleIsNotOnTheVm", {v4}, {}, {Nic("n", {"10.0.0.1"})}, {},
+             "kubelet node IP 0.0.0.0", {}, "0.0.0.0"},
         Case{"NodeIpNotOnTheVm", {v4}, {}, {Nic("n", {"10.0.0.1"})}, {},
              "kubelet node IP 10.9.9.9 (alpha.kubernetes.io/provided-node-ip) is not one of the "
              "VM's addresses: 10.0.0.1 (n)",
@@ -381,6 +416,32 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"NodeIpUnparsable", {v4}, {}, {Nic("n", {"10.0.0.1"})}, {},
              "\"banana\" is not an IP address", {}, "banana"}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+
+// GetNodeAddressesFromNodeIP on a given list: every address equal to a node IP (whatever its type,
+// even a Hostname written as an IP) leads and makes its type exclusive.
+TEST(PreferNodeIpsTest, UpstreamOrdering) {
+  using T = NodeAddressType;
+  const std::vector<NodeAddress> list = {{T::kHostname, "10.0.0.9"},  {T::kInternalIP, "10.0.0.1"},
+                                         {T::kExternalIP, "10.0.0.9"}, {T::kInternalIP, "fd00::1"},
+                                         {T::kExternalIP, "fd00::2"}};
+  struct Case {
+    std::string node_ip;
+    std::string want;
+  } cases[] = {
+      {"10.0.0.9", "Hostname=10.0.0.9 ExternalIP=10.0.0.9 InternalIP=10.0.0.1 InternalIP=fd00::1"},
+      {"fd00::2", "ExternalIP=fd00::2 Hostname=10.0.0.9 InternalIP=10.0.0.1 InternalIP=fd00::1"},
+      {"10.0.0.1,fd00::1",
+       "InternalIP=10.0.0.1 InternalIP=fd00::1 Hostname=10.0.0.9 ExternalIP=10.0.0.9 "
+       "ExternalIP=fd00::2"},
+      {"", "Hostname=10.0.0.9 InternalIP=10.0.0.1 ExternalIP=10.0.0.9 InternalIP=fd00::1 "
+           "ExternalIP=fd00::2"},
+  };
+  for (const Case& c : cases) {
+    auto ips = ParseProvidedNodeIp(c.node_ip);
+    ASSERT_TRUE(ips.ok()) << ips.status();
+    EXPECT_EQ(DebugString(PreferNodeIps(*ips, list)), c.want) << c.node_ip;
+  }
+}
 
 TEST(SelectNodeAddressesErrors, EmptyHostnameAndFamilies) {
   NodeAddressInput in;
