@@ -1,12 +1,19 @@
 // The node controller against the in-process API emulator, with FakeInstances and a FakeClock.
 #include "controllers/node_controller.h"
 
+#include <filesystem>
+#include <unistd.h>
+
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "controllers/controllers_test_env.h"
 #include "controllers/node_update.h"
 #include "controllers/node_writer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kube/config.h"
+#include "kube/event_recorder.h"
+#include "kube/kube_event_sink.h"
 
 namespace ccm::controllers {
 namespace {
@@ -87,6 +94,84 @@ TEST_F(NodeControllerTest, InitialisesKubeletNode) {
   auto events = env_.EventsFor("worker-1");
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].reason, "Synced");
+}
+
+// The request budget of an initialisation, as the Go controller spends it: one status PATCH and
+// one update per Node, no GET (the informer's copy is current), all from the node controller's own
+// client; Events go through another client whose budget is spent, and delay no Node. The node
+// controller's budget is exactly 2 requests per Node (burst 2N, and its clock never advances): a
+// third request per Node, or an Event sent from this budget, would block the last Nodes forever.
+TEST_F(NodeControllerTest, InitialisationIsTwoNodeWritesNoReadAndEventsNeverDelayIt) {
+  constexpr int kNodes = 5;
+  const std::string kubeconfig = (std::filesystem::temp_directory_path() /
+                                  absl::StrCat("node-controller-test-", getpid(), ".kubeconfig"))
+                                     .string();
+  ASSERT_TRUE(env_.emulator.WriteKubeconfig(kubeconfig).ok());
+  absl::StatusOr<kube::Config> config = kube::LoadKubeconfig(kubeconfig);
+  std::filesystem::remove(kubeconfig);
+  ASSERT_TRUE(config.ok()) << config.status();
+  config->qps = 1;
+  config->burst = 2 * kNodes;
+  FakeClock api_clock;  // the client-side rate limiters' time; advanced only at the end
+  absl::StatusOr<std::unique_ptr<kube::RestClient>> root =
+      kube::RestClient::New(*config, {.clock = &api_clock});
+  ASSERT_TRUE(root.ok()) << root.status();
+  std::unique_ptr<kube::RestClient> node_client = (*root)->WithOwnRateLimit("node-controller");
+  std::unique_ptr<kube::RestClient> events_client = (*root)->WithOwnRateLimit("events");
+  for (int i = 0; i < 2 * kNodes; ++i) (void)events_client->Get(kube::Nodes(), "", "spent");
+  kube::KubeEventSink sink(*events_client);
+  auto recorder = std::make_unique<kube::EventRecorder>(sink);
+  // Whatever happens below, unblock the rate limiters and stop the controller before the clients
+  // it uses go away.
+  struct StopFirst {
+    FakeClock& clock;
+    std::unique_ptr<NodeController>& controller;
+    ~StopFirst() {
+      clock.Advance(absl::Hours(1));
+      if (controller) controller->Stop();
+      controller.reset();
+    }
+  } stop_first{api_clock, controller_};
+
+  for (int i = 0; i < kNodes; ++i) {
+    const std::string name = absl::StrCat("worker-", i);
+    env_.instances.SetVm(
+        name, {.metadata = VmMetadata(name, absl::StrCat("422e4956-ad22-1139-6d72-59cc8f26bc9", i),
+                                      absl::StrCat("10.0.0.", 10 + i))});
+  }
+  env_.emulator.ResetRequestCounts();
+  NodeControllerOptions o;
+  o.workers = 2;
+  o.clock = &env_.clock;
+  o.metrics = &env_.registry;
+  controller_ = std::make_unique<NodeController>(*node_client, *env_.nodes, env_.instances,
+                                                 recorder.get(), std::move(o));
+  controller_->Start();
+  for (int i = 0; i < kNodes; ++i) env_.CreateKubeletNode(absl::StrCat("worker-", i), true);
+  for (int i = 0; i < kNodes; ++i) ASSERT_TRUE(Initialised(absl::StrCat("worker-", i)));
+  ASSERT_TRUE(Eventually([&] { return Syncs("initialize", "success") == kNodes; }));
+
+  EXPECT_EQ(env_.emulator.RequestCount("patch nodes/status"), kNodes);
+  EXPECT_EQ(env_.emulator.RequestCount("update nodes"), kNodes);
+  EXPECT_EQ(env_.emulator.RequestCount("get nodes"), 0);
+  EXPECT_EQ(node_client->own_requests_sent(), 2 * kNodes);
+  EXPECT_EQ(env_.emulator.RequestCount("create events"), 0);  // all waiting for their budget
+  std::map<std::string, int> writes_by_agent;
+  for (const auto& r : env_.emulator.RequestLog()) {
+    if (r.key == "patch nodes/status" || r.key == "update nodes") ++writes_by_agent[r.user_agent];
+  }
+  EXPECT_EQ(writes_by_agent, (std::map<std::string, int>{{node_client->user_agent(), 2 * kNodes}}));
+
+  // The Events' budget refills: every Node's "Synced" Event is sent, by the events client.
+  ASSERT_TRUE(api_clock.WaitForSleepers(1));  // the recorder, waiting for a token
+  api_clock.Advance(absl::Hours(1));
+  recorder->Flush();
+  EXPECT_EQ(env_.emulator.RequestCount("create events"), kNodes);
+  for (const auto& r : env_.emulator.RequestLog()) {
+    if (r.key == "create events") {
+      EXPECT_EQ(r.user_agent, events_client->user_agent());
+    }
+  }
 }
 
 TEST_F(NodeControllerTest, ExtraLabelsNeverOverwrite) {
