@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "cloud/core/node_labels.h"
 
 namespace ccm::app {
 namespace {
@@ -191,11 +192,10 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   }
   if (o.help || o.version) return o;
   if (o.cloud_provider != "vsphere") {
-    return absl::InvalidArgumentError(
-        o.cloud_provider.empty()
-            ? "--cloud-provider is required and must be \"vsphere\""
-            : absl::StrCat("--cloud-provider=\"", o.cloud_provider,
-                           "\" is not supported: this binary only implements \"vsphere\""));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--cloud-provider=\"", o.cloud_provider,
+        "\" is not supported: this binary only implements \"vsphere\" (the default when the flag "
+        "is omitted)"));
   }
   if (o.cloud_config.empty())
     return absl::InvalidArgumentError("--cloud-config is required (path to vsphere.conf)");
@@ -210,13 +210,18 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   if (o.secure_port > 65535) return Bad("secure-port", std::to_string(o.secure_port), "0..65535");
   if (o.tls_cert_file.empty() != o.tls_private_key_file.empty())
     return absl::InvalidArgumentError("--tls-cert-file and --tls-private-key-file go together");
+  auto labels = cloud::ValidateExtraLabels(o.node_labels);
+  if (!labels.ok())
+    return absl::InvalidArgumentError(absl::StrCat("--node-labels: ", labels.status().message()));
+  o.node_labels = std::move(labels->labels);
+  o.warnings.insert(o.warnings.end(), labels->warnings.begin(), labels->warnings.end());
   return o;
 }
 
 std::string UsageText() {
-  return R"(Usage: vsphere-cloud-controller-manager --cloud-provider=vsphere --cloud-config=FILE [flags]
+  return R"(Usage: vsphere-cloud-controller-manager --cloud-config=FILE [--cloud-provider=vsphere] [flags]
 
-  --cloud-provider string                  must be "vsphere"
+  --cloud-provider string                  "vsphere" (the default); anything else is an error
   --cloud-config string                    path to vsphere.conf (YAML or legacy INI)
   --strict-config                          treat config warnings (unknown keys) as errors
   --kubeconfig string                      kubeconfig file (in-cluster config when absent)
@@ -232,7 +237,8 @@ std::string UsageText() {
   --concurrent-node-syncs int              node initialisation workers (default 1)
   --node-status-update-frequency duration  address refresh period (default 5m0s)
   --node-monitor-period duration           lifecycle check period (default 5s)
-  --node-labels key=value,...              extra labels set at initialisation (never overwrite)
+  --node-labels key=value,...              extra labels set at initialisation (never overwrite;
+                                           kubernetes.io and k8s.io keys are ignored)
   --kube-api-qps float                     (default 20)
   --kube-api-burst int                     (default 30)
   --bind-address ip                        (default 0.0.0.0)

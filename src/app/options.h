@@ -14,7 +14,7 @@
 namespace ccm::app {
 
 struct Options {
-  std::string cloud_provider;  // must be "vsphere"
+  std::string cloud_provider = "vsphere";  // may be omitted; any other value is an error
   std::string cloud_config;
   std::string kubeconfig;  // empty: in-cluster config
   std::string master;
@@ -29,6 +29,7 @@ struct Options {
   int concurrent_node_syncs = 1;
   absl::Duration node_status_update_frequency = absl::Minutes(5);
   absl::Duration node_monitor_period = absl::Seconds(5);
+  // Validated (qualified-name keys, label values); kubernetes.io / k8s.io keys removed with a warning.
   std::map<std::string, std::string> node_labels;
   double kube_api_qps = 20;
   int kube_api_burst = 30;

@@ -36,7 +36,7 @@ TEST(OptionsTest, GoStyleForms) {
   auto o = ParseOptions(Args({"--cloud-provider", "vsphere", "-cloud-config=x.conf", "-v=4",
                               "--leader-elect=false", "--leader-elect-lease-duration=1m30s",
                               "--node-monitor-period", "10s", "--controllers=*,-cloud-node-lifecycle",
-                              "--node-labels=a=b, c=d=e", "--kube-api-qps=5.5", "--concurrent-node-syncs=4",
+                              "--node-labels=a=b, c=d-e", "--kube-api-qps=5.5", "--concurrent-node-syncs=4",
                               "--kubeconfig=/k", "--master=https://1.2.3.4:6443", "--secure-port=0"}));
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->verbosity, 4);
@@ -46,7 +46,7 @@ TEST(OptionsTest, GoStyleForms) {
   EXPECT_TRUE(ControllerEnabled(*o, "cloud-node"));
   EXPECT_FALSE(ControllerEnabled(*o, "cloud-node-lifecycle"));
   EXPECT_EQ(o->node_labels.at("a"), "b");
-  EXPECT_EQ(o->node_labels.at("c"), "d=e");
+  EXPECT_EQ(o->node_labels.at("c"), "d-e");
   EXPECT_EQ(o->kube_api_qps, 5.5);
   EXPECT_EQ(o->concurrent_node_syncs, 4);
   EXPECT_EQ(o->master, "https://1.2.3.4:6443");
@@ -71,8 +71,10 @@ TEST(OptionsTest, Errors) {
     std::vector<std::string> args;
     std::string want;
   } cases[] = {
-      {Args({"--cloud-config=x"}), "--cloud-provider is required"},
-      {Args({"--cloud-provider=aws", "--cloud-config=x"}), "\"aws\" is not supported"},
+      {Args({"--cloud-provider=aws", "--cloud-config=x"}),
+       "--cloud-provider=\"aws\" is not supported: this binary only implements \"vsphere\""},
+      {Args({"--cloud-provider=", "--cloud-config=x"}), "--cloud-provider=\"\" is not supported"},
+      {Args({"--cloud-provider=external", "--cloud-config=x"}), "\"external\" is not supported"},
       {Args({"--cloud-provider=vsphere"}), "--cloud-config is required"},
       {Args({"--cloud-provider=vsphere", "--cloud-config=x", "--leader-elect-lease-duration=soon"}),
        "invalid value \"soon\" for flag --leader-elect-lease-duration"},
@@ -84,6 +86,13 @@ TEST(OptionsTest, Errors) {
        "lease-duration > --leader-elect-renew-deadline"},
       {Args({"--cloud-provider=vsphere", "--cloud-config=x", "--node-labels=novalue"}),
        "--node-labels: expected key=value"},
+      {Args({"--cloud-config=x", "--node-labels=team=a,bad key=b"}),
+       "--node-labels: label key \"bad key\" is not a qualified name"},
+      {Args({"--cloud-config=x", "--node-labels=Example.com/team=a"}),
+       "label key \"Example.com/team\" is not a qualified name"},
+      {Args({"--cloud-config=x", "--node-labels=c=d=e"}), "label \"c\" has an invalid value \"d=e\""},
+      {Args({"--cloud-config=x", "--node-labels=team=not valid"}),
+       "label \"team\" has an invalid value \"not valid\""},
       {Args({"--cloud-provider=vsphere", "--cloud-config=x", "--leader-elect-resource-lock=endpoints"}),
        "only \"leases\""},
       {Args({"--cloud-provider=vsphere", "--cloud-config"}), "flag needs an argument: --cloud-config"},
@@ -94,6 +103,28 @@ TEST(OptionsTest, Errors) {
     ASSERT_FALSE(o.ok()) << c.want;
     EXPECT_NE(o.status().message().find(c.want), std::string::npos) << o.status();
   }
+}
+
+TEST(OptionsTest, CloudProviderMayBeOmitted) {
+  auto o = ParseOptions(Args({"--cloud-config=/etc/cloud/vsphere.conf"}));
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->cloud_provider, "vsphere");
+  EXPECT_TRUE(o->warnings.empty());
+}
+
+TEST(OptionsTest, NodeLabelsInKubernetesNamespacesAreIgnoredWithAWarning) {
+  auto o = ParseOptions(Args({"--cloud-config=x",
+                              "--node-labels=team=a,node.kubernetes.io/role=x,k8s.io/y=1,"
+                              "example.com/tier=gold,kubernetes.io/z="}));
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->node_labels,
+            (std::map<std::string, std::string>{{"team", "a"}, {"example.com/tier", "gold"}}));
+  ASSERT_EQ(o->warnings.size(), 3u);
+  EXPECT_NE(o->warnings[0].find("\"k8s.io/y\""), std::string::npos);
+  EXPECT_NE(o->warnings[1].find("\"kubernetes.io/z\""), std::string::npos);
+  EXPECT_NE(o->warnings[2].find("\"node.kubernetes.io/role\" is in the kubernetes.io or k8s.io "
+                                "namespace"),
+            std::string::npos);
 }
 
 TEST(OptionsTest, VersionAndHelpNeedNothingElse) {

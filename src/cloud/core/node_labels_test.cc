@@ -74,6 +74,11 @@ TEST(ComputeNodeLabelsTest, Table) {
        Md("", "", "", {{"a", "md"}, {"b", "md"}}),
        {{"b", "extra"}, {"c", "extra"}},
        {{"a", "existing"}, {"b", "md"}, {"c", "extra"}}},
+      // Kubernetes-namespace extras are never written, even where the key is free.
+      {"KubernetesNamespaceExtrasNeverWritten", {}, Md(""),
+       {{"node.kubernetes.io/exclude-from-external-load-balancers", "true"},
+        {"k8s.io/x", "1"}, {"team", "a"}},
+       {{"team", "a"}}},
       {"OnlyRegion", {}, Md("", "", "r1"), {},
        {{"topology.kubernetes.io/region", "r1"},
         {"failure-domain.beta.kubernetes.io/region", "r1"}}},
@@ -84,6 +89,74 @@ TEST(ComputeNodeLabelsTest, Table) {
     // Idempotent: applying again to the result changes nothing.
     EXPECT_EQ(ComputeNodeLabels(got, c.md, c.extra), got) << c.name;
   }
+}
+
+TEST(LabelKeyTest, QualifiedNames) {
+  struct Case {
+    std::string key;
+    bool ok;
+  } cases[] = {
+      {"team", true},
+      {"example.com/team", true},
+      {"a.b-c.example.com/Tier_1.x-y", true},
+      {"k8s.io/x", true},
+      {std::string(63, 'a'), true},
+      {std::string(64, 'a'), false},
+      {"", false},
+      {"/team", false},
+      {"example.com/", false},
+      {"Example.com/team", false},
+      {"a/b/c", false},
+      {"-team", false},
+      {"team-", false},
+      {"te am", false},
+      {"ex_ample.com/team", false},
+      {std::string(254, 'a') + "/x", false},
+  };
+  for (const Case& c : cases) {
+    absl::Status s = ValidateLabelKey(c.key);
+    EXPECT_EQ(s.ok(), c.ok) << c.key << ": " << s;
+    if (!s.ok()) {
+      EXPECT_NE(s.message().find("\"" + c.key + "\""), std::string::npos) << s;
+    }
+  }
+}
+
+TEST(LabelKeyTest, KubernetesNamespaces) {
+  struct Case {
+    std::string key;
+    bool kubernetes;
+  } cases[] = {
+      {"kubernetes.io/hostname", true},
+      {"node.kubernetes.io/x", true},
+      {"a.b.kubernetes.io/x", true},
+      {"k8s.io/x", true},
+      {"sub.k8s.io/x", true},
+      {"kubernetes.io", false},        // no prefix: a plain name
+      {"mykubernetes.io/x", false},    // not a subdomain
+      {"kubernetes.io.example.com/x", false},
+      {"example.com/kubernetes.io", false},
+      {"team", false},
+  };
+  for (const Case& c : cases) EXPECT_EQ(IsKubernetesLabel(c.key), c.kubernetes) << c.key;
+}
+
+TEST(ValidateExtraLabelsTest, DropsKubernetesKeysWithAWarningAndRejectsBadOnes) {
+  auto got = ValidateExtraLabels({{"team", "a"}, {"node.kubernetes.io/role", "x"}, {"k8s.io/y", ""}});
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->labels, (Labels{{"team", "a"}}));
+  ASSERT_EQ(got->warnings.size(), 2u);
+  EXPECT_NE(got->warnings[0].find("\"k8s.io/y\""), std::string::npos);
+  EXPECT_NE(got->warnings[1].find("\"node.kubernetes.io/role\" is in the kubernetes.io"),
+            std::string::npos);
+
+  auto bad_key = ValidateExtraLabels({{"team", "a"}, {"bad key", "b"}});
+  ASSERT_FALSE(bad_key.ok());
+  EXPECT_NE(bad_key.status().message().find("label key \"bad key\""), std::string::npos);
+  auto bad_value = ValidateExtraLabels({{"team", "-a"}});
+  ASSERT_FALSE(bad_value.ok());
+  EXPECT_NE(bad_value.status().message().find("label \"team\" has an invalid value \"-a\""),
+            std::string::npos);
 }
 
 TEST(FakeInstancesTest, ContractShapes) {
