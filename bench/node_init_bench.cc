@@ -7,10 +7,15 @@
 // initialised, the vCenter requests made after the inventory load (simulator counters), the
 // Kubernetes requests made by the controller (emulator counters) and the controller's peak RSS.
 // The bench watches the Nodes with an informer opened before the counters are reset, so its own
-// requests are not counted.
+// requests are not counted. Also prints the Kubernetes requests per Node and, when the client-side
+// rate limit binds, the time against its floor: the node controller's own budget must carry two
+// writes per Node, so all N Nodes take at least (2N - burst) / qps.
 //
-//   node_init_bench [--nodes N] [--workers W] [--qps Q] [--burst B] [--leader-elect]
-//                   [--keep-logs] [--hold SECONDS] [--hold-end SECONDS]
+//   node_init_bench [--nodes N] [--workers W] [--qps Q] [--burst B] [--default-flags]
+//                   [--leader-elect] [--keep-logs] [--hold SECONDS] [--hold-end SECONDS]
+// --default-flags: the controller runs without --kube-api-qps, --kube-api-burst and
+// --concurrent-node-syncs (its defaults: 20, 30, 1), as a new user would start it. Without it the
+// bench is unthrottled (qps = burst = 5000) with 4 workers unless told otherwise.
 // Environment: NODE_BENCH_CCM / NODE_BENCH_KUBE_EMULATOR override the binaries' paths.
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -62,6 +67,7 @@ struct Flags {
   int qps = 5000;
   int burst = 5000;
   bool leader_elect = false;
+  bool default_flags = false;  // no --kube-api-qps/--kube-api-burst/--concurrent-node-syncs
   bool keep_logs = false;
   int hold_seconds = 0;  // pause after the inventory load (to inspect the controller process)
   int hold_end_seconds = 0;  // pause before stopping the controller at the end
@@ -262,9 +268,10 @@ int Run(const Flags& f) {
   char tmpl[] = "/tmp/node-init-bench-XXXXXX";
   const std::string dir = mkdtemp(tmpl);
   std::printf(
-      "node_init_bench: %d nodes, --concurrent-node-syncs=%d --kube-api-qps=%d "
+      "node_init_bench: %d nodes, %s--concurrent-node-syncs=%d --kube-api-qps=%d "
       "--kube-api-burst=%d --leader-elect=%s (logs in %s)\n",
-      f.nodes, f.workers, f.qps, f.burst, f.leader_elect ? "true" : "false", dir.c_str());
+      f.nodes, f.default_flags ? "default flags: " : "", f.workers, f.qps, f.burst,
+      f.leader_elect ? "true" : "false", dir.c_str());
 
   // 1. vCenter simulator.
   absl::Time t = absl::Now();
@@ -300,14 +307,17 @@ int Run(const Flags& f) {
   }
   const int port = FreePort();
   t = absl::Now();
-  auto ccm = Child::Spawn(
-      {BinaryPath("NODE_BENCH_CCM", CCM_BINARY), "--cloud-provider=vsphere",
-       "--cloud-config=" + dir + "/vsphere.conf", "--kubeconfig=" + dir + "/kubeconfig",
-       absl::StrCat("--concurrent-node-syncs=", f.workers), absl::StrCat("--kube-api-qps=", f.qps),
-       absl::StrCat("--kube-api-burst=", f.burst),
-       absl::StrCat("--leader-elect=", f.leader_elect ? "true" : "false"),
-       "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", port)},
-      dir + "/ccm.log", /*pipe_stdout=*/false);
+  std::vector<std::string> ccm_argv = {
+      BinaryPath("NODE_BENCH_CCM", CCM_BINARY), "--cloud-provider=vsphere",
+      "--cloud-config=" + dir + "/vsphere.conf", "--kubeconfig=" + dir + "/kubeconfig",
+      absl::StrCat("--leader-elect=", f.leader_elect ? "true" : "false"),
+      "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", port)};
+  if (!f.default_flags) {
+    ccm_argv.push_back(absl::StrCat("--concurrent-node-syncs=", f.workers));
+    ccm_argv.push_back(absl::StrCat("--kube-api-qps=", f.qps));
+    ccm_argv.push_back(absl::StrCat("--kube-api-burst=", f.burst));
+  }
+  auto ccm = Child::Spawn(ccm_argv, dir + "/ccm.log", /*pipe_stdout=*/false);
   if (!ccm.ok()) return 1;
   auto cleanup = [&] {
     ccm->Terminate();
@@ -499,6 +509,30 @@ int Run(const Flags& f) {
   std::printf("  total %lld (controller's rest_client_requests_sent: %+g)\n",
               static_cast<long long>(kube_total),
               Metric(m, "rest_client_requests_sent") - kube_sent_before);
+  auto count = [&](const char* key) -> double {
+    return counts.contains(key) ? counts[key].get<double>() : 0.0;
+  };
+  const double n = static_cast<double>(bodies.size());
+  std::printf(
+      "REQUESTS PER NODE: %.2f in all; Node writes %.2f (status patch %.2f + update %.2f), Node "
+      "GETs %.2f, Events %.2f (events dropped: %g)\n",
+      static_cast<double>(kube_total) / n,
+      (count("patch nodes/status") + count("update nodes")) / n, count("patch nodes/status") / n,
+      count("update nodes") / n, count("get nodes") / n,
+      (count("create events") + count("patch events")) / n,
+      std::max(0.0, Metric(m, "events_dropped_total")));
+  // The node controller's own budget carries its two writes per Node: burst at once, then qps.
+  const double floor_s = (2.0 * n - f.burst) / f.qps;
+  if (floor_s > 0) {
+    std::printf(
+        "FLOOR (2N - burst) / qps = (%d - %d) / %d = %.2f s; all initialised after %.2f s: "
+        "RATIO %.3f (target <= 1.05)\n",
+        2 * static_cast<int>(n), f.burst, f.qps, floor_s, absl::ToDoubleSeconds(all_init),
+        absl::ToDoubleSeconds(all_init) / floor_s);
+  } else {
+    std::printf("no rate-limit floor: 2N <= burst (%d <= %d)\n", 2 * static_cast<int>(n),
+                f.burst);
+  }
   std::printf("\ncontroller process: %s; VmHWM when all were initialised: %ld kB\n",
               Memory(ccm->pid).c_str(), hwm_at_done);
   std::printf("  resident memory by mapping:\n%s", RssByMapping(ccm->pid, 12).c_str());
@@ -532,12 +566,19 @@ int main(int argc, char** argv) {
       f.burst = next();
     else if (std::strcmp(argv[i], "--leader-elect") == 0)
       f.leader_elect = true;
+    else if (std::strcmp(argv[i], "--default-flags") == 0)
+      f.default_flags = true;
     else if (std::strcmp(argv[i], "--hold") == 0)
       f.hold_seconds = next();
     else if (std::strcmp(argv[i], "--hold-end") == 0)
       f.hold_end_seconds = next();
     else if (std::strcmp(argv[i], "--keep-logs") == 0)
       f.keep_logs = true;
+  }
+  if (f.default_flags) {  // the binary's defaults, for the floor and the banner
+    f.qps = 20;
+    f.burst = 30;
+    f.workers = 1;
   }
   return ccm::bench::Run(f);
 }

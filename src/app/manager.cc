@@ -68,7 +68,7 @@ absl::StatusOr<cloud::ParseResult> LoadConfig(const Options& o,
 class Controllers {
  public:
   Controllers(const Options& o, const cloud::Config& config, const std::map<std::string, std::string>& env,
-              kube::Client& client, vsphere::CredentialSource& creds, metrics::Registry& registry,
+              kube::RestClient& client, vsphere::CredentialSource& creds, metrics::Registry& registry,
               QueueMetricsProvider& queue_metrics, std::shared_ptr<std::vector<cloud::VCenter*>> live)
       : o_(o), config_(config), env_(env), client_(client), creds_(creds), registry_(registry),
         queue_metrics_(queue_metrics), live_(std::move(live)) {}
@@ -99,9 +99,16 @@ class Controllers {
     nodes_ = std::make_unique<kube::Informer>(client_, kube::Nodes(),
                                               controllers::NodeCacheOptions());
     by_provider_id_ = std::make_unique<controllers::ProviderIdIndex>(*nodes_);
-    sink_ = std::make_unique<kube::KubeEventSink>(client_);
+    // One rate-limit budget per user, as client-go's ClientBuilder gives every controller its own
+    // client: Events (sent from the recorder's thread) never delay a Node write, and
+    // --kube-api-qps/--kube-api-burst mean for each controller what they mean for the Go binary.
+    events_client_ = client_.WithOwnRateLimit("events");
+    node_client_ = client_.WithOwnRateLimit("node-controller");
+    lifecycle_client_ = client_.WithOwnRateLimit("node-lifecycle-controller");
+    sink_ = std::make_unique<kube::KubeEventSink>(*events_client_);
     kube::EventRecorderOptions ro;
     ro.host = Hostname();
+    ro.metrics = &registry_;
     recorder_ = std::make_unique<kube::EventRecorder>(*sink_, ro);
 
     if (ControllerEnabled(o_, "cloud-node")) {
@@ -111,7 +118,7 @@ class Controllers {
       no.extra_labels = o_.node_labels;
       no.queue_metrics = &queue_metrics_;
       no.metrics = &registry_;
-      node_ = std::make_unique<controllers::NodeController>(client_, *nodes_, *instances_,
+      node_ = std::make_unique<controllers::NodeController>(*node_client_, *nodes_, *instances_,
                                                             recorder_.get(), std::move(no));
     }
     if (ControllerEnabled(o_, "cloud-node-lifecycle")) {
@@ -121,7 +128,7 @@ class Controllers {
       lo.metrics = &registry_;
       if (lo.skip_node_deletion) LOG_INFO("SKIP_NODE_DELETION is set: Nodes are never deleted");
       lifecycle_ = std::make_unique<controllers::NodeLifecycleController>(
-          client_, *nodes_, *instances_, recorder_.get(), lo);
+          *lifecycle_client_, *nodes_, *instances_, recorder_.get(), lo);
     }
     nodes_->Start();
     nodes_ptr_ = nodes_.get();
@@ -180,7 +187,7 @@ class Controllers {
   const Options& o_;
   const cloud::Config& config_;
   const std::map<std::string, std::string>& env_;
-  kube::Client& client_;
+  kube::RestClient& client_;  // the shared informers' (and the root of the per-controller views)
   vsphere::CredentialSource& creds_;
   metrics::Registry& registry_;
   QueueMetricsProvider& queue_metrics_;
@@ -190,6 +197,7 @@ class Controllers {
   std::unique_ptr<kube::Informer> nodes_;
   std::atomic<kube::Informer*> nodes_ptr_{nullptr};  // for the health check thread
   std::unique_ptr<controllers::ProviderIdIndex> by_provider_id_;
+  std::unique_ptr<kube::RestClient> events_client_, node_client_, lifecycle_client_;
   std::unique_ptr<kube::KubeEventSink> sink_;
   std::unique_ptr<kube::EventRecorder> recorder_;
   std::unique_ptr<controllers::NodeController> node_;
@@ -235,7 +243,9 @@ int Run(const Options& o, const std::map<std::string, std::string>& env, absl::N
   RegisterVCenterGauges(registry, live_vcs);
   metrics::Family* leader_gauge = LeaderGauge(registry);
   auto* kube_requests = registry.Gauge("rest_client_requests_sent", "Kubernetes API requests sent.");
-  kube::RestClient* rc = client->get();
+  kube::RestClient* rc = client->get();  // counts its views' requests too
+  // The shared informers' client (Node cache, Secrets); every controller makes its own view.
+  std::unique_ptr<kube::RestClient> informers_client = rc->WithOwnRateLimit("shared-informers");
   registry.OnScrape([kube_requests, rc] { kube_requests->Set({}, static_cast<double>(rc->requests_sent())); });
 
   // Credentials: Secrets are watched before the first login, so no login ever uses empty ones.
@@ -244,7 +254,7 @@ int Run(const Options& o, const std::map<std::string, std::string>& env, absl::N
     if (vc.credential_source == cloud::CredentialSourceKind::kGlobalSecret ||
         vc.credential_source == cloud::CredentialSourceKind::kVCenterSecret)
       secret_namespaces.insert(vc.secret_namespace);
-  KubeSecretWatcher secrets(**client, secret_namespaces);
+  KubeSecretWatcher secrets(*informers_client, secret_namespaces);
   secrets.Start();
   if (!secret_namespaces.empty() && !secrets.WaitForSync(absl::Seconds(30)))
     LOG_WARN("Secrets not listed yet; vCenters that need them wait for their credentials");
@@ -282,7 +292,7 @@ int Run(const Options& o, const std::map<std::string, std::string>& env, absl::N
     LOG_INFO("serving /healthz, /readyz, /livez and /metrics on https://{}:{}", o.bind_address, *port);
   }
 
-  Controllers controllers(o, config, env, **client, creds, registry, queue_metrics, live_vcs);
+  Controllers controllers(o, config, env, *informers_client, creds, registry, queue_metrics, live_vcs);
   // With leader election the leader-election check already fails when the API cannot be reached
   // (the lease is not renewed); this one also covers --leader-elect=false.
   health.AddCheck("kubernetes", [&controllers] { return controllers.KubeHealth(); },
@@ -293,7 +303,8 @@ int Run(const Options& o, const std::map<std::string, std::string>& env, absl::N
     leader_gauge->Set({o.leader_elect_resource_name}, 1);
     controllers.Run(stop);
   } else {
-    kube::KubeLeaseLock lock(**client, o.leader_elect_resource_namespace, o.leader_elect_resource_name);
+    std::unique_ptr<kube::RestClient> election_client = rc->WithOwnRateLimit("leader-election");
+    kube::KubeLeaseLock lock(*election_client, o.leader_elect_resource_namespace, o.leader_elect_resource_name);
     kube::LeaderElectionConfig lc;
     lc.identity = absl::StrCat(Hostname(), "_", RandomSuffix());
     lc.lease_duration = o.lease_duration;
