@@ -119,6 +119,7 @@ void NodeLifecycleController::SkipPass(const ReadyGate::Result& gate) {
       MonitorReadyNode(*node);
       continue;
     }
+    if (!HasOurProviderId(*node)) continue;  // never checked, so not waiting either
     ++unchecked;
     if (!first || kube::Name(*node) < kube::Name(*first)) first = std::move(node);
   }
@@ -153,6 +154,12 @@ void NodeLifecycleController::MonitorReadyNode(const kube::Json& node) {
 void NodeLifecycleController::MonitorNode(const kube::Json& node) {
   if (kube::IsNodeReady(node)) return MonitorReadyNode(node);
   const std::string name = kube::Name(node);
+  if (!HasOurProviderId(node)) {
+    // No providerID: never initialised by us (bare metal, another provider's, or waiting for
+    // initialisation). Deleting it on a name, systemUUID or IP look-up could remove a live node.
+    VLOG(3, "node lifecycle: NotReady node {} has no vsphere:// providerID; not checked", name);
+    return;
+  }
 
   const cloud::NodeIdentity id = NodeIdentityOf(node);
   absl::StatusOr<bool> exists = instances_.InstanceExists(id);

@@ -1,8 +1,10 @@
 #pragma once
 // The cloud-node-lifecycle controller (k8s.io/cloud-provider controllers/nodelifecycle). Every
-// --node-monitor-period, for every Node managed by this provider (empty or vsphere:// providerID):
-//   - Ready: remove the shutdown taint if present.
-//   - not Ready (Ready False, Unknown or missing):
+// --node-monitor-period:
+//   - Ready, providerID empty or vsphere://: remove the shutdown taint if present.
+//   - not Ready (Ready False, Unknown or missing), and ONLY with a vsphere:// providerID (a Node
+//     without one may be bare metal or another provider's, and one with a foreign providerID is
+//     not ours: no look-up, no deletion, no taint, not counted as waiting during an outage):
 //       InstanceExists false (confirmed gone: every vCenter answered) -> DELETE the Node with a
 //         uid precondition (a Node re-created under the same name is left alone) and record an
 //         Event; never when skip_node_deletion (env SKIP_NODE_DELETION) is set;

@@ -17,6 +17,8 @@ using testing::VmMetadata;
 
 constexpr absl::Duration kPeriod = absl::Seconds(5);
 constexpr absl::Duration kWait = absl::Seconds(20);
+// FakeInstances finds VMs by node name; the providerID only has to be a vSphere one.
+constexpr char kOurProviderId[] = "vsphere://4237aaaa-0000-0000-0000-0000000000ff";
 
 class NodeLifecycleControllerTest : public ::testing::Test {
  protected:
@@ -48,7 +50,8 @@ class NodeLifecycleControllerTest : public ::testing::Test {
     env_.clock.Advance(kPeriod);
     ASSERT_TRUE(controller_->WaitForPasses(n + 1, kWait));
   }
-  kube::Json NotReadyNode(const std::string& name, const std::string& provider_id = "") {
+  kube::Json NotReadyNode(const std::string& name,
+                          const std::string& provider_id = kOurProviderId) {
     kube::Json n = env_.CreateKubeletNode(name, /*ready=*/false, provider_id);
     EXPECT_TRUE(env_.StoreSees(name, [](const kube::Json&) { return true; }));
     return n;
@@ -269,6 +272,38 @@ TEST_F(NodeLifecycleControllerTest, ForeignAndReadyNodesAreLeftAlone) {
   EXPECT_TRUE(env_.GetNode("ready-without-vm").is_object());
   EXPECT_TRUE(env_.client->deletes().empty());
   EXPECT_EQ(env_.instances.calls(), 0);
+}
+
+// Issue 10 item 1: deletion (and the shutdown taint) needs a vsphere:// providerID. A NotReady
+// Node without one (bare metal in a mixed cluster, never initialised) or with a foreign one is
+// never looked up, deleted or tainted, even when the provider would call its VM gone or off.
+TEST_F(NodeLifecycleControllerTest, NodesWithoutOurProviderIdAreNeverDeletedOrTainted) {
+  NotReadyNode("bare-metal", "");                     // no VM by that name: "gone" if asked
+  NotReadyNode("no-id-off", "");                      // a VM by that name, powered off
+  env_.instances.SetVm("no-id-off", {.shutdown = true, .metadata = {}});
+  NotReadyNode("aws-off", "aws:///us-east-1a/i-9");  // foreign, and "off" if asked
+  env_.instances.SetVm("aws-off", {.shutdown = true, .metadata = {}});
+  NotReadyNode("ours-gone");                          // the control: ours and gone
+  Start();
+  NextPass();
+  EXPECT_TRUE(env_.GetNode("bare-metal").is_object());
+  EXPECT_TRUE(env_.GetNode("ours-gone").is_null());
+  EXPECT_FALSE(kube::HasTaint(env_.GetNode("no-id-off"), kShutdownTaintKey));
+  EXPECT_FALSE(kube::HasTaint(env_.GetNode("aws-off"), kShutdownTaintKey));
+  EXPECT_EQ(env_.client->deletes().size(), 1u);
+  EXPECT_EQ(env_.instances.calls(), 1) << "only the node with a vsphere:// providerID is looked up";
+  EXPECT_EQ(Actions("deleted"), 1);
+  EXPECT_EQ(Actions("shutdown_tainted"), 0);
+
+  // During an outage they are not "waiting" either: the Event counts only ours.
+  NotReadyNode("ours-waiting");
+  env_.instances.SetVm("ours-waiting", {});
+  env_.instances.SetReadyError(NotSynced());
+  NextPass();
+  std::string message;
+  EXPECT_EQ(CheckFailedEvents({"ours-waiting"}, &message), 1);
+  EXPECT_EQ(CheckFailedEvents({"aws-off", "bare-metal", "no-id-off"}), 0);
+  EXPECT_THAT(message, ::testing::HasSubstr("this NotReady node is not checked"));
 }
 
 }  // namespace

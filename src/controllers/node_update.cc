@@ -58,6 +58,10 @@ kube::Json AddressesPatch(const std::vector<kube::NodeAddress>& addresses) {
   return {{"status", {{"addresses", std::move(list)}}}};
 }
 
+bool HasOurProviderId(const kube::Json& node) {
+  return absl::StartsWith(kube::ProviderId(node), kProviderIdPrefix);
+}
+
 bool IsOurs(const kube::Json& node) {
   std::string id = kube::ProviderId(node);
   return id.empty() || absl::StartsWith(id, kProviderIdPrefix);

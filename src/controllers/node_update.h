@@ -54,7 +54,12 @@ std::vector<kube::NodeAddress> ToKubeAddresses(const std::vector<cloud::NodeAddr
 // into one and keep stale entries).
 kube::Json AddressesPatch(const std::vector<kube::NodeAddress>& addresses);
 
-// True for nodes this provider manages: no providerID yet, or a vsphere:// one.
+// True for nodes this provider may initialise: no providerID yet, or a vsphere:// one.
 bool IsOurs(const kube::Json& node);
+
+// True only for a vsphere:// providerID: the Nodes the lifecycle controller may look up, delete
+// or taint. A Node without providerID (bare metal in a mixed cluster, not initialised, another
+// provider's) or with a foreign one is never deleted or tainted by us.
+bool HasOurProviderId(const kube::Json& node);
 
 }  // namespace ccm::controllers
