@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -13,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "app/app_metrics.h"
+#include "app/config_reloader.h"
 #include "app/health_server.h"
 #include "app/secret_watcher.h"
 #include "cloud/config/config.h"
@@ -49,6 +51,19 @@ std::string RandomSuffix() {
   return s;
 }
 
+// What cloud config Events are about: this Pod when the downward API names it (POD_NAME,
+// POD_NAMESPACE), else the leader election Lease (where client-go records leader Events too).
+kube::ObjectReference ConfigEventObject(const Options& o,
+                                        const std::map<std::string, std::string>& env) {
+  auto name = env.find("POD_NAME"), ns = env.find("POD_NAMESPACE");
+  if (name != env.end() && ns != env.end() && !name->second.empty() && !ns->second.empty())
+    return {.kind = "Pod", .ns = ns->second, .name = name->second, .api_version = "v1"};
+  return {.kind = "Lease",
+          .ns = o.leader_elect_resource_namespace,
+          .name = o.leader_elect_resource_name,
+          .api_version = "coordination.k8s.io/v1"};
+}
+
 absl::StatusOr<cloud::ParseResult> LoadConfig(const Options& o,
                                               const std::map<std::string, std::string>& env) {
   std::ifstream in(o.cloud_config, std::ios::binary);
@@ -80,8 +95,51 @@ class Controllers {
     return absl::UnavailableError("the Node informer has not synced with the Kubernetes API yet");
   }
 
-  // Blocks until `stop` is notified.
+  // Blocks until `stop` is notified. A live cloud config change (Reload) ends the current round
+  // (controllers stopped, vCenters logged out) and starts the next one with the new config; the
+  // lease is kept all along.
   void Run(const absl::Notification& stop) {
+    while (RunRound(stop)) {
+    }
+  }
+
+  // From the config reloader: `apply` (it replaces the config this object reads) runs before the
+  // next round, which starts at once when a round is running. Never blocks.
+  void Reload(std::function<void()> apply) {
+    absl::MutexLock l(&reload_mu_);
+    pending_apply_ = std::move(apply);
+  }
+
+  // One round of Run() (public only for it). Returns whether to run another: a reload ended it,
+  // not `outer`.
+  bool RunRound(const absl::Notification& outer) {
+    {
+      absl::MutexLock l(&reload_mu_);
+      if (pending_apply_) {
+        pending_apply_();
+        pending_apply_ = nullptr;
+      }
+    }
+    // The previous round's objects, users before what they use.
+    lifecycle_.reset();
+    node_.reset();
+    recorder_.reset();
+    sink_.reset();
+    by_provider_id_.reset();
+    nodes_.reset();
+    instances_.reset();
+    vcs_.clear();
+    listeners_.clear();
+    absl::Notification stop;  // this round's: `outer`, or a reload
+    std::thread relay([this, &outer, &stop] {
+      auto reload_pending = [this] { return pending_apply_ != nullptr; };
+      while (!outer.HasBeenNotified()) {
+        absl::MutexLock l(&reload_mu_);
+        if (reload_mu_.AwaitWithTimeout(absl::Condition(&reload_pending), absl::Milliseconds(100)))
+          break;
+      }
+      stop.Notify();
+    });
     for (const auto& vcc : config_.vcenters) {
       cloud::VCenterOptions vo;
       vo.observer = VCenterRequestObserver(registry_, vcc.label);
@@ -159,6 +217,8 @@ class Controllers {
     stop.WaitForNotification();
     watch_changes.join();
     Shutdown();
+    relay.join();
+    return !outer.HasBeenNotified();
   }
 
  private:
@@ -203,6 +263,8 @@ class Controllers {
   std::unique_ptr<controllers::NodeController> node_;
   std::unique_ptr<controllers::NodeLifecycleController> lifecycle_;
   std::vector<std::pair<cloud::VCenter*, int>> listeners_;
+  absl::Mutex reload_mu_;
+  std::function<void()> pending_apply_ ABSL_GUARDED_BY(reload_mu_);
 };
 
 }  // namespace
@@ -297,6 +359,53 @@ int Run(const Options& o, const std::map<std::string, std::string>& env, absl::N
   // (the lease is not renewed); this one also covers --leader-elect=false.
   health.AddCheck("kubernetes", [&controllers] { return controllers.KubeHealth(); },
                   /*liveness=*/false);
+
+  // --cloud-config changing on disk (config_reloader.h). Invalid: the running config stays, an
+  // error is logged and a Warning Event recorded. Live: the controllers restart in-process with
+  // it. Otherwise: exit 1 after releasing the lease and logging out, so that the pod restarts
+  // with the new file (the Go binary exits with klog.Fatalf's 255 on any event on the file).
+  std::atomic<bool> config_exit{false};
+  kube::KubeEventSink config_event_sink(**client);
+  kube::EventRecorderOptions config_event_options;
+  config_event_options.host = Hostname();
+  kube::EventRecorder config_events(config_event_sink, config_event_options);
+  const kube::ObjectReference config_event_object = ConfigEventObject(o, env);
+  ConfigReloader::Options reload_options;
+  reload_options.path = o.cloud_config;
+  reload_options.env = env;
+  reload_options.strict = o.strict_config;
+  reload_options.period = o.cloud_config_check_period;
+  ConfigReloader reloader(reload_options, config);
+  auto on_config_check = [&](const ConfigCheck& c) {
+    for (const auto& w : c.warnings) LOG_WARN("cloud config: {}", w);
+    switch (c.kind) {
+      case ConfigCheck::Kind::kUnchanged:
+        break;
+      case ConfigCheck::Kind::kNoEffect:
+        VLOG(1, "{}", c.message);
+        break;
+      case ConfigCheck::Kind::kUnreadable:
+      case ConfigCheck::Kind::kInvalid:
+        LOG_ERROR("{}", c.message);
+        config_events.Warning(config_event_object, "InvalidCloudConfig", c.message);
+        break;
+      case ConfigCheck::Kind::kApplyLive:
+        LOG_INFO("{}", c.message);
+        config_events.Normal(config_event_object, "CloudConfigApplied", c.message);
+        controllers.Reload([&parsed, next = *c.config] {
+          parsed->config = next;
+          LOG_INFO("cloud config: the controllers run with the new config");
+        });
+        break;
+      case ConfigCheck::Kind::kRestart:
+        LOG_ERROR("{}; exiting so that the pod restarts with the new file", c.message);
+        config_events.Warning(config_event_object, "CloudConfigNeedsRestart", c.message);
+        config_exit = true;
+        if (!stop.HasBeenNotified()) stop.Notify();
+        break;
+    }
+  };
+  if (o.cloud_config_check_period > absl::ZeroDuration()) reloader.Start(on_config_check);
   int exit_code = 0;
   if (!o.leader_elect) {
     leading = true;
@@ -341,6 +450,10 @@ int Run(const Options& o, const std::map<std::string, std::string>& env, absl::N
     elector->Run(stop);  // returns after stop (lease released) or loss
     elector->Shutdown();
   }
+  reloader.Stop();
+  config_events.Flush();
+  config_events.Shutdown();
+  if (config_exit) exit_code = 1;
   health.Stop();
   creds.Stop();
   secrets.Stop();

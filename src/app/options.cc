@@ -114,6 +114,8 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   value_flags["node-status-update-frequency"] =
       dur("node-status-update-frequency", &o.node_status_update_frequency);
   value_flags["node-monitor-period"] = dur("node-monitor-period", &o.node_monitor_period);
+  value_flags["cloud-config-check-period"] =
+      dur("cloud-config-check-period", &o.cloud_config_check_period);
   auto integer = [](const std::string& flag, int* dst, int min) -> Setter {
     return [flag, dst, min](const std::string& v) -> absl::Status {
       int n;
@@ -224,6 +226,8 @@ std::string UsageText() {
   --cloud-provider string                  "vsphere" (the default); anything else is an error
   --cloud-config string                    path to vsphere.conf (YAML or legacy INI)
   --strict-config                          treat config warnings (unknown keys) as errors
+  --cloud-config-check-period duration     re-read --cloud-config this often and apply changes
+                                           (default 10s; 0 disables)
   --kubeconfig string                      kubeconfig file (in-cluster config when absent)
   --master string                          Kubernetes API server address (overrides kubeconfig)
   --controllers strings                    * | cloud-node | cloud-node-lifecycle | -name (default *)

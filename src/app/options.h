@@ -41,6 +41,8 @@ struct Options {
   bool version = false;
   bool help = false;
   bool strict_config = false;
+  // Ours: how often --cloud-config is re-read to apply changes (config_reloader.h); 0 = never.
+  absl::Duration cloud_config_check_period = absl::Seconds(10);
   std::vector<std::string> warnings;
 };
 

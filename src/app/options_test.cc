@@ -27,6 +27,7 @@ TEST(OptionsTest, DefaultsMatchTheGoBinary) {
   EXPECT_EQ(o->concurrent_node_syncs, 1);
   EXPECT_EQ(o->kube_api_qps, 20);
   EXPECT_EQ(o->kube_api_burst, 30);
+  EXPECT_EQ(o->cloud_config_check_period, absl::Seconds(10));
   EXPECT_TRUE(ControllerEnabled(*o, "cloud-node"));
   EXPECT_TRUE(ControllerEnabled(*o, "cloud-node-lifecycle"));
   EXPECT_TRUE(o->warnings.empty());
@@ -37,7 +38,8 @@ TEST(OptionsTest, GoStyleForms) {
                               "--leader-elect=false", "--leader-elect-lease-duration=1m30s",
                               "--node-monitor-period", "10s", "--controllers=*,-cloud-node-lifecycle",
                               "--node-labels=a=b, c=d-e", "--kube-api-qps=5.5", "--concurrent-node-syncs=4",
-                              "--kubeconfig=/k", "--master=https://1.2.3.4:6443", "--secure-port=0"}));
+                              "--kubeconfig=/k", "--master=https://1.2.3.4:6443", "--secure-port=0",
+                              "--cloud-config-check-period=250ms"}));
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->verbosity, 4);
   EXPECT_FALSE(o->leader_elect);
@@ -51,6 +53,7 @@ TEST(OptionsTest, GoStyleForms) {
   EXPECT_EQ(o->concurrent_node_syncs, 4);
   EXPECT_EQ(o->master, "https://1.2.3.4:6443");
   EXPECT_EQ(o->secure_port, 0);
+  EXPECT_EQ(o->cloud_config_check_period, absl::Milliseconds(250));
 }
 
 TEST(OptionsTest, UnimplementedAndUnknownFlagsAreWarnings) {
