@@ -237,8 +237,9 @@ class Controllers {
     if (lifecycle_) lifecycle_->Stop();
     if (node_) node_->Stop();
     nodes_->Stop();
-    recorder_->Flush();
-    recorder_->Shutdown();
+    // Queued Events go out for at most a few seconds: a long queue on the Events budget must not
+    // hold up a pod that is being terminated (client-go's broadcaster does not wait either).
+    recorder_->Shutdown(absl::Seconds(5));
     live_->clear();
     for (auto& vc : vcs_) vc->Stop();  // logs out of SOAP and REST
     LOG_INFO("controllers stopped, logged out of {} vCenter(s)", vcs_.size());

@@ -162,6 +162,15 @@ void EventRecorder::Loop() {
       };
       mu_.Await(absl::Condition(&ready));
       if (queue_.empty()) return;
+      if (stopping_ && clock_.Now() >= drain_until_) {
+        dropped_ += static_cast<int64_t>(queue_.size());
+        if (dropped_metric_ != nullptr) {
+          dropped_metric_->Add({"shut_down"}, static_cast<double>(queue_.size()));
+        }
+        LOG_WARN("event recorder: shutting down, {} queued event(s) not sent", queue_.size());
+        queue_.clear();
+        return;
+      }
       e = std::move(queue_.front());
       queue_.pop_front();
       busy_ = true;
@@ -210,11 +219,12 @@ void EventRecorder::Flush() {
   mu_.Await(absl::Condition(&idle));
 }
 
-void EventRecorder::Shutdown() {
+void EventRecorder::Shutdown(absl::Duration drain) {
   {
     absl::MutexLock lock(&mu_);
     if (stopping_) return;
     stopping_ = true;
+    drain_until_ = drain == absl::InfiniteDuration() ? absl::InfiniteFuture() : clock_.Now() + drain;
   }
   stop_.Notify();
   if (thread_.joinable()) thread_.join();

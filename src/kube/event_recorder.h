@@ -107,8 +107,10 @@ class EventRecorder {
 
   // Blocks until every queued event has been sent or given up (tests; orderly shutdown).
   void Flush();
-  // Sends what is queued without retrying, then stops; later Record() calls are dropped.
-  void Shutdown();
+  // Sends what is queued without retrying, then stops; later Record() calls are dropped. Events
+  // still queued `drain` after the call (on the injected clock) are dropped instead of sent, so
+  // a long queue on a slow Events budget never holds up a process that is shutting down.
+  void Shutdown(absl::Duration drain = absl::InfiniteDuration());
   // Events dropped because the queue was full or the recorder was shut down (the spam filter's
   // drops are counted only in the metric).
   int64_t dropped() const;
@@ -127,6 +129,7 @@ class EventRecorder {
   mutable absl::Mutex mu_;
   std::deque<Event> queue_ ABSL_GUARDED_BY(mu_);
   bool busy_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Time drain_until_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   int64_t dropped_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Notification stop_;  // cancels retry sleeps

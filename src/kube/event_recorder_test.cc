@@ -235,5 +235,19 @@ TEST(EventRecorderTest, ShutDownSendsWhatIsQueuedWithoutWaitingForRetries) {
   EXPECT_EQ(f.Dropped("queue_full"), 0);
 }
 
+TEST(EventRecorderTest, ShutDownDropsWhatIsStillQueuedAfterTheDrainTime) {
+  Fixture f;
+  f.sink.FailNext(1, absl::UnavailableError("down"));
+  f.recorder->Normal(Node("a"), "R", "m");
+  ASSERT_TRUE(Eventually([&] { return f.sink.attempts() == 1; }));
+  ASSERT_TRUE(f.clock.WaitForSleepers(1));  // "a" waits for its retry; "b" and "c" queue behind
+  f.recorder->Normal(Node("b"), "R", "m");
+  f.recorder->Normal(Node("c"), "R", "m");
+  f.recorder->Shutdown(absl::ZeroDuration());
+  EXPECT_TRUE(f.sink.Events().empty());
+  EXPECT_EQ(f.recorder->dropped(), 2);
+  EXPECT_EQ(f.Dropped("shut_down"), 2);
+}
+
 }  // namespace
 }  // namespace ccm::kube
