@@ -47,7 +47,11 @@ constexpr char kSpecEast[] = R"({
       {"name": "node-drop", "cluster": "c1", "nics": [{"ips": ["10.0.0.24"]}]},
       {"name": "node-conflict", "cluster": "c1", "nics": [{"ips": ["10.0.0.25"]}]},
       {"name": "node-conflict-put", "cluster": "c1", "nics": [{"ips": ["10.0.0.26"]}]},
-      {"name": "node-move", "cluster": "c1", "nics": [{"ips": ["10.0.0.27"]}]}
+      {"name": "node-move", "cluster": "c1", "nics": [{"ips": ["10.0.0.27"]}]},
+      {"name": "node-reuse", "cluster": "c1", "hostname": "node-reuse",
+       "nics": [{"network": "VM Network", "ips": ["10.0.0.28"]}]},
+      {"name": "node-heir", "cluster": "c1", "hostname": "node-heir",
+       "nics": [{"network": "VM Network", "ips": ["10.0.0.29"]}]}
     ]}],
   "tag_categories": [{"name": "k8s-zone"}, {"name": "k8s-region"}],
   "tags": [{"name": "zone-a", "category": "k8s-zone", "attach": ["/dc1/host/c1"]},
@@ -270,6 +274,59 @@ TEST_F(NodeE2eTest, NodeOfDestroyedVmIsDeleted) {
       << "the Node of a destroyed VM must be deleted";
   EXPECT_GE(env_.emulator().RequestCount("delete nodes"), 1);
   EXPECT_TRUE(env_.WaitForEvent("node-gone", "Normal", "DeletingNode", "node-gone"));
+}
+
+// Issue 10 item 2: a Node's providerID is the only key once it has one. Its VM is destroyed and
+// another VM takes over its guest hostname (and so would match by name): the Node is NotFound,
+// its addresses are not refreshed from the other VM, and it is deleted once NotReady.
+TEST_F(NodeE2eTest, NodeOfDestroyedVmIsNotResurrectedByAnotherVmWithItsHostname) {
+  Start();
+  Register(*east_, "node-reuse");
+  ASSERT_TRUE(env_.Initialised("node-reuse"));
+  const std::string provider_id = kube::ProviderId(env_.GetNode("node-reuse"));
+  const std::vector<Addr> before = Addresses("node-reuse");
+  ASSERT_THAT(before, ::testing::Contains(Addr{"InternalIP", "10.0.0.28"}));
+
+  ASSERT_TRUE(east_->DestroyVm("node-reuse").ok());
+  ASSERT_TRUE(east_
+                  ->SetGuest("node-heir", R"({"hostname": "node-reuse",
+                    "nics": [{"network": "VM Network", "ips": ["10.0.0.99"]}]})")
+                  .ok());
+  // Once the cache has dropped the destroyed VM and knows the heir by the old hostname, a
+  // name-only identity matches the heir (and only it: two would be refused as ambiguous)...
+  ASSERT_TRUE(CacheSees([&] {
+    auto md = env_.instances().GetInstanceMetadata({.name = "node-reuse"});
+    if (!md.ok()) return false;
+    for (const auto& a : md->node_addresses)
+      if (a.address == "10.0.0.99") return true;
+    return false;
+  }));
+  // ...but the Node's providerID names the destroyed VM: confirmed gone.
+  const cloud::NodeIdentity id{.name = "node-reuse", .provider_id = provider_id};
+  EXPECT_EQ(env_.instances().InstanceExists(id).value_or(true), false);
+  EXPECT_TRUE(absl::IsNotFound(env_.instances().GetInstanceMetadata(id).status()));
+
+  // An address refresh pass does not take the heir's addresses.
+  auto* syncs = env_.registry().Find("cloud_node_controller_syncs_total");
+  ASSERT_NE(syncs, nullptr);
+  auto refreshes = [&] {
+    return syncs->Value({"refresh", "success"}) + syncs->Value({"refresh", "failure"});
+  };
+  const double refreshed = refreshes();
+  const int64_t passes = env_.node_controller().refresh_passes();
+  env_.clock().Advance(env_.options().node_status_update_frequency);
+  ASSERT_TRUE(env_.node_controller().WaitForRefreshPasses(passes + 1, absl::Seconds(20)));
+  ASSERT_TRUE(Eventually([&] { return refreshes() > refreshed; }));
+  EXPECT_EQ(Addresses("node-reuse"), before) << env_.GetNode("node-reuse").dump();
+  EXPECT_GE(syncs->Value({"refresh", "failure"}), 1);
+
+  // NotReady: the lifecycle controller deletes it.
+  ASSERT_TRUE(
+      env_.EditNode("node-reuse", [](kube::Json& n) { NodeE2eEnv::SetReady(n, false); }).ok());
+  ASSERT_TRUE(
+      env_.StoreSees("node-reuse", [](const kube::Json& n) { return !kube::IsNodeReady(n); }));
+  ASSERT_TRUE(PeriodsUntil("node-reuse", [](const kube::Json& n) { return n.is_null(); }))
+      << "the Node of a destroyed VM must be deleted even though another VM has its hostname";
 }
 
 TEST_F(NodeE2eTest, PoweredOffVmGetsShutdownTaintUntilReady) {

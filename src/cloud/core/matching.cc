@@ -44,6 +44,7 @@ struct Attempt {
 absl::StatusOr<VmMatch> MatchNodeToVm(const NodeIdentity& node, const VmLookups& lookups) {
   std::vector<Attempt> attempts;
   std::vector<std::string> skipped;
+  bool ids_from_node = true;  // systemUUID, hostname, IP: only for a Node without providerID
   auto add = [&](MatchMethod m, const VmLookup& l, std::string key, std::string label) {
     for (const Attempt& a : attempts)
       if (a.lookup == &l && a.key == key) return;  // already tried under another name
@@ -53,14 +54,18 @@ absl::StatusOr<VmMatch> MatchNodeToVm(const NodeIdentity& node, const VmLookups&
   if (!absl::StripAsciiWhitespace(node.provider_id).empty()) {
     absl::StatusOr<std::string> uuid = ParseProviderId(node.provider_id);
     if (uuid.ok()) {
+      // The providerID is the only key of an initialised Node (as in the reference's
+      // InstancesV2): no fallback to systemUUID, hostname or IP, which another VM may have
+      // taken over (a reused IP must not keep a deleted VM's Node alive or feed it addresses).
       add(MatchMethod::kProviderId, lookups.by_uuid, *uuid,
           absl::StrCat("uuid ", *uuid, " (providerID)"));
+      ids_from_node = false;
     } else {
       // Not ours (or garbage): never look further and never report the VM as gone.
       return Annotate(uuid.status(), absl::StrCat("node ", node.name));
     }
   }
-  if (!absl::StripAsciiWhitespace(node.system_uuid).empty()) {
+  if (ids_from_node && !absl::StripAsciiWhitespace(node.system_uuid).empty()) {
     absl::StatusOr<std::vector<std::string>> both = UuidBothByteOrders(node.system_uuid);
     if (both.ok()) {
       // Reference order: converted from SMBIOS order first, then as reported.
@@ -74,7 +79,7 @@ absl::StatusOr<VmMatch> MatchNodeToVm(const NodeIdentity& node, const VmLookups&
     }
   }
   const std::string name(absl::StripAsciiWhitespace(node.name));
-  if (!name.empty()) {
+  if (ids_from_node && !name.empty()) {
     add(MatchMethod::kHostname, lookups.by_hostname, name, absl::StrCat("hostname ", name));
     if (std::optional<IpAddress> ip = IpAddress::TryParse(name)) {
       add(MatchMethod::kIp, lookups.by_ip, ip->ToString(), absl::StrCat("IP ", ip->ToString()));

@@ -1,7 +1,10 @@
 #pragma once
 // Node -> VM matching rules (REFERENCE.md "Node identity"), pure: the look-ups are injected.
-// Order: providerID's UUID; systemUUID converted from SMBIOS order, then as reported; the node
-// name as guest hostname; the node name as an IP. Identifiers already tried are not retried.
+// A Node with a providerID is matched by the providerID's UUID ONLY (the reference's InstancesV2
+// does the same): no fallback, so a deleted VM's Node is found NotFound even when another VM now
+// has its IP or hostname. A Node without providerID (not initialised yet): systemUUID converted
+// from SMBIOS order, then as reported; the node name as guest hostname; the node name as an IP.
+// Identifiers already tried are not retried.
 // The first look-up that returns a VM decides; more than one distinct VM for one identifier is
 // an error naming them (never a guess).
 
