@@ -452,8 +452,8 @@ int Run(const Options& o, const std::map<std::string, std::string>& env, absl::N
     elector->Shutdown();
   }
   reloader.Stop();
-  config_events.Flush();
-  config_events.Shutdown();
+  // A queued config Event goes out, but an unreachable API server does not hold up the exit.
+  config_events.Shutdown(absl::Seconds(5));
   if (config_exit) exit_code = 1;
   health.Stop();
   creds.Stop();
