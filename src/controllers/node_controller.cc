@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "controllers/node_update.h"
@@ -35,6 +36,11 @@ kube::ObjectReference RefOf(const kube::Json& node) {
 bool Initialised(const kube::Json& node) {
   return !kube::ProviderId(node).empty() && IsOurs(node) &&
          !kube::HasTaint(node, kUninitializedTaintKey);
+}
+
+// An initialised Node whose GA labels lag their beta ones (ReconcileNodeLabels).
+bool LabelsNeedReconcile(const kube::Json& node) {
+  return Initialised(node) && !ReconcileNodeLabels(kube::Labels(node)).empty();
 }
 
 }  // namespace
@@ -79,13 +85,20 @@ NodeController::NodeController(kube::Client& client, kube::Informer& nodes,
   };
   nodes_.AddEventHandler({
       .on_add = [call](const kube::Json& n) {
-        call([&](NodeController& c) { c.EnqueueIfUninitialized(n); });
+        call([&](NodeController& c) {
+          c.EnqueueIfUninitialized(n);
+          if (LabelsNeedReconcile(n)) c.queue_.Add(kube::Name(n));
+        });
       },
       // Only when the taint appears: a tainted Node is already queued, or being retried with
       // backoff, and re-queueing it for its own status PATCH would cost a PUT (409) and a GET.
       .on_update = [call](const kube::Json& old_node, const kube::Json& n) {
         if (kube::HasTaint(old_node, kUninitializedTaintKey)) return;
-        call([&](NodeController& c) { c.EnqueueIfUninitialized(n); });
+        call([&](NodeController& c) {
+          c.EnqueueIfUninitialized(n);
+          // As cloud-provider syncs every update; queued only when there is something to fix.
+          if (LabelsNeedReconcile(n)) c.queue_.Add(kube::Name(n));
+        });
       },
       .on_delete = [call](const kube::Json& n) {
         call([&](NodeController& c) {
@@ -207,6 +220,8 @@ absl::Status NodeController::Sync(const std::string& name) {
     return s;
   }
   if (!Initialised(*node)) return absl::OkStatus();
+  // Needs no provider answer, so before the Ready gate.
+  if (absl::Status s = ReconcileLabels(*node); !s.ok()) return s;
   if (absl::Status ready = instances_.Ready(); !ready.ok()) {
     // Dropped, not retried: the first refresh pass after the resync queues it again.
     VLOG(2, "node controller: address refresh of node {} dropped: {}", name, ready);
@@ -260,6 +275,26 @@ absl::Status NodeController::Initialize(const kube::Json& node) {
   LOG_INFO("node controller: initialised node {} (providerID {}, {})", name,
            kube::ProviderId(stored->node), cloud::DebugString(md->node_addresses));
   if (recorder_) recorder_->Normal(RefOf(stored->node), "Synced", "Node synced successfully");
+  return absl::OkStatus();
+}
+
+absl::Status NodeController::ReconcileLabels(const kube::Json& node) {
+  if (ReconcileNodeLabels(kube::Labels(node)).empty()) return absl::OkStatus();
+  const std::string name = kube::Name(node);
+  std::map<std::string, std::string> set;
+  absl::StatusOr<NodeWriteResult> stored = UpdateNodeWithRetry(
+      client_, node,
+      [&](kube::Json& n) {
+        set = ReconcileNodeLabels(kube::Labels(n));  // on the freshest copy after a 409
+        for (const auto& [k, v] : set) kube::SetLabel(n, k, v);
+        return !set.empty();
+      },
+      update_attempts_);
+  if (!stored.ok()) return Annotate(stored.status(), absl::StrCat("reconcile labels of node ", name));
+  if (stored->written) {
+    LOG_INFO("node controller: node {}: GA labels reconciled from their beta labels: {}", name,
+             absl::StrJoin(set, ", ", absl::PairFormatter("=")));
+  }
   return absl::OkStatus();
 }
 

@@ -13,7 +13,10 @@
 // A failure records a Warning Event on the Node saying why and is retried with backoff. Like the
 // Go controller, a Node whose VM is not found is not deleted here (the lifecycle controller owns
 // deletion); it is retried.
-// Sync of an initialised Node (vsphere:// providerID, no taint) refreshes status.addresses: the
+// Sync of an initialised Node (vsphere:// providerID, no taint) first reconciles its labels as
+// cloud-provider's reconcileNodeLabels does (a missing or different GA zone/region/instance-type
+// label gets its beta label's value; such a Node is also queued on its add/update events), then
+// refreshes status.addresses: the
 // provider answers from its cache, and a PATCH is sent only when the addresses changed. Every
 // --node-status-update-frequency all initialised Nodes are queued for this; EnqueueAddressRefresh
 // queues one (the app calls it when the inventory cache reports a VM change).
@@ -96,6 +99,9 @@ class NodeController {
   void RefreshLoop();
   void EnqueueIfUninitialized(const kube::Json& node);
   absl::Status Initialize(const kube::Json& node);
+  // cloud-provider's reconcileNodeLabels (ReconcileNodeLabels) on an initialised Node: one PUT
+  // when a GA label is missing or differs from its beta label, none otherwise.
+  absl::Status ReconcileLabels(const kube::Json& node);
   absl::Status RefreshAddresses(const kube::Json& node);
   void Warn(const kube::Json& node, absl::string_view reason, absl::string_view message);
   void CountSync(absl::string_view kind, bool ok);

@@ -389,5 +389,43 @@ TEST_F(NodeControllerTest, ForeignNodesAreLeftAlone) {
   EXPECT_EQ(env_.instances.calls(), 0);
 }
 
+// Issue 10 item 4: after initialisation, GA labels follow their beta labels as in
+// cloud-provider's reconcileNodeLabels, on the Node's update event (no refresh period needed).
+TEST_F(NodeControllerTest, InitialisedNodeGaLabelsAreReconciledFromBetaLabels) {
+  env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.5")});
+  env_.CreateKubeletNode("worker-1", true);
+  NodeController& c = Controller();
+  c.Start();
+  ASSERT_TRUE(Initialised("worker-1"));
+  ASSERT_TRUE(Eventually([&] { return Syncs("initialize", "success") == 1; }));
+
+  // Someone drops the GA zone label and edits the GA instance type; the beta ones stay.
+  env_.EditNode("worker-1", [](kube::Json& n) {
+    n["metadata"]["labels"].erase("topology.kubernetes.io/zone");
+    kube::SetLabel(n, "node.kubernetes.io/instance-type", "hand-edited");
+    kube::SetLabel(n, "failure-domain.beta.kubernetes.io/region", "region-9");
+  });
+  ASSERT_TRUE(Eventually([&] {
+    auto l = kube::Labels(env_.GetNode("worker-1"));
+    return l["topology.kubernetes.io/zone"] == "zone-a" &&
+           l["node.kubernetes.io/instance-type"] == "vsphere-vm.cpu-2.mem-4gb.os-ubuntu" &&
+           l["topology.kubernetes.io/region"] == "region-9";
+  })) << env_.GetNode("worker-1")["metadata"]["labels"].dump();
+  auto l = kube::Labels(env_.GetNode("worker-1"));
+  EXPECT_EQ(l["failure-domain.beta.kubernetes.io/zone"], "zone-a");
+  EXPECT_EQ(l["failure-domain.beta.kubernetes.io/region"], "region-9") << "beta is the source";
+  EXPECT_EQ(c.refresh_passes(), 0) << "fixed on the update event, not by a refresh period";
+
+  // Consistent labels: a refresh pass writes nothing.
+  ASSERT_TRUE(env_.StoreSees("worker-1", [](const kube::Json& n) {
+    return kube::Label(n, "topology.kubernetes.io/zone").value_or("") == "zone-a";
+  }));
+  env_.emulator.ResetRequestCounts();
+  env_.clock.Advance(absl::Minutes(5));
+  ASSERT_TRUE(c.WaitForRefreshPasses(1, absl::Seconds(20)));
+  ASSERT_TRUE(Eventually([&] { return Syncs("refresh", "success") >= 1; }));
+  EXPECT_EQ(env_.emulator.RequestCount("update nodes"), 0);
+}
+
 }  // namespace
 }  // namespace ccm::controllers

@@ -1,5 +1,7 @@
 #include "controllers/node_update.h"
 
+#include <utility>
+
 #include "absl/strings/match.h"
 #include "cloud/core/addresses.h"
 #include "cloud/core/node_labels.h"
@@ -28,6 +30,23 @@ NodeUpdate ComputeNodeUpdate(const kube::Json& node, const cloud::InstanceMetada
   std::vector<kube::NodeAddress> addresses = ToKubeAddresses(metadata.node_addresses);
   if (!addresses.empty() && addresses != kube::NodeAddresses(node)) {
     out.addresses = std::move(addresses);
+  }
+  return out;
+}
+
+std::map<std::string, std::string> ReconcileNodeLabels(
+    const std::map<std::string, std::string>& labels) {
+  static constexpr std::pair<absl::string_view, absl::string_view> kPairs[] = {
+      {cloud::kZoneBetaLabel, cloud::kZoneLabel},
+      {cloud::kRegionBetaLabel, cloud::kRegionLabel},
+      {cloud::kInstanceTypeBetaLabel, cloud::kInstanceTypeLabel},
+  };
+  std::map<std::string, std::string> out;
+  for (const auto& [primary, secondary] : kPairs) {
+    auto p = labels.find(std::string(primary));
+    if (p == labels.end()) continue;
+    auto s = labels.find(std::string(secondary));
+    if (s == labels.end() || s->second != p->second) out[std::string(secondary)] = p->second;
   }
   return out;
 }

@@ -43,6 +43,17 @@ struct NodeUpdate {
 NodeUpdate ComputeNodeUpdate(const kube::Json& node, const cloud::InstanceMetadata& metadata,
                              const std::map<std::string, std::string>& extra_labels);
 
+// k8s.io/cloud-provider's reconcileNodeLabels (its node controller runs it on every sync of an
+// initialised Node): for each pair (beta primary -> GA secondary)
+//   failure-domain.beta.kubernetes.io/zone   -> topology.kubernetes.io/zone
+//   failure-domain.beta.kubernetes.io/region -> topology.kubernetes.io/region
+//   beta.kubernetes.io/instance-type         -> node.kubernetes.io/instance-type
+// where the primary exists, the secondary gets the primary's value when it is missing or
+// differs (the beta label is the source of truth, as upstream). A missing primary changes
+// nothing (the GA label alone is left as it is). Returns only the labels to set; empty = none.
+std::map<std::string, std::string> ReconcileNodeLabels(
+    const std::map<std::string, std::string>& labels);
+
 // What the provider needs to find the Node's VM (name, providerID, systemUUID, node-ip annotation).
 cloud::NodeIdentity NodeIdentityOf(const kube::Json& node);
 

@@ -190,5 +190,38 @@ TEST(NodeUpdateHelpersTest, AddressesPatchReplacesTheList) {
       {"$patch":"replace"}]}})"));
 }
 
+// Issue 10 item 4: cloud-provider's reconcileNodeLabels, beta label as the source of truth.
+TEST(ReconcileNodeLabelsTest, Table) {
+  using L = std::map<std::string, std::string>;
+  const std::string bz = "failure-domain.beta.kubernetes.io/zone";
+  const std::string gz = "topology.kubernetes.io/zone";
+  const std::string br = "failure-domain.beta.kubernetes.io/region";
+  const std::string gr = "topology.kubernetes.io/region";
+  const std::string bi = "beta.kubernetes.io/instance-type";
+  const std::string gi = "node.kubernetes.io/instance-type";
+  struct Case {
+    std::string name;
+    L labels;
+    L want;  // labels to set
+  };
+  const Case cases[] = {
+      {"NoLabels", {}, {}},
+      {"UnrelatedLabelsOnly", {{"kubernetes.io/hostname", "w1"}}, {}},
+      {"AllConsistent", {{bz, "a"}, {gz, "a"}, {br, "r"}, {gr, "r"}, {bi, "t"}, {gi, "t"}}, {}},
+      {"GaZoneMissingIsCopied", {{bz, "a"}}, {{gz, "a"}}},
+      {"GaRegionMissingIsCopied", {{br, "r"}}, {{gr, "r"}}},
+      {"GaInstanceTypeMissingIsCopied", {{bi, "t"}}, {{gi, "t"}}},
+      {"AllThreeMissing", {{bz, "a"}, {br, "r"}, {bi, "t"}}, {{gz, "a"}, {gr, "r"}, {gi, "t"}}},
+      {"GaDiffersBetaWins", {{bz, "a"}, {gz, "stale"}}, {{gz, "a"}}},
+      {"EmptyBetaValueIsStillCopied", {{bi, ""}}, {{gi, ""}}},
+      {"BetaMissingGaLeftAlone", {{gz, "a"}, {gr, "r"}, {gi, "t"}}, {}},
+      {"OnlyTheInconsistentPair", {{bz, "a"}, {gz, "a"}, {br, "r"}, {bi, "t"}, {gi, "x"}},
+       {{gr, "r"}, {gi, "t"}}},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(ReconcileNodeLabels(c.labels), c.want) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace ccm::controllers
