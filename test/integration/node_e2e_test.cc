@@ -30,7 +30,8 @@ using ::testing::ElementsAre;
 constexpr char kSpecEast[] = R"({
   "users": {"admin": "secret"},
   "datacenters": [{"name": "dc1",
-    "clusters": [{"name": "c1", "hosts": 2, "resource_pools": ["rp1"]}],
+    "clusters": [{"name": "c1", "hosts": 2, "resource_pools": ["rp1"]},
+                 {"name": "c2", "hosts": 1}],
     "vms": [
       {"name": "node-a", "cluster": "c1", "hostname": "node-a", "guest_id": "ubuntu64Guest",
        "cpus": 4, "memory_mb": 8192,
@@ -51,10 +52,13 @@ constexpr char kSpecEast[] = R"({
       {"name": "node-reuse", "cluster": "c1", "hostname": "node-reuse",
        "nics": [{"network": "VM Network", "ips": ["10.0.0.28"]}]},
       {"name": "node-heir", "cluster": "c1", "hostname": "node-heir",
-       "nics": [{"network": "VM Network", "ips": ["10.0.0.29"]}]}
+       "nics": [{"network": "VM Network", "ips": ["10.0.0.29"]}]},
+      {"name": "node-2zones", "cluster": "c2", "nics": [{"ips": ["10.0.0.30"]}]}
     ]}],
-  "tag_categories": [{"name": "k8s-zone"}, {"name": "k8s-region"}],
+  "tag_categories": [{"name": "k8s-zone", "cardinality": "MULTIPLE"}, {"name": "k8s-region"}],
   "tags": [{"name": "zone-a", "category": "k8s-zone", "attach": ["/dc1/host/c1"]},
+           {"name": "zone-x", "category": "k8s-zone", "attach": ["/dc1/host/c2"]},
+           {"name": "zone-y", "category": "k8s-zone", "attach": ["/dc1/host/c2"]},
            {"name": "region-1", "category": "k8s-region", "attach": ["/dc1"]}]
 })";
 
@@ -249,8 +253,9 @@ TEST_F(NodeE2eTest, KubeletNodeIpAnnotationIsHonoured) {
   Register(*east_, "node-a", true,
            {{std::string(cloud::kProvidedNodeIpAnnotation), "192.168.50.11"}});
   ExpectInitialised(*east_, "node-a", "vsphere-vm.cpu-4.mem-8gb.os-ubuntu", "zone-a", "region-1");
+  // The node IP's type first (k8s.io/cloud-provider's GetNodeAddressesFromNodeIP order).
   EXPECT_THAT(Addresses("node-a"),
-              ElementsAre(Addr{"Hostname", "node-a"}, Addr{"InternalIP", "192.168.50.11"},
+              ElementsAre(Addr{"InternalIP", "192.168.50.11"}, Addr{"Hostname", "node-a"},
                           Addr{"ExternalIP", "10.0.0.11"}));
 }
 
@@ -327,6 +332,28 @@ TEST_F(NodeE2eTest, NodeOfDestroyedVmIsNotResurrectedByAnotherVmWithItsHostname)
       env_.StoreSees("node-reuse", [](const kube::Json& n) { return !kube::IsNodeReady(n); }));
   ASSERT_TRUE(PeriodsUntil("node-reuse", [](const kube::Json& n) { return n.is_null(); }))
       << "the Node of a destroyed VM must be deleted even though another VM has its hostname";
+}
+
+// Issue 10 item 9: two zone tags of one category on the VM's cluster. The Go provider takes the
+// last one; we refuse, and the Event names the cluster (MOID, name, inventory path), the
+// category and both tags.
+TEST_F(NodeE2eTest, TwoZoneTagsOnOneObjectAreRefusedNamingObjectCategoryAndTags) {
+  Start();
+  Register(*east_, "node-2zones");
+  ASSERT_TRUE(env_.WaitForEvent("node-2zones", "Warning", "InitializationFailed",
+                                "2 tags of zone category \"k8s-zone\""))
+      << Dump(env_.EventsFor("node-2zones"));
+  std::string message;
+  for (const auto& e : env_.EventsFor("node-2zones"))
+    if (e.reason == "InitializationFailed") message = e.message;
+  EXPECT_THAT(message, ::testing::HasSubstr("ClusterComputeResource domain-c"));
+  EXPECT_THAT(message, ::testing::HasSubstr("(c2) at /dc1/host/c2 has 2 tags"));
+  EXPECT_THAT(message, ::testing::HasSubstr("\"zone-x\""));
+  EXPECT_THAT(message, ::testing::HasSubstr("\"zone-y\""));
+  EXPECT_THAT(message, ::testing::HasSubstr("would silently take the last one"));
+  kube::Json n = env_.GetNode("node-2zones");
+  EXPECT_TRUE(kube::HasTaint(n, controllers::kUninitializedTaintKey)) << "never initialised";
+  EXPECT_TRUE(kube::ProviderId(n).empty());
 }
 
 TEST_F(NodeE2eTest, PoweredOffVmGetsShutdownTaintUntilReady) {
