@@ -21,7 +21,16 @@ struct AttachedTag {
 struct TaggedObject {
   std::string description;  // for messages, e.g. "HostSystem host-42 (esx1.lab)"
   std::vector<AttachedTag> tags;
+  std::string path;  // inventory path, e.g. "/dc1/host/cl1/esx1.lab"; empty when unknown
 };
+
+// The inventory paths ("/dc1/host/cl1/esx1") of a chain's objects, from their names nearest
+// first. `last_is_root`: the last name is the root folder, which is not part of a path. `base`:
+// the path the farthest object sits under when the chain does not reach the root (a resource
+// pool chain stops below its compute resource). A "/" in a name is escaped as "%2f", as vSphere
+// does in inventory paths.
+std::vector<std::string> InventoryPaths(const std::vector<std::string>& names_nearest_first,
+                                        bool last_is_root, absl::string_view base = "");
 
 // Nearest first: chain[0] is the host (resp. resource pool, VM) itself.
 using AncestorChain = std::vector<TaggedObject>;
@@ -37,7 +46,10 @@ struct ZoneRegion {
 // ancestor wins; the reference took whatever it met first). Category names compare exactly.
 // Errors (FailedPrecondition, never NotFound, which would mean "VM gone"):
 //  - no object carries a tag of a category: names the category and every object searched;
-//  - the winning object carries several tags of the category: names the object and the tags.
+//  - the winning object carries several tags of the category: names the object (type, MOID,
+//    name and inventory path), the category and every such tag. The reference silently takes the
+//    last tag it lists; we refuse rather than guess, and the message says so (it reaches the
+//    InitializationFailed Event and the log).
 absl::StatusOr<std::optional<ZoneRegion>> ResolveZoneRegion(
     const std::vector<AncestorChain>& chains, absl::string_view zone_category,
     absl::string_view region_category);

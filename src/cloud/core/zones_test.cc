@@ -96,11 +96,74 @@ INSTANTIATE_TEST_SUITE_P(
                Obj("Datacenter d", {Region("r")})}},
              "k8s-zone", "k8s-region", std::nullopt,
              {"ClusterComputeResource domain-c1 (cl1) has 2 tags of zone category \"k8s-zone\"",
-              "za, zb"}},
+              "\"za\", \"zb\""}},
         Case{"TwoRegionTags",
              {{Obj("HostSystem h", {Zone("z"), Region("r1"), Region("r2")})}}, "k8s-zone",
-             "k8s-region", std::nullopt, {"2 tags of region category", "r1, r2"}}),
+             "k8s-region", std::nullopt, {"2 tags of region category", "\"r1\", \"r2\""}}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+
+// Issue 10 item 9: two tags of one category on one object are refused, and the message (which
+// reaches the InitializationFailed Event and the log) names the object by type, MOID, name and
+// inventory path, the category and every tag, and says what the Go provider would have done.
+TEST(ResolveZoneRegionMessageTest, SeveralTagsOfOneCategory) {
+  struct Case {
+    std::string name;
+    TaggedObject obj;
+    std::string want;  // the whole message
+  };
+  const Case cases[] = {
+      {"ClusterWithPath",
+       {"ClusterComputeResource domain-c7 (cl1)", {Zone("zone-a"), Zone("zone-b"), Region("r")},
+        "/dc1/host/cl1"},
+       "ClusterComputeResource domain-c7 (cl1) at /dc1/host/cl1 has 2 tags of zone category "
+       "\"k8s-zone\": \"zone-a\", \"zone-b\"; exactly one is allowed per object (the Go vSphere "
+       "provider would silently take the last one; we refuse to guess): detach all but one"},
+      {"ThreeTagsNoPath",
+       {"HostSystem host-9 (esx9)", {Zone("z"), Zone("z2"), Zone("z3")}},
+       "HostSystem host-9 (esx9) has 3 tags of zone category \"k8s-zone\": \"z\", \"z2\", "
+       "\"z3\"; exactly one is allowed per object (the Go vSphere provider would silently take "
+       "the last one; we refuse to guess): detach all but one"},
+  };
+  for (const Case& c : cases) {
+    auto got = ResolveZoneRegion({{c.obj}}, "k8s-zone", "k8s-region");
+    ASSERT_FALSE(got.ok()) << c.name;
+    EXPECT_EQ(got.status().code(), absl::StatusCode::kFailedPrecondition) << c.name;
+    EXPECT_EQ(got.status().message(), c.want) << c.name;
+  }
+}
+
+TEST(InventoryPathsTest, Table) {
+  struct Case {
+    std::string name;
+    std::vector<std::string> names;  // nearest first
+    bool last_is_root;
+    std::string base;
+    std::vector<std::string> want;
+  };
+  const Case cases[] = {
+      {"Empty", {}, true, "", {}},
+      {"HostChainToRoot",
+       {"esx1", "cl1", "host", "dc1", "Datacenters"},
+       true,
+       "",
+       {"/dc1/host/cl1/esx1", "/dc1/host/cl1", "/dc1/host", "/dc1", "/"}},
+      {"DatacenterInAFolder",
+       {"vm1", "vm", "dc1", "east", "Datacenters"},
+       true,
+       "",
+       {"/east/dc1/vm/vm1", "/east/dc1/vm", "/east/dc1", "/east", "/"}},
+      {"PoolChainUnderItsCluster",
+       {"rp1", "Resources"},
+       false,
+       "/dc1/host/cl1",
+       {"/dc1/host/cl1/Resources/rp1", "/dc1/host/cl1/Resources"}},
+      {"NoRootKnown", {"a", "b"}, false, "", {"/b/a", "/b"}},
+      {"SlashInNameEscaped", {"a/b", "dc1", "Datacenters"}, true, "", {"/dc1/a%2fb", "/dc1", "/"}},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(InventoryPaths(c.names, c.last_is_root, c.base), c.want) << c.name;
+  }
+}
 
 }  // namespace
 }  // namespace ccm::cloud

@@ -135,13 +135,34 @@ absl::StatusOr<std::vector<AncestorChain>> TopologyCache::ChainsFor(const vspher
     CCM_RETURN_IF_ERROR(FillLocked(vm));
     it = chains_.find(vm);
   }
+  // Inventory paths, for messages: the host and VM chains reach the root folder; the pool chain
+  // stops below its compute resource, the second object of the host chain.
+  auto paths_of = [](const Chain& chain, absl::string_view base) {
+    std::vector<std::string> names;
+    for (const auto& obj : chain) names.push_back(obj.name);
+    const bool root = base.empty() && !chain.empty() && chain.back().ref.type == "Folder";
+    return InventoryPaths(names, root, base);
+  };
+  const std::vector<Chain> chains = it->second.Expand();  // host, pool, VM
+  std::vector<std::vector<std::string>> paths;
+  for (size_t i = 0; i < chains.size(); ++i) {
+    if (i == 1) {
+      const std::vector<std::string>& host = paths.front();
+      paths.push_back(host.size() > 1 && host[1] != "/" ? paths_of(chains[i], host[1])
+                                                        : std::vector<std::string>());
+    } else {
+      paths.push_back(paths_of(chains[i], ""));
+    }
+  }
   std::vector<AncestorChain> out;
-  for (const Chain& chain : it->second.Expand()) {
+  for (size_t i = 0; i < chains.size(); ++i) {
     AncestorChain c;
-    for (const auto& obj : chain) {
+    for (size_t j = 0; j < chains[i].size(); ++j) {
+      const auto& obj = chains[i][j];
       TaggedObject t;
       t.description = absl::StrCat(obj.ref.type, " ", obj.ref.value, " (", obj.name, ")");
       t.tags = tags_[obj.ref].tags;
+      if (j < paths[i].size()) t.path = paths[i][j];
       c.push_back(std::move(t));
     }
     out.push_back(std::move(c));
