@@ -132,7 +132,9 @@ class Controllers {
     listeners_.clear();
     absl::Notification stop;  // this round's: `outer`, or a reload
     std::thread relay([this, &outer, &stop] {
-      auto reload_pending = [this] { return pending_apply_ != nullptr; };
+      auto reload_pending = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(reload_mu_) {
+        return pending_apply_ != nullptr;
+      };
       while (!outer.HasBeenNotified()) {
         absl::MutexLock l(&reload_mu_);
         if (reload_mu_.AwaitWithTimeout(absl::Condition(&reload_pending), absl::Milliseconds(100)))

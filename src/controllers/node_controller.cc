@@ -177,7 +177,7 @@ int64_t NodeController::refresh_passes() const {
 
 bool NodeController::WaitForRefreshPasses(int64_t n, absl::Duration timeout) const {
   absl::MutexLock l(&mu_);
-  auto reached = [&] { return refresh_passes_ >= n; };
+  auto reached = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return refresh_passes_ >= n; };
   return mu_.AwaitWithTimeout(absl::Condition(&reached), timeout);
 }
 

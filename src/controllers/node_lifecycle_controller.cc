@@ -219,7 +219,7 @@ int64_t NodeLifecycleController::passes() const {
 
 bool NodeLifecycleController::WaitForPasses(int64_t n, absl::Duration timeout) const {
   absl::MutexLock l(&mu_);
-  auto reached = [&] { return passes_ >= n; };
+  auto reached = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return passes_ >= n; };
   return mu_.AwaitWithTimeout(absl::Condition(&reached), timeout);
 }
 

@@ -487,7 +487,7 @@ class Recorder {
   }
   bool WaitFor(const std::string& e, int count = 1) {
     absl::MutexLock l(&mu_);
-    auto have = [&] { return Count(e) >= count; };
+    auto have = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return Count(e) >= count; };
     return mu_.AwaitWithTimeout(absl::Condition(&have), absl::Seconds(15));
   }
   int CountOf(const std::string& e) {

@@ -76,7 +76,9 @@ absl::Status TopologyCache::FillLocked(const vsphere::Moref& vm) {
   std::vector<vsphere::VmPlacement> placed;
   bool vm_placed = false;
   size_t resolved_vms = 0;
-  absl::Status walked = inventory_.ForEachVm([&](const vsphere::VmFacts& f) {
+  // FillLocked holds mu_; ForEachVm calls the lambda on this thread, before it returns.
+  absl::Status walked = inventory_.ForEachVm([&](const vsphere::VmFacts& f)
+                                                 ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     // Known and not moved (vMotion, pool or folder change): nothing to do.
     if (auto it = chains_.find(f.moref); it != chains_.end() && SamePlacement(it->second, f)) return;
     if (f.moref == vm) vm_placed = true;
