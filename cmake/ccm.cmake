@@ -4,7 +4,7 @@
 function(add_ccm_test)
   cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
-  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gmock GTest::gtest_main)
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} ccm_test_support GTest::gmock GTest::gtest_main)
   add_test(NAME ${T_NAME} COMMAND ${T_NAME})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
@@ -15,3 +15,9 @@ function(add_ccm_test)
     set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}")
   endif()
 endfunction()
+
+# Header-only helpers for tests (test/testing/: Eventually). Defined here, before any folder is
+# added, so every test target can link it; add_ccm_test links it into every test binary.
+add_library(ccm_test_support INTERFACE)
+target_include_directories(ccm_test_support INTERFACE ${CMAKE_SOURCE_DIR}/test)
+target_link_libraries(ccm_test_support INTERFACE absl::time)
