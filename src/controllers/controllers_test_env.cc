@@ -106,15 +106,6 @@ bool Env::StoreSees(const std::string& name, const std::function<bool(const kube
   });
 }
 
-bool Eventually(const std::function<bool()>& cond, absl::Duration timeout) {
-  absl::Time deadline = absl::Now() + timeout;
-  while (!cond()) {
-    if (absl::Now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(5));
-  }
-  return true;
-}
-
 cloud::InstanceMetadata VmMetadata(const std::string& name, const std::string& uuid,
                                    const std::string& ip) {
   cloud::InstanceMetadata md;

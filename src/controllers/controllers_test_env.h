@@ -20,6 +20,7 @@
 #include "kube/kube_event_sink.h"
 #include "kube/objects.h"
 #include "fixtures/kube_emulator/kube_emulator.h"
+#include "testing/eventually.h"
 
 namespace ccm::controllers::testing {
 
@@ -107,8 +108,8 @@ class Env {
   std::string dir_;
 };
 
-// Polls `cond` (real time) until true or `timeout`. For results produced by other threads.
-bool Eventually(const std::function<bool()>& cond, absl::Duration timeout = absl::Seconds(20));
+// The shared real-time wait for results produced by other threads (test/testing/eventually.h).
+using ::ccm::testing::Eventually;
 
 // Metadata a VM of `name` with UUID `uuid` yields.
 cloud::InstanceMetadata VmMetadata(const std::string& name, const std::string& uuid,

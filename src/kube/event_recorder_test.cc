@@ -7,22 +7,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
+#include "testing/eventually.h"
 
 namespace ccm::kube {
 namespace {
 
 using absl::Minutes;
 using absl::Seconds;
-
-// The recorder sends on its own thread: wait (real time, generously) for its effect.
-bool Eventually(const std::function<bool()>& pred) {
-  const absl::Time deadline = absl::Now() + absl::Seconds(10);
-  while (!pred()) {
-    if (absl::Now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(1));
-  }
-  return true;
-}
+using ::ccm::testing::Eventually;
 
 ObjectReference Node(const std::string& name) {
   return {.kind = "Node", .name = name, .uid = "uid-" + name, .api_version = "v1"};

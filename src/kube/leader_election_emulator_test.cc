@@ -14,21 +14,14 @@
 #include "kube/client.h"
 #include "kube/kube_lease_lock.h"
 #include "kube/leader_election.h"
+#include "testing/eventually.h"
 
 namespace ccm::kube {
 namespace {
 
 constexpr char kNs[] = "kube-system";
 constexpr char kLease[] = "cloud-controller-manager";
-
-bool Eventually(const std::function<bool()>& pred, absl::Duration timeout = absl::Seconds(30)) {
-  const absl::Time deadline = absl::Now() + timeout;
-  while (!pred()) {
-    if (absl::Now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(5));
-  }
-  return true;
-}
+using ::ccm::testing::Eventually;
 
 LeaderElectionConfig ShortConfig(const std::string& identity) {
   return {.identity = identity,

@@ -7,21 +7,13 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "testing/eventually.h"
 
 namespace ccm::kube {
 namespace {
 
 using absl::Seconds;
-
-// on_started_leading runs on its own thread: wait (real time, generously) for its effect.
-bool Eventually(const std::function<bool()>& pred) {
-  const absl::Time deadline = absl::Now() + absl::Seconds(10);
-  while (!pred()) {
-    if (absl::Now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(1));
-  }
-  return true;
-}
+using ::ccm::testing::Eventually;
 
 // One candidate on a shared in-memory lease, with a switch to cut it off from the "API server".
 struct Candidate {

@@ -23,15 +23,6 @@ namespace ccm::integration {
 
 using nlohmann::json;
 
-bool WaitFor(const std::function<bool()>& cond, absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
-  while (true) {
-    if (cond()) return true;
-    if (absl::Now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-}
-
 std::string SourceDir() {
   const char* s = std::getenv("CCM_SOURCE_DIR");
   return s != nullptr ? s : ".";

@@ -17,6 +17,7 @@
 #include "fixtures/kube_emulator/kube_emulator.h"
 #include "fixtures/vcsim/vcsim_process.h"
 #include "integration/child_process.h"
+#include "testing/eventually.h"
 
 namespace ccm::integration {
 
@@ -26,8 +27,11 @@ inline constexpr char kPasswordA[] = "Zq7-never-log-me-A-5be1";
 inline constexpr char kUserB[] = "ccm-b@vsphere.local";
 inline constexpr char kPasswordB[] = "Zq7-never-log-me-B-90c3";
 
-// Polls `cond` every 50 ms until it is true (returns true) or `timeout` passes (false).
-bool WaitFor(const std::function<bool()>& cond, absl::Duration timeout);
+// Polls `cond` every 50 ms until it is true (returns true) or `timeout` passes (false): the
+// shared ccm::testing::Eventually (test/testing/eventually.h) at the pace of a child process.
+inline bool WaitFor(const std::function<bool()>& cond, absl::Duration timeout) {
+  return ::ccm::testing::Eventually(cond, timeout, absl::Milliseconds(50));
+}
 
 std::string SourceDir();
 std::string CcmBinary();
