@@ -3,6 +3,7 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -65,6 +66,8 @@ class Candidate {
   }
   bool leading() const { return elector_->IsLeader(); }
   bool lost() const { return elector_->Lost(); }
+  // The holder of the lease as this candidate last read it ("" before its first attempt).
+  std::string observed_leader() const { return elector_->GetLeader(); }
   const std::string& identity() const { return identity_; }
   std::optional<absl::Time> started_at() const { return started_at_; }
   std::optional<absl::Time> stopped_at() const { return stopped_at_; }
@@ -129,7 +132,19 @@ TEST_F(LeaderElectionEmulatorTest, OneLeadsAndTheOtherTakesOverWhenItStopsRenewi
   auto b = std::make_unique<Candidate>(emulator_, dir_, "b");
   OverlapMonitor monitor(*a, *b);
   ASSERT_TRUE(Eventually([&] { return a->leading() || b->leading(); }));
-  absl::SleepFor(absl::Seconds(2));  // several renewals: leadership stays put
+  // Several renewals (one per 0.5s retry period): the lease's renewTime moves, its holder stays.
+  const std::string holder = a->leading() ? a->identity() : b->identity();
+  std::set<std::string> renew_times;
+  bool holder_changed = false;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const nlohmann::json spec = Lease().value("spec", nlohmann::json::object());
+        if (spec.value("holderIdentity", "") != holder) holder_changed = true;
+        renew_times.insert(spec.value("renewTime", ""));
+        return renew_times.size() >= 4;  // the first one seen and three renewals after it
+      },
+      absl::Seconds(20), absl::Milliseconds(50)));
+  EXPECT_FALSE(holder_changed);
   Candidate& leader = a->leading() ? *a : *b;
   Candidate& other = a->leading() ? *b : *a;
   ASSERT_TRUE(leader.leading());
@@ -163,7 +178,9 @@ TEST_F(LeaderElectionEmulatorTest, ReleaseOnShutdownHandsOverAtOnce) {
   auto a = std::make_unique<Candidate>(emulator_, dir_, "a");
   ASSERT_TRUE(Eventually([&] { return a->leading(); }));
   auto b = std::make_unique<Candidate>(emulator_, dir_, "b");
-  absl::SleepFor(absl::Seconds(1));
+  // b has tried at least once and found the lease held by a: without a release it would wait
+  // for the 4s lease duration to pass.
+  ASSERT_TRUE(Eventually([&] { return b->observed_leader() == "a"; }));
   ASSERT_FALSE(b->leading());
   const absl::Time stop = absl::Now();
   a->Stop();  // releases: empty holder, 1s lease
