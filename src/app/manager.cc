@@ -9,22 +9,17 @@
 #include <sstream>
 #include <thread>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "app/app_metrics.h"
 #include "app/config_reloader.h"
+#include "app/controller_set.h"
 #include "app/health_server.h"
 #include "app/secret_watcher.h"
 #include "cloud/config/config.h"
 #include "cloud/config/credentials.h"
 #include "cloud/vsphere/vcenter.h"
-#include "cloud/vsphere/vsphere_instances.h"
 #include "common/logging.h"
-#include "controllers/node_cache.h"
-#include "controllers/node_controller.h"
-#include "controllers/node_lifecycle_controller.h"
 #include "kube/client.h"
 #include "kube/config.h"
 #include "kube/event_recorder.h"
@@ -79,7 +74,7 @@ absl::StatusOr<cloud::ParseResult> LoadConfig(const Options& o,
   return cloud::ParseConfig(ss.str(), env, po);
 }
 
-// Everything that runs only while this process leads.
+// Everything that runs only while this process leads: one ControllerSet per round.
 class Controllers {
  public:
   Controllers(const Options& o, const cloud::Config& config, const std::map<std::string, std::string>& env,
@@ -121,15 +116,10 @@ class Controllers {
       }
     }
     // The previous round's objects, users before what they use.
-    lifecycle_.reset();
-    node_.reset();
-    recorder_.reset();
-    sink_.reset();
-    by_provider_id_.reset();
-    nodes_.reset();
-    instances_.reset();
-    vcs_.clear();
-    listeners_.clear();
+    set_.reset();
+    events_client_.reset();
+    node_client_.reset();
+    lifecycle_client_.reset();
     absl::Notification stop;  // this round's: `outer`, or a reload
     std::thread relay([this, &outer, &stop] {
       auto reload_pending = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(reload_mu_) {
@@ -142,111 +132,41 @@ class Controllers {
       }
       stop.Notify();
     });
-    for (const auto& vcc : config_.vcenters) {
-      cloud::VCenterOptions vo;
-      vo.observer = VCenterRequestObserver(registry_, vcc.label);
-      vcs_.push_back(std::make_unique<cloud::VCenter>(vcc, &creds_, vo));
-    }
-    std::vector<cloud::VCenter*> raw;
-    for (auto& vc : vcs_) {
-      vc->Start();
-      raw.push_back(vc.get());
-      LOG_INFO("vCenter {}: connecting to {} (datacenters: {})", vc->label(), cloud::SdkUrl(vc->config()),
-               vc->config().datacenters.empty() ? std::string("all") : absl::StrJoin(vc->config().datacenters, ","));
-    }
-    *live_ = raw;
-    instances_ = std::make_unique<cloud::VSphereInstances>(config_, raw);
-    nodes_ = std::make_unique<kube::Informer>(client_, kube::Nodes(),
-                                              controllers::NodeCacheOptions());
-    by_provider_id_ = std::make_unique<controllers::ProviderIdIndex>(*nodes_);
     // One rate-limit budget per user, as client-go's ClientBuilder gives every controller its own
     // client: Events (sent from the recorder's thread) never delay a Node write, and
     // --kube-api-qps/--kube-api-burst mean for each controller what they mean for the Go binary.
     events_client_ = client_.WithOwnRateLimit("events");
     node_client_ = client_.WithOwnRateLimit("node-controller");
     lifecycle_client_ = client_.WithOwnRateLimit("node-lifecycle-controller");
-    sink_ = std::make_unique<kube::KubeEventSink>(*events_client_);
-    kube::EventRecorderOptions ro;
-    ro.host = Hostname();
-    ro.metrics = &registry_;
-    recorder_ = std::make_unique<kube::EventRecorder>(*sink_, ro);
-
-    if (ControllerEnabled(o_, "cloud-node")) {
-      controllers::NodeControllerOptions no;
-      no.workers = o_.concurrent_node_syncs;
-      no.status_update_frequency = o_.node_status_update_frequency;
-      no.extra_labels = o_.node_labels;
-      no.queue_metrics = &queue_metrics_;
-      no.metrics = &registry_;
-      node_ = std::make_unique<controllers::NodeController>(*node_client_, *nodes_, *instances_,
-                                                            recorder_.get(), std::move(no));
-    }
-    if (ControllerEnabled(o_, "cloud-node-lifecycle")) {
-      controllers::NodeLifecycleControllerOptions lo;
-      lo.monitor_period = o_.node_monitor_period;
-      lo.skip_node_deletion = env_.count("SKIP_NODE_DELETION") > 0;
-      lo.metrics = &registry_;
-      if (lo.skip_node_deletion) LOG_INFO("SKIP_NODE_DELETION is set: Nodes are never deleted");
-      lifecycle_ = std::make_unique<controllers::NodeLifecycleController>(
-          *lifecycle_client_, *nodes_, *instances_, recorder_.get(), lo);
-    }
-    nodes_->Start();
-    nodes_ptr_ = nodes_.get();
-    if (node_) node_->Start();
-    if (lifecycle_) lifecycle_->Start();
-    // A VM change (IP, power, hostname) refreshes its Node's addresses at once instead of at the
-    // next periodic refresh. Registered after the first load so it sees changes only.
-    // Each vCenter is subscribed as soon as it has synced; one that never syncs does not hold up
-    // the others.
-    std::thread watch_changes([this, &stop] {
-      std::vector<cloud::VCenter*> pending;
-      for (auto& vc : vcs_) pending.push_back(vc.get());
-      while (node_ && !pending.empty() && !stop.HasBeenNotified()) {
-        for (auto it = pending.begin(); it != pending.end();) {
-          cloud::VCenter* vc = *it;
-          if (!vc->inventory().WaitForSync(absl::Milliseconds(100))) {
-            ++it;
-            continue;
-          }
-          listeners_.push_back({vc, vc->inventory().AddListener(
-                                        [this, vc](const std::string& moid, vsphere::VmChangeKind) {
-                                          OnVmChange(*vc, moid);
-                                        })});
-          it = pending.erase(it);
-        }
-      }
-    });
+    ControllerSetOptions so;
+    so.node_controller = ControllerEnabled(o_, "cloud-node");
+    so.lifecycle_controller = ControllerEnabled(o_, "cloud-node-lifecycle");
+    so.concurrent_node_syncs = o_.concurrent_node_syncs;
+    so.node_status_update_frequency = o_.node_status_update_frequency;
+    so.node_monitor_period = o_.node_monitor_period;
+    so.node_labels = o_.node_labels;
+    so.skip_node_deletion = env_.count("SKIP_NODE_DELETION") > 0;
+    so.event_host = Hostname();
+    so.metrics = &registry_;
+    so.queue_metrics = &queue_metrics_;
+    so.live_vcenters = live_;
+    set_ = std::make_unique<ControllerSet>(
+        config_, creds_,
+        ControllerClients{.informers = client_,
+                          .events = *events_client_,
+                          .node = *node_client_,
+                          .lifecycle = *lifecycle_client_},
+        std::move(so));
+    set_->Start();
+    nodes_ptr_ = &set_->node_informer();
     stop.WaitForNotification();
-    watch_changes.join();
-    Shutdown();
+    nodes_ptr_ = nullptr;
+    set_->Stop();
     relay.join();
     return !outer.HasBeenNotified();
   }
 
  private:
-  void OnVmChange(cloud::VCenter& vc, const std::string& moid) {
-    auto f = vc.inventory().FindByMoid(moid);
-    if (!f.ok()) return;  // removed: the lifecycle controller handles it
-    const std::string pid = absl::StrCat("vsphere://", absl::AsciiStrToLower(f->bios_uuid));
-    std::optional<std::string> name = by_provider_id_->NodeFor(pid);
-    if (!name) return;
-    node_->EnqueueAddressRefresh(*name);
-  }
-
-  void Shutdown() {
-    nodes_ptr_ = nullptr;
-    for (auto& [vc, id] : listeners_) vc->inventory().RemoveListener(id);
-    if (lifecycle_) lifecycle_->Stop();
-    if (node_) node_->Stop();
-    nodes_->Stop();
-    // Queued Events go out for at most a few seconds: a long queue on the Events budget must not
-    // hold up a pod that is being terminated (client-go's broadcaster does not wait either).
-    recorder_->Shutdown(absl::Seconds(5));
-    live_->clear();
-    for (auto& vc : vcs_) vc->Stop();  // logs out of SOAP and REST
-    LOG_INFO("controllers stopped, logged out of {} vCenter(s)", vcs_.size());
-  }
-
   const Options& o_;
   const cloud::Config& config_;
   const std::map<std::string, std::string>& env_;
@@ -255,17 +175,9 @@ class Controllers {
   metrics::Registry& registry_;
   QueueMetricsProvider& queue_metrics_;
   std::shared_ptr<std::vector<cloud::VCenter*>> live_;
-  std::vector<std::unique_ptr<cloud::VCenter>> vcs_;
-  std::unique_ptr<cloud::VSphereInstances> instances_;
-  std::unique_ptr<kube::Informer> nodes_;
-  std::atomic<kube::Informer*> nodes_ptr_{nullptr};  // for the health check thread
-  std::unique_ptr<controllers::ProviderIdIndex> by_provider_id_;
   std::unique_ptr<kube::RestClient> events_client_, node_client_, lifecycle_client_;
-  std::unique_ptr<kube::KubeEventSink> sink_;
-  std::unique_ptr<kube::EventRecorder> recorder_;
-  std::unique_ptr<controllers::NodeController> node_;
-  std::unique_ptr<controllers::NodeLifecycleController> lifecycle_;
-  std::vector<std::pair<cloud::VCenter*, int>> listeners_;
+  std::unique_ptr<ControllerSet> set_;  // kept until the next round (the health check may read it)
+  std::atomic<kube::Informer*> nodes_ptr_{nullptr};  // for the health check thread
   absl::Mutex reload_mu_;
   std::function<void()> pending_apply_ ABSL_GUARDED_BY(reload_mu_);
 };

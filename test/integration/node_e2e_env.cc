@@ -4,10 +4,8 @@
 
 #include <filesystem>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "app/app_metrics.h"
 #include "cloud/core/uuid.h"
 #include "controllers/node_update.h"
 #include "kube/config.h"
@@ -87,79 +85,44 @@ absl::Status NodeE2eEnv::Start(const cloud::Config& config, vsphere::CredentialS
   rest_ = *std::move(rc);
   client_ = std::make_unique<HookClient>(*rest_);
 
-  // From here on as manager.cc's Controllers::Run.
-  for (const auto& vcc : config_.vcenters) {
-    cloud::VCenterOptions vo;
-    vo.observer = app::VCenterRequestObserver(registry_, vcc.label);
-    vcs_.push_back(std::make_unique<cloud::VCenter>(vcc, &creds, vo));
-  }
-  std::vector<cloud::VCenter*> raw;
-  for (auto& vc : vcs_) {
-    vc->Start();
-    raw.push_back(vc.get());
-  }
-  instances_ = std::make_unique<cloud::VSphereInstances>(config_, raw);
-  // The manager's Node cache (trimmed, compact, with the providerID index).
-  nodes_ = std::make_unique<kube::Informer>(*client_, kube::Nodes(), controllers::NodeCacheOptions());
-  by_provider_id_ = std::make_unique<controllers::ProviderIdIndex>(*nodes_);
-  sink_ = std::make_unique<kube::KubeEventSink>(*client_);
-  kube::EventRecorderOptions ro;
-  ro.host = "node-e2e";
-  ro.clock = &recorder_clock_;
-  recorder_ = std::make_unique<kube::EventRecorder>(*sink_, ro);
-
-  controllers::NodeControllerOptions no;
-  no.workers = options_.concurrent_node_syncs;
-  no.status_update_frequency = options_.node_status_update_frequency;
-  no.clock = &clock_;
-  no.metrics = &registry_;
-  node_ = std::make_unique<controllers::NodeController>(*client_, *nodes_, *instances_,
-                                                        recorder_.get(), std::move(no));
-  controllers::NodeLifecycleControllerOptions lo;
-  lo.monitor_period = options_.node_monitor_period;
-  lo.clock = &clock_;
-  lo.metrics = &registry_;
-  lifecycle_ = std::make_unique<controllers::NodeLifecycleController>(
-      *client_, *nodes_, *instances_, recorder_.get(), lo);
-  nodes_->Start();
-  node_->Start();
-  lifecycle_->Start();
-  // manager.cc registers the VM-change listener once each cache has loaded (changes only).
-  for (auto& vc : vcs_) {
+  // The binary's wiring, with every user on the one HookClient and the schedules on FakeClocks.
+  app::ControllerSetOptions so;
+  so.concurrent_node_syncs = options_.concurrent_node_syncs;
+  so.node_status_update_frequency = options_.node_status_update_frequency;
+  so.node_monitor_period = options_.node_monitor_period;
+  so.event_host = "node-e2e";
+  so.clock = &clock_;
+  so.recorder_clock = &recorder_clock_;
+  so.metrics = &registry_;
+  so.flush_events_on_stop = true;
+  so.event_drain_on_stop = absl::InfiniteDuration();
+  set_ = std::make_unique<app::ControllerSet>(
+      config_, creds,
+      app::ControllerClients{
+          .informers = *client_, .events = *client_, .node = *client_, .lifecycle = *client_},
+      std::move(so));
+  set_->Start();
+  for (const auto& vc : set_->vcenters()) {
     if (!vc->inventory().WaitForSync(absl::Seconds(30))) {
       return absl::DeadlineExceededError(
           absl::StrCat("vCenter ", vc->label(),
                        ": inventory not synced: ", vc->inventory().stats().last_error.ToString()));
     }
-    cloud::VCenter* v = vc.get();
-    listeners_.push_back(
-        {v, v->inventory().AddListener([this, v](const std::string& moid, vsphere::VmChangeKind) {
-           OnVmChange(*v, moid);
-         })});
   }
-  if (!nodes_->WaitForSync(absl::Seconds(20))) return absl::DeadlineExceededError("node informer");
+  // The VM-change listeners are registered once each cache has loaded (changes only).
+  if (!set_->WaitForVmChangeListeners(absl::Seconds(20))) {
+    return absl::DeadlineExceededError("VM-change listeners not registered");
+  }
+  if (!set_->node_informer().WaitForSync(absl::Seconds(20))) {
+    return absl::DeadlineExceededError("node informer");
+  }
   return absl::OkStatus();
-}
-
-void NodeE2eEnv::OnVmChange(cloud::VCenter& vc, const std::string& moid) {
-  auto f = vc.inventory().FindByMoid(moid);
-  if (!f.ok()) return;
-  const std::string pid = absl::StrCat("vsphere://", absl::AsciiStrToLower(f->bios_uuid));
-  if (auto name = by_provider_id_->NodeFor(pid)) node_->EnqueueAddressRefresh(*name);
 }
 
 void NodeE2eEnv::Stop() {
   if (stopped_) return;
   stopped_ = true;
-  for (auto& [vc, id] : listeners_) vc->inventory().RemoveListener(id);
-  if (lifecycle_) lifecycle_->Stop();
-  if (node_) node_->Stop();
-  if (nodes_) nodes_->Stop();
-  if (recorder_) {
-    recorder_->Flush();
-    recorder_->Shutdown();
-  }
-  for (auto& vc : vcs_) vc->Stop();
+  if (set_) set_->Stop();
   emulator_.Stop();
 }
 
@@ -222,7 +185,7 @@ bool NodeE2eEnv::StoreSees(const std::string& name,
                            absl::Duration timeout) const {
   return Eventually(
       [&] {
-        kube::ObjectPtr n = nodes_->Get(name);
+        kube::ObjectPtr n = set_->node_informer().Get(name);
         return n && pred(*n);
       },
       timeout);
@@ -250,10 +213,11 @@ bool NodeE2eEnv::Initialised(const std::string& name, absl::Duration timeout) {
 
 bool NodeE2eEnv::LifecyclePeriod(absl::Duration timeout) {
   // The first pass runs at Start (after the informer synced) without any advance.
-  if (!lifecycle_->WaitForPasses(1, timeout)) return false;
-  const int64_t n = lifecycle_->passes();
+  controllers::NodeLifecycleController& lifecycle = *set_->lifecycle();
+  if (!lifecycle.WaitForPasses(1, timeout)) return false;
+  const int64_t n = lifecycle.passes();
   clock_.Advance(options_.node_monitor_period);
-  return lifecycle_->WaitForPasses(n + 1, timeout);
+  return lifecycle.WaitForPasses(n + 1, timeout);
 }
 
 std::vector<kube::EventInfo> NodeE2eEnv::EventsFor(const std::string& node) const {

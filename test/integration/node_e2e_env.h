@@ -1,6 +1,6 @@
 #pragma once
-// The node controllers of vsphere-cloud-controller-manager wired in-process the way
-// src/app/manager.cc wires them (VCenters + VSphereInstances + Node informer + EventRecorder +
+// The node controllers of vsphere-cloud-controller-manager wired in-process by the binary's own
+// app::ControllerSet (VCenters + VSphereInstances + Node informer + EventRecorder +
 // NodeController + NodeLifecycleController + the inventory listener that refreshes a Node's
 // addresses when its VM changes), against the real vCenter simulator and an in-process API
 // server emulator. The controllers run on a FakeClock so lifecycle periods, refresh periods and
@@ -18,12 +18,12 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "app/controller_set.h"
 #include "cloud/config/config.h"
 #include "cloud/vsphere/vcenter.h"
 #include "cloud/vsphere/vsphere_instances.h"
 #include "common/clock.h"
 #include "common/metrics.h"
-#include "controllers/node_cache.h"
 #include "controllers/node_controller.h"
 #include "controllers/node_lifecycle_controller.h"
 #include "fixtures/kube_emulator/kube_emulator.h"
@@ -31,7 +31,6 @@
 #include "kube/client.h"
 #include "kube/event_recorder.h"
 #include "kube/informer.h"
-#include "kube/kube_event_sink.h"
 #include "kube/objects.h"
 #include "vsphere/credential_source.h"
 
@@ -85,7 +84,7 @@ class NodeE2eEnv {
   // caches to sync), the informer, recorder and both controllers.
   absl::Status Start(const cloud::Config& config, vsphere::CredentialSource& creds,
                      CcmOptions options = {});
-  void Stop();  // idempotent; stops like manager.cc's Shutdown
+  void Stop();  // idempotent; ControllerSet::Stop (Events flushed), then the emulator
 
   // A Node as kubelet --cloud-provider=external registers it: name (= guest hostname),
   // systemUUID in SMBIOS byte order (from the VM's BIOS UUID), the uninitialized taint, a Ready
@@ -120,18 +119,16 @@ class NodeE2eEnv {
 
   ccm::testing::KubeEmulator& emulator() { return emulator_; }
   HookClient& client() { return *client_; }
-  kube::Informer& node_informer() { return *nodes_; }
+  kube::Informer& node_informer() { return set_->node_informer(); }
   FakeClock& clock() { return clock_; }
   metrics::Registry& registry() { return registry_; }
-  cloud::VSphereInstances& instances() { return *instances_; }
-  cloud::VCenter& vcenter(size_t i) { return *vcs_[i]; }
-  controllers::NodeController& node_controller() { return *node_; }
-  controllers::NodeLifecycleController& lifecycle() { return *lifecycle_; }
+  cloud::VSphereInstances& instances() { return set_->instances(); }
+  cloud::VCenter& vcenter(size_t i) { return *set_->vcenters()[i]; }
+  controllers::NodeController& node_controller() { return *set_->node_controller(); }
+  controllers::NodeLifecycleController& lifecycle() { return *set_->lifecycle(); }
   const CcmOptions& options() const { return options_; }
 
  private:
-  void OnVmChange(cloud::VCenter& vc, const std::string& moid);
-
   std::string dir_;
   ccm::testing::KubeEmulator emulator_;
   FakeClock clock_;
@@ -141,15 +138,7 @@ class NodeE2eEnv {
   cloud::Config config_;
   std::unique_ptr<kube::Client> rest_;
   std::unique_ptr<HookClient> client_;
-  std::vector<std::unique_ptr<cloud::VCenter>> vcs_;
-  std::unique_ptr<cloud::VSphereInstances> instances_;
-  std::unique_ptr<kube::Informer> nodes_;
-  std::unique_ptr<controllers::ProviderIdIndex> by_provider_id_;
-  std::unique_ptr<kube::KubeEventSink> sink_;
-  std::unique_ptr<kube::EventRecorder> recorder_;
-  std::unique_ptr<controllers::NodeController> node_;
-  std::unique_ptr<controllers::NodeLifecycleController> lifecycle_;
-  std::vector<std::pair<cloud::VCenter*, int>> listeners_;
+  std::unique_ptr<app::ControllerSet> set_;
   bool stopped_ = false;
 };
 
