@@ -147,6 +147,8 @@ void NodeLifecycleController::MonitorReadyNode(const kube::Json& node) {
     LOG_WARN("node lifecycle: remove shutdown taint from node {}: {}", name, s.status());
     return Count("write_failed");
   }
+  // Not written: the informer's copy was behind and the fresh Node has no taint (already done).
+  if (!s->written) return;
   LOG_INFO("node lifecycle: node {} is Ready again, removed the shutdown taint", name);
   Count("shutdown_untainted");
 }
@@ -192,7 +194,8 @@ void NodeLifecycleController::MonitorNode(const kube::Json& node) {
     kube::DeleteOptions opts;
     opts.precondition_uid = kube::Uid(node);
     absl::Status s = client_.Delete(kube::Nodes(), "", name, opts);
-    if (!s.ok() && !kube::IsNotFoundError(s)) {
+    if (kube::IsNotFoundError(s)) return;  // deleted already (the informer's copy was behind)
+    if (!s.ok()) {
       // A Conflict means the Node was re-created under the same name: not ours to delete.
       LOG_WARN("node lifecycle: delete node {} (uid {}): {}", name, opts.precondition_uid, s);
       return Count("write_failed");
@@ -207,6 +210,7 @@ void NodeLifecycleController::MonitorNode(const kube::Json& node) {
       LOG_WARN("node lifecycle: add shutdown taint to node {}: {}", name, s.status());
       return Count("write_failed");
     }
+    if (!s->written) return;  // the fresh Node had the taint already
     LOG_INFO("node lifecycle: VM of node {} is not powered on, added the shutdown taint", name);
     Count("shutdown_tainted");
   }

@@ -199,7 +199,12 @@ TEST_F(NodeLifecycleControllerTest, NotSyncedPassesDeleteAndTaintNothingAndWarnO
     return kube::HasTaint(n, kShutdownTaintKey);
   }));
 
-  for (int i = 0; i < 12; ++i) NextPass();  // a minute of outage
+  // The first pass removes the taint of "awake"; let the informer see that before the others.
+  NextPass();
+  ASSERT_TRUE(env_.StoreSees("awake", [](const kube::Json& n) {
+    return !kube::HasTaint(n, kShutdownTaintKey);
+  }));
+  for (int i = 1; i < 12; ++i) NextPass();  // a minute of outage
   EXPECT_TRUE(env_.GetNode("gone").is_object());
   EXPECT_FALSE(kube::HasTaint(env_.GetNode("sleepy"), kShutdownTaintKey));
   EXPECT_TRUE(env_.client->deletes().empty());
@@ -285,6 +290,9 @@ TEST_F(NodeLifecycleControllerTest, NodesWithoutOurProviderIdAreNeverDeletedOrTa
   env_.instances.SetVm("aws-off", {.shutdown = true, .metadata = {}});
   NotReadyNode("ours-gone");                          // the control: ours and gone
   Start();
+  // The next pass reads the informer's copy: let it see the deletion first, or it would look
+  // the deleted Node up (and try to delete it) once more.
+  ASSERT_TRUE(Eventually([&] { return env_.nodes->Get("ours-gone") == nullptr; }));
   NextPass();
   EXPECT_TRUE(env_.GetNode("bare-metal").is_object());
   EXPECT_TRUE(env_.GetNode("ours-gone").is_null());
