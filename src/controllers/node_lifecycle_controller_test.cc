@@ -314,5 +314,26 @@ TEST_F(NodeLifecycleControllerTest, NodesWithoutOurProviderIdAreNeverDeletedOrTa
   EXPECT_THAT(message, ::testing::HasSubstr("this NotReady node is not checked"));
 }
 
+// The informer's copy can be behind a write made by another writer or an earlier pass: the
+// controller must not count (or report) an action the fresh Node shows as done already.
+TEST_F(NodeLifecycleControllerTest, ActionsAlreadyDoneOnTheServerAreNotCountedAgain) {
+  env_.CreateKubeletNode("awake", /*ready=*/true);
+  env_.EditNode("awake", [](kube::Json& n) {
+    kube::AddTaint(n, kube::Taint{std::string(kShutdownTaintKey), "", "NoSchedule"});
+  });
+  ASSERT_TRUE(env_.StoreSees("awake", [](const kube::Json& n) {
+    return kube::HasTaint(n, kShutdownTaintKey);
+  }));
+  NotReadyNode("gone");  // ours, and its VM does not exist
+  env_.nodes->Stop();    // the informer's copies stay as they are now: stale from here on
+  env_.EditNode("awake", [](kube::Json& n) { kube::RemoveTaint(n, kShutdownTaintKey, "NoSchedule"); });
+  ASSERT_TRUE(env_.emulator.Delete("nodes", "", "gone").ok());
+  Start();
+  EXPECT_EQ(Actions("shutdown_untainted"), 0) << "the fresh Node had no taint: nothing written";
+  EXPECT_EQ(Actions("deleted"), 0) << "the Node was gone already: DELETE found nothing";
+  EXPECT_EQ(Actions("write_failed"), 0);
+  EXPECT_EQ(env_.client->deletes().size(), 1u);  // it did ask, and took NotFound as done
+}
+
 }  // namespace
 }  // namespace ccm::controllers

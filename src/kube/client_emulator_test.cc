@@ -13,6 +13,7 @@
 #include "kube/config.h"
 #include "kube/informer.h"
 #include "kube/objects.h"
+#include "testing/eventually.h"
 
 namespace ccm::kube {
 namespace {
@@ -292,11 +293,8 @@ TEST_F(EmulatorTest, WatchAnswered429IsRetriedAfterRetryAfter) {
         &cancel);
   });
   auto watches_reach = [&](int64_t n) {
-    absl::Time deadline = absl::Now() + absl::Seconds(10);
-    while (emu_.RequestCount("watch nodes") < n && absl::Now() < deadline) {
-      absl::SleepFor(absl::Milliseconds(1));
-    }
-    return emu_.RequestCount("watch nodes") >= n;
+    return ::ccm::testing::Eventually([&] { return emu_.RequestCount("watch nodes") >= n; },
+                                      absl::Seconds(10), absl::Milliseconds(1));
   };
   // First 429: nothing is sent again until the client's clock has moved by the whole 2 s.
   ASSERT_TRUE(watches_reach(1));

@@ -13,16 +13,12 @@
 #include "absl/strings/str_cat.h"
 
 namespace ccm::integration {
-namespace {
-
-std::string ReadAll(const std::string& path) {
+std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(std::vector<std::string> argv,
                                                                   const std::string& log_prefix) {
@@ -91,7 +87,7 @@ std::optional<int> ChildProcess::WaitExit(absl::Duration timeout) {
   return exit_code_;
 }
 
-std::string ChildProcess::Stdout() const { return ReadAll(stdout_path_); }
-std::string ChildProcess::Stderr() const { return ReadAll(stderr_path_); }
+std::string ChildProcess::Stdout() const { return ReadFile(stdout_path_); }
+std::string ChildProcess::Stderr() const { return ReadFile(stderr_path_); }
 
 }  // namespace ccm::integration

@@ -16,6 +16,9 @@
 
 namespace ccm::integration {
 
+// The whole content of a file ("" when it cannot be read).
+std::string ReadFile(const std::string& path);
+
 class ChildProcess {
  public:
   // argv[0] is the program path. Output goes to `<log_prefix>.stdout` / `<log_prefix>.stderr`.

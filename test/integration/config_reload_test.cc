@@ -15,13 +15,6 @@
 namespace ccm::integration {
 namespace {
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // As a ConfigMap volume update does: the new content appears at once (rename), never half-written.
 void Replace(const std::string& path, const std::string& content) {
   WriteFile(path + ".tmp", content);
@@ -50,7 +43,7 @@ TEST(ConfigReloadTest, InvalidKeepsRunningLiveAppliesRestartExits) {
   auto c = Cluster::Start("config_reload");
   ASSERT_TRUE(c.ok()) << c.status();
   Cluster& cl = **c;
-  const std::string good = ReadAll(cl.config_path());
+  const std::string good = ReadFile(cl.config_path());
   ASSERT_TRUE(absl::StrContains(good, "vcenter:")) << good;
   int port = 0;
   auto p = cl.StartCcm("ccm", &port, {"--cloud-config-check-period=200ms"});
