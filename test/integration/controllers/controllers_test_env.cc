@@ -1,4 +1,4 @@
-#include "controllers/controllers_test_env.h"
+#include "integration/controllers/controllers_test_env.h"
 
 #include <stdlib.h>
 #include <unistd.h>

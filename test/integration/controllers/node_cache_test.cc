@@ -2,7 +2,7 @@
 // providerID changes and deletes, and a second Node claiming an ID does not erase the first's.
 #include "controllers/node_cache.h"
 
-#include "controllers/controllers_test_env.h"
+#include "integration/controllers/controllers_test_env.h"
 #include "gtest/gtest.h"
 #include "kube/objects.h"
 

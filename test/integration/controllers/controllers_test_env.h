@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "cloud/core/fake_instances.h"
+#include "testing/fake_instances.h"
 #include "common/clock.h"
 #include "common/metrics.h"
 #include "kube/client.h"

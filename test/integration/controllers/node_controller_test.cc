@@ -6,7 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "controllers/controllers_test_env.h"
+#include "integration/controllers/controllers_test_env.h"
 #include "controllers/node_update.h"
 #include "controllers/node_writer.h"
 #include "gmock/gmock.h"

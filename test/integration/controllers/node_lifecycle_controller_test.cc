@@ -3,7 +3,7 @@
 #include "controllers/node_lifecycle_controller.h"
 
 #include "absl/strings/match.h"
-#include "controllers/controllers_test_env.h"
+#include "integration/controllers/controllers_test_env.h"
 #include "controllers/node_update.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
