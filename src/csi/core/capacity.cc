@@ -33,9 +33,9 @@ absl::Status CheckOrdered(const CapacityRange& range) {
 }
 
 absl::Status OverLimit(int64_t mib, int64_t limit_bytes) {
-  return absl::OutOfRangeError(absl::StrCat(
-      "volumes are sized in whole MiB: ", mib, " MiB (", MibToBytes(mib),
-      " bytes) exceeds limit_bytes ", limit_bytes));
+  return absl::OutOfRangeError(absl::StrCat("volumes are sized in whole MiB: ", mib, " MiB (",
+                                            MibToBytes(mib), " bytes) exceeds limit_bytes ",
+                                            limit_bytes));
 }
 
 }  // namespace

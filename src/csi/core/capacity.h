@@ -19,7 +19,7 @@ absl::StatusOr<int64_t> CreateSizeMib(const CapacityRange& range);
 
 // ControllerExpandVolume's decision for a volume of `current_mib`.
 struct ExpandPlan {
-  int64_t target_mib = 0;    // the size after the call (never below current_mib)
+  int64_t target_mib = 0;     // the size after the call (never below current_mib)
   bool needs_extend = false;  // false: already at least that big, nothing to ask CNS
   // The reference sets NodeExpansionRequired for everything but raw block volumes (the filesystem
   // must then be grown on the node); an unset access type (an older resizer) counts as mount.
