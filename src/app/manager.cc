@@ -17,7 +17,7 @@
 #include "app/health_server.h"
 #include "app/secret_watcher.h"
 #include "cloud/config/config.h"
-#include "cloud/config/credentials.h"
+#include "cloud/credentials/credential_store.h"
 #include "cloud/vsphere/vcenter.h"
 #include "common/logging.h"
 #include "kube/client.h"

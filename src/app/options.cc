@@ -1,7 +1,5 @@
 #include "app/options.h"
 
-#include <functional>
-
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -9,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "app/flag_parser.h"
 #include "cloud/core/node_labels.h"
 
 namespace ccm::app {
@@ -33,25 +32,6 @@ const std::set<std::string>& IgnoredFlags() {
   return k;
 }
 
-absl::Status Bad(const std::string& flag, const std::string& value, const std::string& want) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("invalid value \"", value, "\" for flag --", flag, ": expected ", want));
-}
-
-absl::StatusOr<bool> ParseBool(const std::string& flag, const std::string& v) {
-  std::string l = absl::AsciiStrToLower(v);
-  if (l == "true" || l == "1" || l == "t") return true;
-  if (l == "false" || l == "0" || l == "f") return false;
-  return Bad(flag, v, "true or false");
-}
-
-absl::StatusOr<absl::Duration> ParseDur(const std::string& flag, const std::string& v) {
-  absl::Duration d;
-  if (!absl::ParseDuration(v, &d) || d < absl::ZeroDuration())
-    return Bad(flag, v, "a duration such as 15s, 5m0s or 1h");
-  return d;
-}
-
 }  // namespace
 
 bool ControllerEnabled(const Options& o, const std::string& name) {
@@ -64,32 +44,36 @@ bool ControllerEnabled(const Options& o, const std::string& name) {
   return star;
 }
 
-absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
-  Options o;
-  using Setter = std::function<absl::Status(const std::string&)>;
-  auto str = [](std::string* dst) -> Setter {
-    return [dst](const std::string& v) {
-      *dst = v;
-      return absl::OkStatus();
-    };
-  };
-  std::map<std::string, Setter> value_flags;
-  std::map<std::string, bool*> bool_flags = {
-      {"leader-elect", &o.leader_elect}, {"version", &o.version}, {"help", &o.help},
-      {"strict-config", &o.strict_config}};
-  value_flags["cloud-provider"] = str(&o.cloud_provider);
-  value_flags["cloud-config"] = str(&o.cloud_config);
-  value_flags["kubeconfig"] = str(&o.kubeconfig);
-  value_flags["master"] = str(&o.master);
-  value_flags["leader-elect-resource-lock"] = str(&o.leader_elect_resource_lock);
-  value_flags["leader-elect-resource-name"] = str(&o.leader_elect_resource_name);
-  value_flags["leader-elect-resource-namespace"] = str(&o.leader_elect_resource_namespace);
-  value_flags["bind-address"] = str(&o.bind_address);
-  value_flags["tls-cert-file"] = str(&o.tls_cert_file);
-  value_flags["tls-private-key-file"] = str(&o.tls_private_key_file);
-  value_flags["cert-dir"] = str(&o.cert_dir);
-  value_flags["cluster-name"] = str(&o.cluster_name);
-  value_flags["controllers"] = [&](const std::string& v) {
+namespace {
+
+void RegisterFlags(Options& o, FlagParser& p) {
+  p.Bool("leader-elect", &o.leader_elect);
+  p.Bool("version", &o.version);
+  p.Bool("help", &o.help);
+  p.Bool("strict-config", &o.strict_config);
+  p.String("cloud-provider", &o.cloud_provider);
+  p.String("cloud-config", &o.cloud_config);
+  p.String("kubeconfig", &o.kubeconfig);
+  p.String("master", &o.master);
+  p.String("leader-elect-resource-lock", &o.leader_elect_resource_lock);
+  p.String("leader-elect-resource-name", &o.leader_elect_resource_name);
+  p.String("leader-elect-resource-namespace", &o.leader_elect_resource_namespace);
+  p.String("bind-address", &o.bind_address);
+  p.String("tls-cert-file", &o.tls_cert_file);
+  p.String("tls-private-key-file", &o.tls_private_key_file);
+  p.String("cert-dir", &o.cert_dir);
+  p.String("cluster-name", &o.cluster_name);
+  p.Duration("leader-elect-lease-duration", &o.lease_duration);
+  p.Duration("leader-elect-renew-deadline", &o.renew_deadline);
+  p.Duration("leader-elect-retry-period", &o.retry_period);
+  p.Duration("node-status-update-frequency", &o.node_status_update_frequency);
+  p.Duration("node-monitor-period", &o.node_monitor_period);
+  p.Duration("cloud-config-check-period", &o.cloud_config_check_period);
+  p.Int("concurrent-node-syncs", &o.concurrent_node_syncs, 1);
+  p.Int("kube-api-burst", &o.kube_api_burst, 1);
+  p.Int("secure-port", &o.secure_port, 0);
+  p.Int("v", &o.verbosity, 0);
+  p.Value("controllers", [&o](const std::string& v) {
     o.controllers = absl::StrSplit(v, ',', absl::SkipWhitespace());
     for (auto& c : o.controllers) c = std::string(absl::StripAsciiWhitespace(c));
     for (const auto& c : o.controllers) {
@@ -99,100 +83,27 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
                                           "\" is not implemented by this binary; ignored"));
     }
     return absl::OkStatus();
-  };
-  auto dur = [](const std::string& flag, absl::Duration* dst) -> Setter {
-    return [flag, dst](const std::string& v) -> absl::Status {
-      auto d = ParseDur(flag, v);
-      if (!d.ok()) return d.status();
-      *dst = *d;
-      return absl::OkStatus();
-    };
-  };
-  value_flags["leader-elect-lease-duration"] = dur("leader-elect-lease-duration", &o.lease_duration);
-  value_flags["leader-elect-renew-deadline"] = dur("leader-elect-renew-deadline", &o.renew_deadline);
-  value_flags["leader-elect-retry-period"] = dur("leader-elect-retry-period", &o.retry_period);
-  value_flags["node-status-update-frequency"] =
-      dur("node-status-update-frequency", &o.node_status_update_frequency);
-  value_flags["node-monitor-period"] = dur("node-monitor-period", &o.node_monitor_period);
-  value_flags["cloud-config-check-period"] =
-      dur("cloud-config-check-period", &o.cloud_config_check_period);
-  auto integer = [](const std::string& flag, int* dst, int min) -> Setter {
-    return [flag, dst, min](const std::string& v) -> absl::Status {
-      int n;
-      if (!absl::SimpleAtoi(v, &n) || n < min)
-        return Bad(flag, v, absl::StrCat("an integer >= ", min));
-      *dst = n;
-      return absl::OkStatus();
-    };
-  };
-  value_flags["concurrent-node-syncs"] = integer("concurrent-node-syncs", &o.concurrent_node_syncs, 1);
-  value_flags["kube-api-burst"] = integer("kube-api-burst", &o.kube_api_burst, 1);
-  value_flags["secure-port"] = integer("secure-port", &o.secure_port, 0);
-  value_flags["v"] = integer("v", &o.verbosity, 0);
-  value_flags["kube-api-qps"] = [&](const std::string& v) -> absl::Status {
+  });
+  p.Value("kube-api-qps", [&o](const std::string& v) {
     if (!absl::SimpleAtod(v, &o.kube_api_qps) || o.kube_api_qps <= 0)
-      return Bad("kube-api-qps", v, "a number > 0");
+      return BadFlag("kube-api-qps", v, "a number > 0");
     return absl::OkStatus();
-  };
-  value_flags["node-labels"] = [&](const std::string& v) -> absl::Status {
+  });
+  p.Value("node-labels", [&o](const std::string& v) {
     for (absl::string_view kv : absl::StrSplit(v, ',', absl::SkipWhitespace())) {
-      std::pair<std::string, std::string> p = absl::StrSplit(kv, absl::MaxSplits('=', 1));
-      if (p.first.empty() || !absl::StrContains(kv, '='))
-        return Bad("node-labels", v, "key=value pairs separated by commas");
-      o.node_labels[std::string(absl::StripAsciiWhitespace(p.first))] =
-          std::string(absl::StripAsciiWhitespace(p.second));
+      std::pair<std::string, std::string> kvp = absl::StrSplit(kv, absl::MaxSplits('=', 1));
+      if (kvp.first.empty() || !absl::StrContains(kv, '='))
+        return BadFlag("node-labels", v, "key=value pairs separated by commas");
+      o.node_labels[std::string(absl::StripAsciiWhitespace(kvp.first))] =
+          std::string(absl::StripAsciiWhitespace(kvp.second));
     }
     return absl::OkStatus();
-  };
+  });
+  p.Ignore(IgnoredFlags());
+}
 
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--") break;
-    if (!absl::StartsWith(a, "-") || a == "-") {
-      o.warnings.push_back(absl::StrCat("unexpected argument \"", a, "\" ignored"));
-      continue;
-    }
-    std::string body(absl::StripPrefix(absl::StripPrefix(a, "-"), "-"));
-    std::string name = body, value;
-    bool has_value = false;
-    if (auto eq = body.find('='); eq != std::string::npos) {
-      name = body.substr(0, eq);
-      value = body.substr(eq + 1);
-      has_value = true;
-    }
-    if (name == "h") name = "help";
-    if (auto b = bool_flags.find(name); b != bool_flags.end()) {
-      if (!has_value) {
-        *b->second = true;
-        continue;
-      }
-      auto v = ParseBool(name, value);
-      if (!v.ok()) return v.status();
-      *b->second = *v;
-      continue;
-    }
-    auto f = value_flags.find(name);
-    bool ignored = IgnoredFlags().count(name) > 0;
-    if (f == value_flags.end() && !ignored) {
-      o.warnings.push_back(absl::StrCat("unknown flag --", name, " ignored"));
-      if (!has_value && i + 1 < args.size() && !absl::StartsWith(args[i + 1], "-")) ++i;
-      continue;
-    }
-    if (!has_value) {
-      if (i + 1 >= args.size()) {
-        if (ignored) continue;  // most ignored flags are booleans
-        return absl::InvalidArgumentError(absl::StrCat("flag needs an argument: --", name));
-      }
-      value = args[++i];
-    }
-    if (ignored) {
-      o.warnings.push_back(
-          absl::StrCat("flag --", name, " is accepted for compatibility but has no effect here"));
-      continue;
-    }
-    if (absl::Status s = f->second(value); !s.ok()) return s;
-  }
-  if (o.help || o.version) return o;
+// The checks across flags, once all are read.
+absl::Status Validate(Options& o) {
   if (o.cloud_provider != "vsphere") {
     return absl::InvalidArgumentError(absl::StrCat(
         "--cloud-provider=\"", o.cloud_provider,
@@ -209,7 +120,7 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
     return absl::InvalidArgumentError(
         "leader election needs --leader-elect-lease-duration > --leader-elect-renew-deadline > "
         "--leader-elect-retry-period");
-  if (o.secure_port > 65535) return Bad("secure-port", std::to_string(o.secure_port), "0..65535");
+  if (o.secure_port > 65535) return BadFlag("secure-port", std::to_string(o.secure_port), "0..65535");
   if (o.tls_cert_file.empty() != o.tls_private_key_file.empty())
     return absl::InvalidArgumentError("--tls-cert-file and --tls-private-key-file go together");
   auto labels = cloud::ValidateExtraLabels(o.node_labels);
@@ -217,6 +128,18 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
     return absl::InvalidArgumentError(absl::StrCat("--node-labels: ", labels.status().message()));
   o.node_labels = std::move(labels->labels);
   o.warnings.insert(o.warnings.end(), labels->warnings.begin(), labels->warnings.end());
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
+  Options o;
+  FlagParser parser;
+  RegisterFlags(o, parser);
+  if (absl::Status s = parser.Parse(args, &o.warnings); !s.ok()) return s;
+  if (o.help || o.version) return o;
+  if (absl::Status s = Validate(o); !s.ok()) return s;
   return o;
 }
 

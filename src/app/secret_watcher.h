@@ -9,7 +9,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "cloud/config/credentials.h"
+#include "cloud/credentials/credential_store.h"
 #include "kube/client.h"
 #include "kube/informer.h"
 

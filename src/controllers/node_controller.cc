@@ -57,7 +57,8 @@ NodeController::NodeController(kube::Client& client, kube::Informer& nodes,
       extra_labels_(options.extra_labels),
       update_attempts_(std::max(1, options.update_attempts)),
       clock_(options.clock ? *options.clock : Clock::Real()),
-      queue_(QueueOptions(options, clock_)) {
+      queue_(QueueOptions(options, clock_)),
+      runner_(clock_) {
   metrics::Family* skipped = nullptr;
   if (metrics::Registry* r = options.metrics) {
     init_latency_ = r->Histogram(
@@ -75,99 +76,58 @@ NodeController::NodeController(kube::Client& client, kube::Informer& nodes,
         {"reason"});
   }
   refresh_gate_ = std::make_unique<ReadyGate>(instances_, "node address refresh", skipped);
-  {
-    absl::MutexLock l(&target_->mu);
-    target_->controller = this;
-  }
-  auto call = [t = target_](auto fn) {
-    absl::MutexLock l(&t->mu);
-    if (t->controller) fn(*t->controller);
-  };
-  nodes_.AddEventHandler({
-      .on_add = [call](const kube::Json& n) {
-        call([&](NodeController& c) {
-          c.EnqueueIfUninitialized(n);
-          if (LabelsNeedReconcile(n)) c.queue_.Add(kube::Name(n));
-        });
+  handler_id_ = nodes_.AddEventHandler({
+      .on_add = [this](const kube::Json& n) {
+        EnqueueIfUninitialized(n);
+        if (LabelsNeedReconcile(n)) queue_.Add(kube::Name(n));
       },
       // Only when the taint appears: a tainted Node is already queued, or being retried with
       // backoff, and re-queueing it for its own status PATCH would cost a PUT (409) and a GET.
-      .on_update = [call](const kube::Json& old_node, const kube::Json& n) {
+      .on_update = [this](const kube::Json& old_node, const kube::Json& n) {
         if (kube::HasTaint(old_node, kUninitializedTaintKey)) return;
-        call([&](NodeController& c) {
-          c.EnqueueIfUninitialized(n);
-          // As cloud-provider syncs every update; queued only when there is something to fix.
-          if (LabelsNeedReconcile(n)) c.queue_.Add(kube::Name(n));
-        });
+        EnqueueIfUninitialized(n);
+        // As cloud-provider syncs every update; queued only when there is something to fix.
+        if (LabelsNeedReconcile(n)) queue_.Add(kube::Name(n));
       },
-      .on_delete = [call](const kube::Json& n) {
-        call([&](NodeController& c) {
-          absl::MutexLock l(&c.mu_);
-          c.first_seen_.erase(kube::Name(n));
-        });
+      .on_delete = [this](const kube::Json& n) {
+        absl::MutexLock l(&mu_);
+        first_seen_.erase(kube::Name(n));
       },
   });
 }
 
 NodeController::~NodeController() {
-  {
-    absl::MutexLock l(&target_->mu);
-    target_->controller = nullptr;
-  }
+  nodes_.RemoveEventHandler(handler_id_);
   Stop();
 }
 
 void NodeController::Start() {
-  absl::MutexLock l(&mu_);
-  if (started_ || stop_.HasBeenNotified()) return;
-  started_ = true;
-  start_time_ = clock_.Now();
-  runner_ = std::thread([this] { Run(); });
-}
-
-void NodeController::Run() {
-  while (!nodes_.WaitForSync(absl::Milliseconds(200))) {
-    if (stop_.HasBeenNotified()) return;
-  }
-  if (stop_.HasBeenNotified()) return;
-  LOG_INFO("node controller: caches synced, starting {} workers", workers_);
-  for (int i = 0; i < workers_; ++i) {
-    threads_.emplace_back([this] {
-      while (ProcessNextItem()) {
-      }
-    });
-  }
-  threads_.emplace_back([this] { RefreshLoop(); });
+  runner_.Start({
+      .name = "node controller",
+      .informers = {&nodes_},
+      .workers = workers_,
+      .process_next_item = [this] { return ProcessNextItem(); },
+      .shut_down_queue = [this] { queue_.ShutDown(); },
+      .period = refresh_every_,
+      .pass = [this] { RefreshPass(); },
+  });
 }
 
 void NodeController::Stop() {
-  {
-    absl::MutexLock l(&mu_);
-    if (!stop_.HasBeenNotified()) stop_.Notify();
-  }
-  queue_.ShutDown();
-  if (runner_.joinable()) runner_.join();
-  for (auto& t : threads_) {
-    if (t.joinable()) t.join();
-  }
+  runner_.Stop();
+  queue_.ShutDown();  // also when never started: ProcessNextItem then returns false
 }
 
-void NodeController::RefreshLoop() {
-  // A fixed schedule (not "sleep a period after each pass") so a pass is never skipped because
-  // time moved while the previous one ran; when far behind, skip to now instead of bursting.
-  absl::Time next = start_time_;
-  while (clock_.SleepUntil(next += refresh_every_, &stop_)) {
-    // Not Ready: every refresh would fail with Unavailable and be retried per Node; skip instead.
-    if (refresh_gate_->Check().ready.ok()) {
-      for (const std::string& key : nodes_.Keys()) {  // one decoded Node at a time
-        kube::ObjectPtr n = nodes_.Get(key);
-        if (n && Initialised(*n)) queue_.Add(kube::Name(*n));
-      }
+void NodeController::RefreshPass() {
+  // Not Ready: every refresh would fail with Unavailable and be retried per Node; skip instead.
+  if (refresh_gate_->Check().ready.ok()) {
+    for (const std::string& key : nodes_.Keys()) {  // one decoded Node at a time
+      kube::ObjectPtr n = nodes_.Get(key);
+      if (n && Initialised(*n)) queue_.Add(kube::Name(*n));
     }
-    absl::MutexLock l(&mu_);
-    ++refresh_passes_;
-    if (absl::Time now = clock_.Now(); next + refresh_every_ < now) next = now;
   }
+  absl::MutexLock l(&mu_);
+  ++refresh_passes_;
 }
 
 int64_t NodeController::refresh_passes() const {

@@ -33,20 +33,19 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "cloud/core/instances.h"
 #include "common/clock.h"
 #include "common/metrics.h"
 #include "controllers/ready_gate.h"
 #include "kube/client.h"
+#include "kube/controller_runner.h"
 #include "kube/event_recorder.h"
 #include "kube/informer.h"
 #include "kube/rate_limiter.h"
@@ -68,8 +67,7 @@ struct NodeControllerOptions {
 class NodeController {
  public:
   // Registers its handlers on `nodes` (the shared Node informer). `recorder` may be null.
-  // Everything passed in must outlive the controller. The informer may outlive it: the handlers
-  // it keeps become no-ops when the controller is destroyed.
+  // Everything passed in must outlive the controller; the destructor removes the handlers.
   NodeController(kube::Client& client, kube::Informer& nodes, cloud::Instances& instances,
                  kube::EventRecorder* recorder, NodeControllerOptions options);
   ~NodeController();  // Stop()
@@ -95,8 +93,7 @@ class NodeController {
   bool WaitForRefreshPasses(int64_t n, absl::Duration timeout) const;
 
  private:
-  void Run();
-  void RefreshLoop();
+  void RefreshPass();
   void EnqueueIfUninitialized(const kube::Json& node);
   absl::Status Initialize(const kube::Json& node);
   // cloud-provider's reconcileNodeLabels (ReconcileNodeLabels) on an initialised Node: one PUT
@@ -106,16 +103,9 @@ class NodeController {
   void Warn(const kube::Json& node, absl::string_view reason, absl::string_view message);
   void CountSync(absl::string_view kind, bool ok);
 
-  // What the informer's handlers reach the controller through; cleared by the destructor (the
-  // informer has no way to remove a handler).
-  struct HandlerTarget {
-    absl::Mutex mu;
-    NodeController* controller ABSL_GUARDED_BY(mu) = nullptr;
-  };
-
   kube::Client& client_;
   kube::Informer& nodes_;
-  std::shared_ptr<HandlerTarget> target_ = std::make_shared<HandlerTarget>();
+  kube::Informer::HandlerId handler_id_ = 0;
   cloud::Instances& instances_;
   kube::EventRecorder* recorder_;
   const int workers_;
@@ -128,18 +118,14 @@ class NodeController {
   metrics::Family* init_latency_ = nullptr;
   metrics::Family* syncs_ = nullptr;
   metrics::Family* address_updates_ = nullptr;
-  std::unique_ptr<ReadyGate> refresh_gate_;  // used by RefreshLoop only
+  std::unique_ptr<ReadyGate> refresh_gate_;  // used by RefreshPass only
 
   mutable absl::Mutex mu_;
   // When each uninitialised Node was first seen (initialisation latency).
   absl::flat_hash_map<std::string, absl::Time> first_seen_ ABSL_GUARDED_BY(mu_);
   int64_t refresh_passes_ ABSL_GUARDED_BY(mu_) = 0;
-  bool started_ ABSL_GUARDED_BY(mu_) = false;
-  absl::Time start_time_;  // set by Start() before the threads exist; the refresh schedule's origin
 
-  absl::Notification stop_;
-  std::thread runner_;
-  std::vector<std::thread> threads_;  // workers and the refresh loop, owned by runner_ until Stop
+  kube::ControllerRunner runner_;  // last: its threads stop before the members above go
 };
 
 }  // namespace ccm::controllers

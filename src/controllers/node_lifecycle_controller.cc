@@ -41,7 +41,8 @@ NodeLifecycleController::NodeLifecycleController(kube::Client& client, kube::Inf
       period_(options.monitor_period),
       skip_deletion_(options.skip_node_deletion),
       clock_(options.clock ? *options.clock : Clock::Real()),
-      outage_event_interval_(options.outage_event_interval) {
+      outage_event_interval_(options.outage_event_interval),
+      runner_(clock_) {
   metrics::Family* skipped = nullptr;
   if (options.metrics) {
     actions_ = options.metrics->Counter(
@@ -60,44 +61,28 @@ NodeLifecycleController::NodeLifecycleController(kube::Client& client, kube::Inf
 NodeLifecycleController::~NodeLifecycleController() { Stop(); }
 
 void NodeLifecycleController::Start() {
-  absl::MutexLock l(&mu_);
-  if (started_ || stop_.HasBeenNotified()) return;
-  started_ = true;
-  start_time_ = clock_.Now();
-  thread_ = std::thread([this] { Run(); });
+  runner_.Start({
+      .name = "node lifecycle controller",
+      .informers = {&nodes_},
+      // No pass before every vCenter inventory has loaded once: it would only fail for every Node.
+      .wait_ready =
+          [this](const absl::Notification& stop) {
+            return gate_->WaitUntilReady(stop, absl::Milliseconds(100));
+          },
+      .period = period_,
+      .pass_at_start = true,
+      .pass = [this] { MonitorNodes(); },
+  });
 }
 
-void NodeLifecycleController::Stop() {
-  {
-    absl::MutexLock l(&mu_);
-    if (!stop_.HasBeenNotified()) stop_.Notify();
-  }
-  if (thread_.joinable()) thread_.join();
-}
-
-void NodeLifecycleController::Run() {
-  while (!nodes_.WaitForSync(absl::Milliseconds(200))) {
-    if (stop_.HasBeenNotified()) return;
-  }
-  // No pass before every vCenter inventory has loaded once: it would only fail for every Node.
-  if (!gate_->WaitUntilReady(stop_, absl::Milliseconds(100))) return;
-  // A fixed schedule: time that passed during a pass does not push the next one back; when far
-  // behind (a long stall), skip to now rather than run several passes back to back. Its origin
-  // is Start(), or the end of the start-up wait when that took time (no catch-up pass then).
-  absl::Time next = std::max(start_time_, clock_.Now());
-  while (!stop_.HasBeenNotified()) {
-    MonitorNodes();
-    if (!clock_.SleepUntil(next += period_, &stop_)) return;
-    if (absl::Time now = clock_.Now(); next + period_ < now) next = now;
-  }
-}
+void NodeLifecycleController::Stop() { runner_.Stop(); }
 
 void NodeLifecycleController::MonitorNodes() {
   if (ReadyGate::Result gate = gate_->Check(); !gate.ready.ok()) {
     SkipPass(gate);
   } else {
     for (const std::string& key : nodes_.Keys()) {  // one decoded Node at a time
-      if (stop_.HasBeenNotified()) break;
+      if (runner_.stopping().HasBeenNotified()) break;
       kube::ObjectPtr node = nodes_.Get(key);
       if (node && IsOurs(*node)) MonitorNode(*node);
     }
@@ -112,7 +97,7 @@ void NodeLifecycleController::SkipPass(const ReadyGate::Result& gate) {
   kube::ObjectPtr first;  // the first (by name) NotReady Node left unchecked
   int unchecked = 0;
   for (const std::string& key : nodes_.Keys()) {
-    if (stop_.HasBeenNotified()) return;
+    if (runner_.stopping().HasBeenNotified()) return;
     kube::ObjectPtr node = nodes_.Get(key);
     if (!node || !IsOurs(*node)) continue;
     if (kube::IsNodeReady(*node)) {

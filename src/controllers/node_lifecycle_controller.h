@@ -31,17 +31,16 @@
 
 #include <cstdint>
 #include <memory>
-#include <thread>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "cloud/core/instances.h"
 #include "common/clock.h"
 #include "common/metrics.h"
 #include "controllers/ready_gate.h"
 #include "kube/client.h"
+#include "kube/controller_runner.h"
 #include "kube/event_recorder.h"
 #include "kube/informer.h"
 
@@ -81,7 +80,6 @@ class NodeLifecycleController {
   bool WaitForPasses(int64_t n, absl::Duration timeout) const;
 
  private:
-  void Run();
   void MonitorNode(const kube::Json& node);
   void MonitorReadyNode(const kube::Json& node);
   // The part of a pass that runs while the provider is not Ready.
@@ -105,10 +103,8 @@ class NodeLifecycleController {
 
   mutable absl::Mutex mu_;
   int64_t passes_ ABSL_GUARDED_BY(mu_) = 0;
-  bool started_ ABSL_GUARDED_BY(mu_) = false;
-  absl::Time start_time_;  // set by Start() before the thread exists; the schedule's origin
-  absl::Notification stop_;
-  std::thread thread_;
+
+  kube::ControllerRunner runner_;  // last: its thread stops before the members above go
 };
 
 }  // namespace ccm::controllers

@@ -1,6 +1,6 @@
 #include "controllers/ready_gate.h"
 
-#include "cloud/core/fake_instances.h"
+#include "testing/fake_instances.h"
 #include "gtest/gtest.h"
 
 namespace ccm::controllers {

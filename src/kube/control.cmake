@@ -29,13 +29,3 @@ add_ccm_test(NAME kube_control_api_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/kube_adapters_test.cc
   LIBS ccm_kube_control_api
   TIMEOUT 120)
-
-# Leader election and events over HTTPS against the API server emulator (test/fixtures/kube_emulator).
-if(EXISTS ${CMAKE_SOURCE_DIR}/test/fixtures/kube_emulator/CMakeLists.txt)
-  add_ccm_test(NAME kube_control_emulator_test
-    SOURCES
-      ${CMAKE_CURRENT_LIST_DIR}/event_recorder_emulator_test.cc
-      ${CMAKE_CURRENT_LIST_DIR}/leader_election_emulator_test.cc
-    LIBS ccm_kube_control_api ccm_kube_emulator
-    TIMEOUT 120)
-endif()

@@ -16,9 +16,17 @@ struct Delta {
   ObjectPtr obj;
 };
 
-void Dispatch(const std::vector<ResourceEventHandler>& handlers, const std::vector<Delta>& ds) {
+const ResourceEventHandler& Unwrap(const ResourceEventHandler& h) { return h; }
+template <typename Id>
+const ResourceEventHandler& Unwrap(const std::pair<Id, ResourceEventHandler>& e) {
+  return e.second;
+}
+
+template <typename Handlers>
+void Dispatch(const Handlers& handlers, const std::vector<Delta>& ds) {
   for (const Delta& d : ds) {
-    for (const auto& h : handlers) {
+    for (const auto& entry : handlers) {
+      const ResourceEventHandler& h = Unwrap(entry);
       switch (d.kind) {
         case Delta::kAdd:
           if (h.on_add) h.on_add(*d.obj);
@@ -59,15 +67,23 @@ ObjectPtr Informer::Unpack(const Stored& s) {
   return std::make_shared<const Json>(Json::from_cbor(s.cbor));
 }
 
-void Informer::AddEventHandler(ResourceEventHandler handler) {
+Informer::HandlerId Informer::AddEventHandler(ResourceEventHandler handler) {
   absl::MutexLock d(&dispatch_mu_);
   std::vector<Delta> existing;
   {
     absl::MutexLock l(&mu_);
     for (const auto& [k, obj] : store_) existing.push_back({Delta::kAdd, nullptr, Unpack(obj)});
   }
-  Dispatch({handler}, existing);
-  handlers_.push_back(std::move(handler));
+  Dispatch(std::vector<ResourceEventHandler>{handler}, existing);
+  HandlerId id = next_handler_++;
+  handlers_.emplace_back(id, std::move(handler));
+  return id;
+}
+
+void Informer::RemoveEventHandler(HandlerId id) {
+  // dispatch_mu_ is held for every dispatch: once we have it, the handler is not running.
+  absl::MutexLock d(&dispatch_mu_);
+  std::erase_if(handlers_, [id](const auto& e) { return e.first == id; });
 }
 
 void Informer::Start() {

@@ -11,7 +11,10 @@
 //   client's own Retry-After retries) backs off and watches again, like a dropped connection.
 // - Failed list/watch attempts back off (ccm::BackoffDelay on the injected Clock).
 // - Handlers run on the informer's threads, one at a time, OUTSIDE the store lock (they may call
-//   Get/List); they must not block for long and must not call AddEventHandler.
+//   Get/List); they must not block for long and must not call AddEventHandler or
+//   RemoveEventHandler.
+// - RemoveEventHandler(handle) returns only when that handler is not running, and it is never
+//   called again: an object whose methods a handler calls removes it in its destructor.
 // - Periodic resync (if resync_period > 0): every handler gets update(obj, obj) for every object.
 // - HasSynced() turns true once the first list has been delivered to the handlers.
 // Objects are shared immutable JSON (std::shared_ptr<const Json>): copy before modifying.
@@ -71,8 +74,11 @@ class Informer {
   Informer(const Informer&) = delete;
   Informer& operator=(const Informer&) = delete;
 
+  using HandlerId = int64_t;
   // Handlers added after the informer has synced first get on_add for every cached object.
-  void AddEventHandler(ResourceEventHandler handler);
+  HandlerId AddEventHandler(ResourceEventHandler handler);
+  // Waits for a running dispatch to finish; unknown ids are ignored.
+  void RemoveEventHandler(HandlerId id);
   void Start();  // idempotent
   void Stop();   // ends the threads; idempotent
 
@@ -125,7 +131,8 @@ class Informer {
   // Serialises handler calls (reflector, resync, late AddEventHandler) so each handler sees
   // events in order, one at a time. mu_ is only taken briefly inside it, never across a handler.
   absl::Mutex dispatch_mu_ ABSL_ACQUIRED_BEFORE(mu_);
-  std::vector<ResourceEventHandler> handlers_ ABSL_GUARDED_BY(dispatch_mu_);
+  std::vector<std::pair<HandlerId, ResourceEventHandler>> handlers_ ABSL_GUARDED_BY(dispatch_mu_);
+  HandlerId next_handler_ ABSL_GUARDED_BY(dispatch_mu_) = 1;
 
   absl::Mutex lifecycle_mu_;
   bool started_ ABSL_GUARDED_BY(lifecycle_mu_) = false;

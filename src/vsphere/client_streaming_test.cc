@@ -8,7 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "vsphere/client.h"
-#include "vsphere/fake_vc_testing.h"
+#include "testing/fake_vcenter.h"
 #include "vsphere/update_stream.h"
 
 namespace ccm::vsphere {

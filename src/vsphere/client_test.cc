@@ -7,7 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "vsphere/fake_vc_testing.h"
+#include "testing/fake_vcenter.h"
 
 namespace ccm::vsphere {
 namespace {

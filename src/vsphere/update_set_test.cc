@@ -4,7 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "vsphere/chunking_testing.h"
+#include "testing/chunking.h"
 #include "vsphere/update_stream.h"
 
 namespace ccm::vsphere {

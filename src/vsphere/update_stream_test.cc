@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "vsphere/chunking_testing.h"
+#include "testing/chunking.h"
 
 namespace ccm::vsphere {
 namespace {

@@ -245,15 +245,6 @@ bool NodeE2eEnv::WaitForEvent(const std::string& node, const std::string& type,
       timeout);
 }
 
-bool Eventually(const std::function<bool()>& cond, absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
-  while (!cond()) {
-    if (absl::Now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(5));
-  }
-  return true;
-}
-
 cloud::VirtualCenterConfig VcConfig(const ccm::testing::VcsimProcess& sim,
                                     const std::string& label) {
   cloud::VirtualCenterConfig vc;

@@ -32,6 +32,7 @@
 #include "kube/event_recorder.h"
 #include "kube/informer.h"
 #include "kube/objects.h"
+#include "testing/eventually.h"
 #include "vsphere/credential_source.h"
 
 namespace ccm::integration {
@@ -142,8 +143,7 @@ class NodeE2eEnv {
   bool stopped_ = false;
 };
 
-// Polls `cond` every 5 ms (real time) until true or `timeout`.
-bool Eventually(const std::function<bool()>& cond, absl::Duration timeout = absl::Seconds(20));
+using ::ccm::testing::Eventually;  // test/testing/eventually.h
 
 // A VirtualCenterConfig for the simulator (label, server, port, CA file).
 cloud::VirtualCenterConfig VcConfig(const ccm::testing::VcsimProcess& sim,

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cloud/config/config.h"
-#include "cloud/config/credentials.h"
+#include "cloud/config/credential_data.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

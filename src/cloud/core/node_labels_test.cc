@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cloud/core/fake_instances.h"
+#include "testing/fake_instances.h"
 
 namespace ccm::cloud {
 namespace {

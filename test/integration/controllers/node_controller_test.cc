@@ -50,11 +50,16 @@ class NodeControllerTest : public ::testing::Test {
     });
   }
   // Advances the FakeClock (work-queue backoff) until `cond` holds.
-  bool AdvanceUntil(const std::function<bool()>& cond) {
-    return Eventually([&] {
-      env_.clock.Advance(absl::Seconds(1));
-      return cond();
-    });
+  // Each step waits (real time) until `cond` holds or the controller's two clock sleepers (the
+  // queue's retry timer and the refresh loop) are asleep again, then moves the clock to the next
+  // scheduled wake-up: retries happen exactly when their backoff says, however fast the machine.
+  bool AdvanceUntil(const std::function<bool()>& cond, int max_steps = 100) {
+    for (int step = 0; step < max_steps; ++step) {
+      if (!Eventually([&] { return cond() || env_.clock.sleepers() >= 2; })) return false;
+      if (cond()) return true;
+      env_.clock.AdvanceToNextWakeup();
+    }
+    return cond();
   }
   double Syncs(const std::string& kind, const std::string& result) {
     return env_.registry.Find("cloud_node_controller_syncs_total")->Value({kind, result});

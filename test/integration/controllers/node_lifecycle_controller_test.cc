@@ -44,8 +44,10 @@ class NodeLifecycleControllerTest : public ::testing::Test {
                                                             env_.instances, env_.recorder.get(), o);
     controller_->Start();
   }
-  // Moves the FakeClock one period and waits for that pass.
+  // Once the controller sleeps until its next pass, moves the FakeClock one period and waits
+  // for that pass.
   void NextPass() {
+    ASSERT_TRUE(env_.clock.WaitForSleepers(1, kWait));
     int64_t n = controller_->passes();
     env_.clock.Advance(kPeriod);
     ASSERT_TRUE(controller_->WaitForPasses(n + 1, kWait));
