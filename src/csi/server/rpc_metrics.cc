@@ -1,0 +1,77 @@
+#include "csi/server/rpc_metrics.h"
+
+#include <string>
+
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "common/logging.h"
+#include "csi/server/grpc_status.h"
+
+namespace ccm::csi {
+namespace {
+
+using grpc::experimental::InterceptionHookPoints;
+
+// One per RPC: created when the call arrives, destroyed when it is done.
+class RpcMetricsInterceptor : public grpc::experimental::Interceptor {
+ public:
+  RpcMetricsInterceptor(std::string method, metrics::Family* total, metrics::Family* duration)
+      : method_(std::move(method)), total_(total), duration_(duration), start_(absl::Now()) {}
+
+  ~RpcMetricsInterceptor() override {
+    // A call that ended without the server sending a status (the client went away first).
+    if (!recorded_) Record(grpc::Status(grpc::StatusCode::CANCELLED, "client cancelled"));
+  }
+
+  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
+    if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
+      Record(methods->GetSendStatus());
+    }
+    methods->Proceed();
+  }
+
+ private:
+  void Record(const grpc::Status& status) {
+    recorded_ = true;
+    const double seconds = absl::ToDoubleSeconds(absl::Now() - start_);
+    const std::string code(GrpcCodeName(status.error_code()));
+    if (total_ != nullptr) total_->Add({method_, code});
+    if (duration_ != nullptr) duration_->Observe({method_}, seconds);
+    if (status.ok()) {
+      VLOG(4, "CSI {}: OK in {:.3f}s", method_, seconds);
+    } else {
+      VLOG(4, "CSI {}: {} in {:.3f}s: {}", method_, code, seconds, status.error_message());
+    }
+  }
+
+  const std::string method_;
+  metrics::Family* const total_;
+  metrics::Family* const duration_;
+  const absl::Time start_;
+  bool recorded_ = false;
+};
+
+}  // namespace
+
+absl::string_view ShortMethodName(absl::string_view full_method) {
+  auto slash = full_method.rfind('/');
+  return slash == absl::string_view::npos ? full_method : full_method.substr(slash + 1);
+}
+
+RpcMetricsInterceptorFactory::RpcMetricsInterceptorFactory(metrics::Registry* registry) {
+  if (registry == nullptr) return;
+  // Registry returns the existing family for a name it has, so a second server on the same
+  // registry (tests, an in-process restart) shares these.
+  total_ = registry->Counter(kOperationsTotal, "CSI RPCs answered, by method and gRPC code.",
+                             {"method", "code"});
+  duration_ = registry->Histogram(kOperationDuration, "CSI RPC latency in seconds, by method.",
+                                  {"method"}, metrics::LatencyBuckets());
+}
+
+grpc::experimental::Interceptor* RpcMetricsInterceptorFactory::CreateServerInterceptor(
+    grpc::experimental::ServerRpcInfo* info) {
+  return new RpcMetricsInterceptor(std::string(ShortMethodName(info->method())), total_,
+                                   duration_);
+}
+
+}  // namespace ccm::csi
