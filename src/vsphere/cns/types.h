@@ -1,0 +1,123 @@
+#pragma once
+// Value types of the vCenter Cloud Native Storage (CNS) volume manager calls, named after the
+// vSphere API types (CnsVolumeCreateSpec, CnsQueryFilter, ...) they are written to and read from.
+// Only block volumes ("BLOCK", First Class Disks) are modelled: the vanilla CSI driver's scope.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "vsphere/moref.h"
+
+namespace ccm::vsphere::cns {
+
+using KeyValues = std::vector<std::pair<std::string, std::string>>;
+
+// CnsContainerCluster: the Kubernetes cluster that owns a volume.
+struct ContainerCluster {
+  std::string cluster_type = "KUBERNETES";
+  std::string cluster_id;    // csi-vsphere.conf [Global] cluster-id
+  std::string vsphere_user;  // the user the driver logs in as
+  std::string cluster_flavor = "VANILLA";
+  std::string cluster_distribution;  // optional
+  bool operator==(const ContainerCluster&) const = default;
+};
+
+// CnsKubernetesEntityReference: e.g. the PVC a PV is bound to.
+struct EntityReference {
+  std::string entity_type;  // "PERSISTENT_VOLUME_CLAIM", ...
+  std::string entity_name;
+  std::string namespace_name;
+  std::string cluster_id;
+  bool operator==(const EntityReference&) const = default;
+};
+
+// CnsKubernetesEntityMetadata: what the metadata syncer tells CNS about a PV, PVC or POD.
+struct EntityMetadata {
+  std::string entity_type;  // "PERSISTENT_VOLUME", "PERSISTENT_VOLUME_CLAIM", "POD"
+  std::string entity_name;
+  std::string namespace_name;  // empty for a PV
+  KeyValues labels;
+  bool remove = false;  // CnsEntityMetadata.delete: drop this entity from the volume
+  std::string cluster_id;
+  std::vector<EntityReference> referred_entity;
+  bool operator==(const EntityMetadata&) const = default;
+};
+
+// CnsVolumeMetadata.
+struct VolumeMetadata {
+  ContainerCluster container_cluster;
+  std::vector<EntityMetadata> entity_metadata;
+  std::vector<ContainerCluster> container_cluster_array;
+  bool operator==(const VolumeMetadata&) const = default;
+};
+
+// CnsVolumeCreateSpec of a block volume (CnsBlockBackingDetails). Rounding the requested size to
+// whole MiB is the caller's job (CSI core).
+struct CreateSpec {
+  std::string name;  // the CSI volume name (pvc-<uid>)
+  int64_t capacity_mb = 0;
+  // Candidates in order of preference; CNS places the volume on one of them. Empty: CNS chooses.
+  std::vector<Moref> datastores;
+  std::string storage_policy_id;  // optional SPBM profile id
+  VolumeMetadata metadata;
+};
+
+struct CreateResult {
+  std::string volume_id;  // the FCD id
+  Moref datastore;        // where CNS placed it (placementResults)
+};
+
+// CnsCursor. In an answer, `offset` is where the next page starts.
+struct Cursor {
+  int64_t offset = 0;
+  int64_t limit = 0;
+  int64_t total_records = 0;
+  bool operator==(const Cursor&) const = default;
+};
+
+// CnsQueryFilter: every set field must match.
+struct QueryFilter {
+  std::vector<std::string> volume_ids;
+  std::vector<std::string> names;
+  std::vector<std::string> container_cluster_ids;
+  std::string storage_policy_id;
+  std::vector<Moref> datastores;
+  KeyValues labels;
+  std::optional<Cursor> cursor;  // unset: one page with the server's limit
+};
+
+// CnsVolume as a query returns it.
+struct Volume {
+  std::string volume_id;
+  std::string name;
+  std::string volume_type;  // "BLOCK"
+  std::string datastore_url;
+  std::string storage_policy_id;
+  int64_t capacity_mb = 0;
+  std::string backing_disk_id;
+  VolumeMetadata metadata;
+  std::string compliance_status;
+  std::string accessibility_status;
+  std::string health_status;
+};
+
+struct QueryResult {
+  std::vector<Volume> volumes;
+  Cursor cursor;
+};
+
+// One entry of a task's CnsVolumeOperationBatchResult (CnsVolumeOperationResult and subtypes).
+struct VolumeOperationResult {
+  std::string type;  // xsi:type, e.g. "CnsVolumeCreateResult"
+  std::string volume_id;
+  std::string fault_name;     // xsi:type of fault.fault; empty when the operation succeeded
+  std::string fault_message;  // fault.localizedMessage
+  std::string name;                  // CnsVolumeCreateResult
+  std::vector<Moref> placement;      // CnsVolumeCreateResult.placementResults[].datastore
+  std::string disk_uuid;             // CnsVolumeAttachResult
+};
+
+}  // namespace ccm::vsphere::cns

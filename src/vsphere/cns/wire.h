@@ -1,0 +1,86 @@
+#pragma once
+// The CNS wire format: method arguments as XML and answers parsed from XML. Pure functions (no
+// I/O), table-tested on their own. Element names, order and xsi:types follow the vSphere CNS API
+// (govmomi cns/types): an element out of order is rejected by vCenter's SOAP stack.
+//
+// Faults (FaultStatus): a CNS fault keeps its type name (FaultName() in soap.h) and message.
+//   NotFound, ManagedObjectNotFound  -> NotFound (an unknown volume id or VM)
+//   ResourceInUse                    -> FailedPrecondition (e.g. deleting an attached volume)
+//   others                           -> the vim25 mapping of soap.h (InvalidArgument, Unknown...)
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "pugixml.hpp"
+#include "vsphere/cns/types.h"
+#include "vsphere/moref.h"
+
+namespace ccm::vsphere::cns {
+
+// Where and how CNS is spoken to: the vsanHealth endpoint of vCenter, "vsan" namespace.
+inline constexpr absl::string_view kPath = "/vsanHealth";
+inline constexpr absl::string_view kNamespace = "urn:vsan";
+inline const Moref& VolumeManager();  // CnsVolumeManager:cns-volume-manager
+
+// <{method} xmlns="urn:vsan">{args}</{method}>
+std::string BuildCnsMethod(absl::string_view method, absl::string_view args_xml);
+
+// Arguments (starting with _this) of each method.
+std::string CreateVolumeArgs(const std::vector<CreateSpec>& specs);
+std::string DeleteVolumeArgs(const std::vector<std::string>& volume_ids, bool delete_disk);
+struct AttachDetach {
+  std::string volume_id;
+  Moref vm;
+};
+std::string AttachVolumeArgs(const std::vector<AttachDetach>& specs);
+std::string DetachVolumeArgs(const std::vector<AttachDetach>& specs);
+struct Extend {
+  std::string volume_id;
+  int64_t capacity_mb = 0;
+};
+std::string ExtendVolumeArgs(const std::vector<Extend>& specs);
+struct MetadataUpdate {
+  std::string volume_id;
+  VolumeMetadata metadata;
+};
+std::string UpdateVolumeMetadataArgs(const std::vector<MetadataUpdate>& specs);
+std::string QueryVolumeArgs(const QueryFilter& filter);
+
+// Pieces, exposed for tests.
+std::string VolumeMetadataXml(absl::string_view tag, const VolumeMetadata& m);
+std::string QueryFilterXml(absl::string_view tag, const QueryFilter& f);
+
+// The returnval of CnsQueryVolume (a CnsQueryResult). Malformed numbers are an error.
+absl::StatusOr<QueryResult> ParseQueryResult(const pugi::xml_node& returnval);
+VolumeMetadata ParseVolumeMetadata(const pugi::xml_node& n);
+
+// A TaskInfo (the `info` property of a Task).
+struct TaskInfo {
+  std::string state;  // queued, running, success, error
+  std::string error_fault;    // xsi:type of error.fault, when state == error
+  std::string error_message;  // error.localizedMessage
+  pugi::xml_node result;      // info.result (CnsVolumeOperationBatchResult)
+  std::shared_ptr<const pugi::xml_document> doc;  // owns `result`
+  bool done() const { return state == "success" || state == "error"; }
+};
+// `info` is the <val> of a Task's "info" property. An unknown state is an error.
+absl::StatusOr<TaskInfo> ParseTaskInfo(std::shared_ptr<const pugi::xml_document> doc,
+                                       const pugi::xml_node& info);
+
+// The volumeResults of a CnsVolumeOperationBatchResult; no entry is an error (CNS answers one
+// per volume asked about).
+absl::StatusOr<std::vector<VolumeOperationResult>> ParseBatchResult(const pugi::xml_node& result);
+
+// The status for a CNS fault (see the table at the top).
+absl::Status FaultStatus(absl::string_view fault_name, absl::string_view message);
+
+inline const Moref& VolumeManager() {
+  static const Moref* const m = new Moref{"CnsVolumeManager", "cns-volume-manager"};
+  return *m;
+}
+
+}  // namespace ccm::vsphere::cns

@@ -1,0 +1,324 @@
+#include "vsphere/cns/wire.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "vsphere/soap.h"
+
+namespace ccm::vsphere::cns {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Every token appears, in this order.
+void ExpectInOrder(const std::string& xml, const std::vector<std::string>& tokens) {
+  size_t pos = 0;
+  for (const std::string& t : tokens) {
+    size_t at = xml.find(t, pos);
+    ASSERT_NE(at, std::string::npos) << "missing or out of order: " << t << "\nin: " << xml;
+    pos = at + t.size();
+  }
+}
+
+// The args parse as XML (inside an element that declares xsi, as the envelope does).
+void ExpectWellFormed(const std::string& args) {
+  pugi::xml_document doc;
+  std::string wrapped = absl::StrCat(
+      R"(<m xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">)", args, "</m>");
+  EXPECT_TRUE(doc.load_string(wrapped.c_str())) << args;
+}
+
+CreateSpec Spec() {
+  CreateSpec s;
+  s.name = "pvc-1";
+  s.capacity_mb = 1024;
+  s.datastores = {{"Datastore", "datastore-1"}, {"Datastore", "datastore-2"}};
+  s.metadata.container_cluster.cluster_id = "cluster-a";
+  s.metadata.container_cluster.vsphere_user = "k8s@vsphere.local";
+  return s;
+}
+
+struct BuildCase {
+  std::string name;
+  std::string xml;
+  std::vector<std::string> tokens;
+};
+
+TEST(CnsWireTest, BuildsArgumentsInSchemaOrder) {
+  CreateSpec with_policy = Spec();
+  with_policy.storage_policy_id = "policy-1";
+  VolumeMetadata meta;
+  meta.container_cluster.cluster_id = "cluster-a";
+  EntityMetadata pv;
+  pv.entity_type = "PERSISTENT_VOLUME";
+  pv.entity_name = "pv-1";
+  pv.labels = {{"app", "db"}};
+  pv.cluster_id = "cluster-a";
+  EntityMetadata pvc;
+  pvc.entity_type = "PERSISTENT_VOLUME_CLAIM";
+  pvc.entity_name = "data";
+  pvc.namespace_name = "ns1";
+  pvc.remove = true;
+  pvc.referred_entity = {{"PERSISTENT_VOLUME", "pv-1", "", "cluster-a"}};
+  meta.entity_metadata = {pv, pvc};
+  QueryFilter filter;
+  filter.volume_ids = {"v1"};
+  filter.names = {"pvc-1", "pvc-2"};
+  filter.container_cluster_ids = {"cluster-a"};
+  filter.datastores = {{"Datastore", "datastore-1"}};
+  filter.labels = {{"k", "v"}};
+  filter.cursor = Cursor{10, 5, 0};
+
+  const std::vector<BuildCase> cases = {
+      {"create",
+       CreateVolumeArgs({Spec()}),
+       {R"(<_this type="CnsVolumeManager">cns-volume-manager</_this>)", "<createSpecs>",
+        "<name>pvc-1</name>", "<volumeType>BLOCK</volumeType>",
+        R"(<datastores type="Datastore">datastore-1</datastores>)",
+        R"(<datastores type="Datastore">datastore-2</datastores>)", "<metadata>",
+        "<containerCluster><clusterType>KUBERNETES</clusterType><clusterId>cluster-a</clusterId>"
+        "<vSphereUser>k8s@vsphere.local</vSphereUser><clusterFlavor>VANILLA</clusterFlavor>",
+        R"(<backingObjectDetails xsi:type="CnsBlockBackingDetails"><capacityInMb>1024)",
+        "</createSpecs>"}},
+      {"create with policy",
+       CreateVolumeArgs({with_policy}),
+       {"</backingObjectDetails>", R"(<profile xsi:type="VirtualMachineDefinedProfileSpec">)",
+        "<profileId>policy-1</profileId>", "</profile></createSpecs>"}},
+      {"delete",
+       DeleteVolumeArgs({"v1", "v2"}, true),
+       {"<volumeIds><id>v1</id></volumeIds>", "<volumeIds><id>v2</id></volumeIds>",
+        "<deleteDisk>true</deleteDisk>"}},
+      {"delete keeping the disk", DeleteVolumeArgs({"v1"}, false), {"<deleteDisk>false</deleteDisk>"}},
+      {"attach",
+       AttachVolumeArgs({{"v1", {"VirtualMachine", "vm-7"}}}),
+       {"<attachSpecs><volumeId><id>v1</id></volumeId>",
+        R"(<vm type="VirtualMachine">vm-7</vm></attachSpecs>)"}},
+      {"detach",
+       DetachVolumeArgs({{"v1", {"VirtualMachine", "vm-7"}}}),
+       {"<detachSpecs><volumeId><id>v1</id></volumeId>", "</detachSpecs>"}},
+      {"extend",
+       ExtendVolumeArgs({{"v1", 4096}}),
+       {"<extendSpecs><volumeId><id>v1</id></volumeId><capacityInMb>4096</capacityInMb>"}},
+      {"update metadata",
+       UpdateVolumeMetadataArgs({{"v1", meta}}),
+       {"<updateSpecs><volumeId><id>v1</id></volumeId><metadata>",
+        R"(<entityMetadata xsi:type="CnsKubernetesEntityMetadata"><entityName>pv-1</entityName>)",
+        "<labels><key>app</key><value>db</value></labels>", "<clusterId>cluster-a</clusterId>",
+        "<entityType>PERSISTENT_VOLUME</entityType></entityMetadata>",
+        "<entityName>data</entityName>", "<delete>true</delete>",
+        "<entityType>PERSISTENT_VOLUME_CLAIM</entityType><namespace>ns1</namespace>",
+        "<referredEntity><entityType>PERSISTENT_VOLUME</entityType><entityName>pv-1</entityName>",
+        "</metadata></updateSpecs>"}},
+      {"query",
+       QueryVolumeArgs(filter),
+       {"<filter>", "<volumeIds><id>v1</id></volumeIds>", "<names>pvc-1</names>",
+        "<names>pvc-2</names>", "<containerClusterIds>cluster-a</containerClusterIds>",
+        R"(<datastores type="Datastore">datastore-1</datastores>)",
+        "<labels><key>k</key><value>v</value></labels>",
+        "<cursor><offset>10</offset><limit>5</limit></cursor>", "</filter>"}},
+      {"empty query", QueryVolumeArgs({}), {"</_this><filter></filter>"}},
+  };
+  for (const BuildCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    ExpectInOrder(c.xml, c.tokens);
+    ExpectWellFormed(c.xml);
+  }
+}
+
+TEST(CnsWireTest, EscapesText) {
+  CreateSpec s = Spec();
+  s.name = R"(a<b>&"c")";
+  std::string xml = CreateVolumeArgs({s});
+  EXPECT_THAT(xml, HasSubstr("<name>a&lt;b&gt;&amp;&quot;c&quot;</name>"));
+  ExpectWellFormed(xml);
+}
+
+TEST(CnsWireTest, MethodIsInTheVsanNamespace) {
+  EXPECT_EQ(BuildCnsMethod("CnsQueryVolume", "<x/>"),
+            R"(<CnsQueryVolume xmlns="urn:vsan"><x/></CnsQueryVolume>)");
+}
+
+// Parses a whole SOAP answer the way the client does.
+absl::StatusOr<SoapResponse> Answer(const std::string& body) {
+  return ParseSoapResponse(absl::StrCat(
+      R"(<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soapenv:Body>)",
+      body, "</soapenv:Body></soapenv:Envelope>"));
+}
+
+struct QueryCase {
+  std::string name;
+  std::string returnval;  // inner XML of <returnval>
+  std::string error;      // expected error substring, "" = ok
+  size_t volumes = 0;
+  Cursor cursor;
+};
+
+TEST(CnsWireTest, ParsesQueryResults) {
+  const std::string vol =
+      "<volumes><volumeId><id>v1</id></volumeId><datastoreUrl>ds:///vmfs/volumes/a/</datastoreUrl>"
+      "<name>pvc-1</name><volumeType>BLOCK</volumeType><storagePolicyId>p1</storagePolicyId>"
+      "<metadata><containerCluster><clusterType>KUBERNETES</clusterType><clusterId>c1</clusterId>"
+      "<vSphereUser>u</vSphereUser><clusterFlavor>VANILLA</clusterFlavor></containerCluster>"
+      "<entityMetadata xsi:type=\"CnsKubernetesEntityMetadata\"><entityName>pv-1</entityName>"
+      "<labels><key>a</key><value>b</value></labels><entityType>PERSISTENT_VOLUME</entityType>"
+      "</entityMetadata></metadata>"
+      "<backingObjectDetails xsi:type=\"CnsBlockBackingDetails\"><capacityInMb>2048</capacityInMb>"
+      "<backingDiskId>v1</backingDiskId></backingObjectDetails>"
+      "<complianceStatus>compliant</complianceStatus><healthStatus>green</healthStatus></volumes>";
+  const std::vector<QueryCase> cases = {
+      {"one volume", vol + "<cursor><offset>1</offset><limit>100</limit><totalRecords>3"
+                           "</totalRecords></cursor>",
+       "", 1, {1, 100, 3}},
+      {"no volumes", "<cursor><offset>0</offset><limit>100</limit></cursor>", "", 0, {0, 100, 0}},
+      {"bad number", "<cursor><offset>x</offset></cursor>", "cursor.offset is not a number", 0, {}},
+      {"bad capacity",
+       "<volumes><volumeId><id>v1</id></volumeId><backingObjectDetails><capacityInMb>12ab"
+       "</capacityInMb></backingObjectDetails></volumes>",
+       "capacityInMb is not a number", 0, {}},
+      {"volume without id", "<volumes><name>x</name></volumes>", "without volumeId", 0, {}},
+  };
+  for (const QueryCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto r = Answer(absl::StrCat(R"(<CnsQueryVolumeResponse xmlns="urn:vsan"><returnval>)",
+                                 c.returnval, "</returnval></CnsQueryVolumeResponse>"));
+    ASSERT_TRUE(r.ok()) << r.status();
+    auto q = ParseQueryResult(r->returnval());
+    if (!c.error.empty()) {
+      ASSERT_FALSE(q.ok());
+      EXPECT_EQ(q.status().code(), absl::StatusCode::kInternal);
+      EXPECT_THAT(q.status().message(), HasSubstr(c.error));
+      continue;
+    }
+    ASSERT_TRUE(q.ok()) << q.status();
+    EXPECT_EQ(q->volumes.size(), c.volumes);
+    EXPECT_EQ(q->cursor, c.cursor);
+  }
+  auto r = Answer(absl::StrCat(R"(<CnsQueryVolumeResponse xmlns="urn:vsan"><returnval>)", vol,
+                               "</returnval></CnsQueryVolumeResponse>"));
+  ASSERT_TRUE(r.ok());
+  auto q = ParseQueryResult(r->returnval());
+  ASSERT_TRUE(q.ok()) << q.status();
+  const Volume& v = q->volumes.at(0);
+  EXPECT_EQ(v.volume_id, "v1");
+  EXPECT_EQ(v.name, "pvc-1");
+  EXPECT_EQ(v.capacity_mb, 2048);
+  EXPECT_EQ(v.backing_disk_id, "v1");
+  EXPECT_EQ(v.storage_policy_id, "p1");
+  EXPECT_EQ(v.datastore_url, "ds:///vmfs/volumes/a/");
+  EXPECT_EQ(v.metadata.container_cluster.cluster_id, "c1");
+  ASSERT_EQ(v.metadata.entity_metadata.size(), 1u);
+  EXPECT_EQ(v.metadata.entity_metadata[0].entity_type, "PERSISTENT_VOLUME");
+  EXPECT_EQ(v.metadata.entity_metadata[0].labels, (KeyValues{{"a", "b"}}));
+}
+
+TEST(CnsWireTest, ParsesTaskInfoAndVolumeResults) {
+  struct Case {
+    std::string name, info, state, fault, message, error;
+  };
+  const std::vector<Case> cases = {
+      {"running", "<state>running</state>", "running", "", "", ""},
+      {"success", "<state>success</state><result/>", "success", "", "", ""},
+      {"error",
+       "<state>error</state><error><fault xsi:type=\"InvalidArgument\"/>"
+       "<localizedMessage>bad spec</localizedMessage></error>",
+       "error", "InvalidArgument", "bad spec", ""},
+      {"error without fault", "<state>error</state>", "error", "UnknownFault", "", ""},
+      {"unknown state", "<state>paused</state>", "", "", "", "unknown state"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto doc = std::make_shared<pugi::xml_document>();
+    std::string text = absl::StrCat(
+        R"(<val xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">)", c.info, "</val>");
+    ASSERT_TRUE(doc->load_string(text.c_str()));
+    auto t = ParseTaskInfo(doc, doc->child("val"));
+    if (!c.error.empty()) {
+      ASSERT_FALSE(t.ok());
+      EXPECT_THAT(t.status().message(), HasSubstr(c.error));
+      continue;
+    }
+    ASSERT_TRUE(t.ok()) << t.status();
+    EXPECT_EQ(t->state, c.state);
+    EXPECT_EQ(t->error_fault, c.fault);
+    EXPECT_EQ(t->error_message, c.message);
+  }
+
+  auto doc = std::make_shared<pugi::xml_document>();
+  ASSERT_TRUE(doc->load_string(
+      R"(<result xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="CnsVolumeOperationBatchResult">)"
+      R"(<volumeResults xsi:type="CnsVolumeCreateResult"><volumeId><id>v1</id></volumeId>)"
+      R"(<name>pvc-1</name><placementResults><datastore type="Datastore">ds-1</datastore>)"
+      R"(</placementResults></volumeResults>)"
+      R"(<volumeResults xsi:type="CnsVolumeAttachResult"><volumeId><id>v2</id></volumeId>)"
+      R"(<diskUUID>6000C291-aaaa</diskUUID></volumeResults>)"
+      R"(<volumeResults xsi:type="CnsVolumeOperationResult"><volumeId><id>v3</id></volumeId>)"
+      R"(<fault><fault xsi:type="ResourceInUse"><type>volume</type></fault>)"
+      R"(<localizedMessage>The resource 'volume' is in use.</localizedMessage></fault>)"
+      R"(</volumeResults></result>)"));
+  auto results = ParseBatchResult(doc->child("result"));
+  ASSERT_TRUE(results.ok()) << results.status();
+  ASSERT_EQ(results->size(), 3u);
+  EXPECT_EQ((*results)[0].volume_id, "v1");
+  EXPECT_EQ((*results)[0].placement, (std::vector<Moref>{{"Datastore", "ds-1"}}));
+  EXPECT_EQ((*results)[1].disk_uuid, "6000C291-aaaa");
+  EXPECT_EQ((*results)[2].fault_name, "ResourceInUse");
+  EXPECT_EQ((*results)[2].fault_message, "The resource 'volume' is in use.");
+
+  pugi::xml_document empty;
+  ASSERT_TRUE(empty.load_string("<result/>"));
+  auto none = ParseBatchResult(empty.child("result"));
+  ASSERT_FALSE(none.ok());
+  EXPECT_THAT(none.status().message(), HasSubstr("no volumeResults"));
+}
+
+TEST(CnsWireTest, MapsFaults) {
+  struct Case {
+    std::string fault;
+    absl::StatusCode code;
+  };
+  const std::vector<Case> cases = {
+      {"NotFound", absl::StatusCode::kNotFound},
+      {"ManagedObjectNotFound", absl::StatusCode::kNotFound},
+      {"ResourceInUse", absl::StatusCode::kFailedPrecondition},
+      {"InvalidArgument", absl::StatusCode::kInvalidArgument},
+      {"NotSupported", absl::StatusCode::kUnimplemented},
+      {"CnsFault", absl::StatusCode::kUnknown},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.fault);
+    absl::Status s = FaultStatus(c.fault, "what vCenter said");
+    EXPECT_EQ(s.code(), c.code);
+    EXPECT_EQ(FaultName(s), c.fault);
+    EXPECT_THAT(s.message(), HasSubstr("what vCenter said"));
+    EXPECT_THAT(s.message(), HasSubstr(c.fault));
+  }
+}
+
+TEST(CnsWireTest, MalformedAnswersAreClearErrors) {
+  const std::vector<std::string> bodies = {
+      "",
+      "<soapenv:Envelope",
+      R"(<?xml version="1.0"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><CnsQueryVolumeResponse><returnval>)",
+      "not xml at all",
+  };
+  for (const std::string& b : bodies) {
+    SCOPED_TRACE(b);
+    auto r = ParseSoapResponse(b, "https://vc/vsanHealth");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInternal);
+    EXPECT_THAT(r.status().message(), HasSubstr("malformed"));
+  }
+  // A well-formed answer without a result is an error too, not an empty success.
+  auto r = Answer(R"(<CnsQueryVolumeResponse xmlns="urn:vsan"/>)");
+  ASSERT_TRUE(r.ok()) << r.status();
+  auto q = ParseQueryResult(r->returnval());
+  ASSERT_FALSE(q.ok());
+  EXPECT_THAT(q.status().message(), HasSubstr("no CnsQueryResult"));
+}
+
+}  // namespace
+}  // namespace ccm::vsphere::cns

@@ -1,0 +1,499 @@
+// The CNS client (src/vsphere/cns) against the simulator fixture's CNS service (cns.go).
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "fixtures/vcsim/vcsim_process.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "testing/static_credentials.h"
+#include "vsphere/client.h"
+#include "vsphere/cns/cns_client.h"
+#include "vsphere/credential_source.h"
+#include "vsphere/property_collector.h"
+#include "vsphere/soap.h"
+
+namespace ccm::vsphere::cns {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kSpec[] = R"({
+  "users": {"admin": "secret"},
+  "datacenters": [{
+    "name": "dc1",
+    "clusters": [{"name": "c1", "hosts": 2}],
+    "vms": [{"name": "node-1"}, {"name": "node-2"}],
+    "datastores": [{"name": "ds-small", "capacity_mb": 2048},
+                   {"name": "ds-big", "capacity_mb": 10240}]
+  }]
+})";
+
+constexpr int64_t kMiB = 1024 * 1024;
+
+class Recorder {
+ public:
+  void Add(absl::string_view method, absl::StatusCode code) {
+    absl::MutexLock l(&mu_);
+    calls_.emplace_back(std::string(method), code);
+  }
+  int Count(absl::string_view method) {
+    absl::MutexLock l(&mu_);
+    return static_cast<int>(std::count_if(calls_.begin(), calls_.end(),
+                                          [&](const auto& c) { return c.first == method; }));
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<std::pair<std::string, absl::StatusCode>> calls_ ABSL_GUARDED_BY(mu_);
+};
+
+class CnsClientTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto p = testing::VcsimProcess::Start(kSpec);
+    ASSERT_TRUE(p.ok()) << p.status();
+    vcsim_ = p->release();
+  }
+  static void TearDownTestSuite() {
+    delete vcsim_;
+    vcsim_ = nullptr;
+  }
+  void SetUp() override {
+    ASSERT_NE(vcsim_, nullptr);
+    ASSERT_TRUE(vcsim_->SetFault("none").ok());
+    ASSERT_TRUE(vcsim_->ClearCnsFaults().ok());
+    ClientOptions o;
+    o.url = vcsim_->info().url;
+    o.tls.ca_file = vcsim_->info().ca_file;
+    o.retry_backoff.initial = absl::Milliseconds(1);
+    o.timeout = absl::Seconds(20);
+    o.observer = [this](absl::string_view m, absl::StatusCode c, absl::Duration) {
+      recorder_.Add(m, c);
+    };
+    vim_ = std::make_unique<Client>(std::move(o), &creds_);
+    cns_ = std::make_unique<CnsClient>(*vim_);
+    for (const auto& vm : vcsim_->info().vms) vms_[vm.name] = {"VirtualMachine", vm.moid};
+  }
+  // Every test leaves the simulator without volumes, so capacities start full.
+  void TearDown() override {
+    ASSERT_TRUE(vcsim_->SetFault("none").ok());
+    ASSERT_TRUE(vcsim_->ClearCnsFaults().ok());
+    auto vols = vcsim_->CnsVolumes();
+    ASSERT_TRUE(vols.ok()) << vols.status();
+    for (const auto& v : *vols) {
+      if (!v.attached_vm.empty()) {
+        EXPECT_TRUE(cns_->DetachVolume(v.id, {"VirtualMachine", v.attached_vm}).ok());
+      }
+      EXPECT_TRUE(cns_->DeleteVolume(v.id).ok()) << v.id;
+    }
+  }
+
+  // Datastore by name -> {moref, summary.freeSpace}, through the property collector.
+  std::pair<Moref, int64_t> Datastore(const std::string& name) {
+    auto all = RetrieveAllOfType(*vim_, "Datastore", {"name", "summary.freeSpace"});
+    EXPECT_TRUE(all.ok()) << all.status();
+    if (!all.ok()) return {};
+    for (const ObjectContent& o : *all) {
+      if (o.GetText("name") == name) {
+        return {o.obj, std::stoll(o.GetText("summary.freeSpace"))};
+      }
+    }
+    ADD_FAILURE() << "no datastore " << name;
+    return {};
+  }
+  Moref Ds(const std::string& name) { return Datastore(name).first; }
+  int64_t FreeMb(const std::string& name) { return Datastore(name).second / kMiB; }
+
+  CreateSpec Spec(const std::string& name, int64_t mb, std::vector<Moref> datastores) {
+    CreateSpec s;
+    s.name = name;
+    s.capacity_mb = mb;
+    s.datastores = std::move(datastores);
+    s.metadata.container_cluster.cluster_id = "cluster-a";
+    s.metadata.container_cluster.vsphere_user = "admin";
+    return s;
+  }
+  std::string Create(const std::string& name, int64_t mb, std::vector<Moref> datastores) {
+    auto r = cns_->CreateVolume(Spec(name, mb, std::move(datastores)));
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? r->volume_id : "";
+  }
+
+  static testing::VcsimProcess* vcsim_;
+  StaticCredentialSource creds_{Credentials{"admin", Secret("secret")}};
+  Recorder recorder_;
+  std::unique_ptr<Client> vim_;
+  std::unique_ptr<CnsClient> cns_;
+  std::map<std::string, Moref> vms_;
+};
+testing::VcsimProcess* CnsClientTest::vcsim_ = nullptr;
+
+TEST_F(CnsClientTest, CreatePlacesOneVolumeAndTakesItsCapacity) {
+  const int64_t small = FreeMb("ds-small"), big = FreeMb("ds-big");
+  auto r = cns_->CreateVolume(Spec("pvc-one", 1024, {Ds("ds-small"), Ds("ds-big")}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->datastore, Ds("ds-small"));
+  EXPECT_EQ(r->volume_id.size(), 36u);  // an FCD id is a UUID
+  EXPECT_EQ(FreeMb("ds-small"), small - 1024);
+  EXPECT_EQ(FreeMb("ds-big"), big);
+  auto vols = vcsim_->CnsVolumes();
+  ASSERT_TRUE(vols.ok());
+  ASSERT_EQ(vols->size(), 1u);  // one placement, not one volume per datastore
+  EXPECT_EQ((*vols)[0].id, r->volume_id);
+  EXPECT_EQ((*vols)[0].cluster_id, "cluster-a");
+  EXPECT_EQ(recorder_.Count("CnsCreateVolume"), 1);  // counted as a vCenter request
+}
+
+TEST_F(CnsClientTest, CreateSkipsADatastoreWithoutRoom) {
+  const std::string a = Create("pvc-fill", 1536, {Ds("ds-small"), Ds("ds-big")});
+  auto b = cns_->CreateVolume(Spec("pvc-next", 1024, {Ds("ds-small"), Ds("ds-big")}));
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->datastore, Ds("ds-big"));
+  EXPECT_EQ(FreeMb("ds-small"), 512);
+  EXPECT_EQ(FreeMb("ds-big"), 10240 - 1024);
+  EXPECT_NE(a, b->volume_id);
+}
+
+TEST_F(CnsClientTest, NoRoomIsAClearError) {
+  auto r = cns_->CreateVolume(Spec("pvc-huge", 50000, {Ds("ds-small"), Ds("ds-big")}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(r.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(FaultName(r.status()), "CnsFault");
+  EXPECT_THAT(r.status().message(), HasSubstr("pvc-huge"));
+  EXPECT_THAT(r.status().message(), HasSubstr("insufficient disk space"));
+  EXPECT_EQ(FreeMb("ds-small"), 2048);
+  auto vols = vcsim_->CnsVolumes();
+  ASSERT_TRUE(vols.ok());
+  EXPECT_TRUE(vols->empty());
+}
+
+TEST_F(CnsClientTest, QueriesByIdNameAndDatastoreWithPaging) {
+  std::set<std::string> big_ids;
+  for (int i = 0; i < 5; ++i) big_ids.insert(Create(absl::StrCat("q-", i), 100, {Ds("ds-big")}));
+  const std::string small_id = Create("q-small", 100, {Ds("ds-small")});
+
+  QueryFilter by_id;
+  by_id.volume_ids = {small_id, *big_ids.begin()};
+  auto q = cns_->QueryVolume(by_id);
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_EQ(q->volumes.size(), 2u);
+
+  QueryFilter by_name;
+  by_name.names = {"q-small"};
+  q = cns_->QueryVolume(by_name);
+  ASSERT_TRUE(q.ok()) << q.status();
+  ASSERT_EQ(q->volumes.size(), 1u);
+  const Volume& v = q->volumes[0];
+  EXPECT_EQ(v.volume_id, small_id);
+  EXPECT_EQ(v.capacity_mb, 100);
+  EXPECT_EQ(v.volume_type, "BLOCK");
+  EXPECT_EQ(v.metadata.container_cluster.cluster_id, "cluster-a");
+  EXPECT_EQ(v.metadata.container_cluster.cluster_flavor, "VANILLA");
+
+  QueryFilter by_ds;
+  by_ds.datastores = {Ds("ds-small")};
+  q = cns_->QueryVolume(by_ds);
+  ASSERT_TRUE(q.ok()) << q.status();
+  ASSERT_EQ(q->volumes.size(), 1u);
+  EXPECT_EQ(q->volumes[0].volume_id, small_id);
+
+  QueryFilter unknown_cluster;
+  unknown_cluster.container_cluster_ids = {"cluster-b"};
+  q = cns_->QueryVolume(unknown_cluster);
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_TRUE(q->volumes.empty());
+
+  // Pages of 2 over the five ds-big volumes.
+  QueryFilter paged;
+  paged.datastores = {Ds("ds-big")};
+  paged.cursor = Cursor{0, 2, 0};
+  std::set<std::string> seen;
+  std::vector<size_t> sizes;
+  for (int page = 0; page < 10; ++page) {
+    q = cns_->QueryVolume(paged);
+    ASSERT_TRUE(q.ok()) << q.status();
+    EXPECT_EQ(q->cursor.total_records, 5);
+    sizes.push_back(q->volumes.size());
+    for (const Volume& pv : q->volumes) seen.insert(pv.volume_id);
+    if (q->cursor.offset >= q->cursor.total_records) break;
+    paged.cursor->offset = q->cursor.offset;
+  }
+  EXPECT_EQ(sizes, (std::vector<size_t>{2, 2, 1}));
+  EXPECT_EQ(seen, big_ids);
+}
+
+TEST_F(CnsClientTest, AttachReturnsEachVolumesOwnDiskUuid) {
+  const std::string a = Create("att-a", 100, {Ds("ds-big")});
+  const std::string b = Create("att-b", 100, {Ds("ds-big")});
+  auto ua = cns_->AttachVolume(a, vms_["node-1"]);
+  auto ub = cns_->AttachVolume(b, vms_["node-1"]);
+  ASSERT_TRUE(ua.ok()) << ua.status();
+  ASSERT_TRUE(ub.ok()) << ub.status();
+  EXPECT_NE(*ua, *ub);
+  EXPECT_THAT(*ua, ::testing::StartsWith("6000C29"));
+  auto vols = vcsim_->CnsVolumes();
+  ASSERT_TRUE(vols.ok());
+  for (const auto& v : *vols) {
+    EXPECT_EQ(v.disk_uuid, v.id == a ? *ua : *ub);
+    EXPECT_EQ(v.attached_vm, vms_["node-1"].value);
+  }
+  // The VM shows the disk (vDiskId = volume id), as vCenter does; the other VM does not.
+  auto on1 = cns_->AttachedDiskUuid(vms_["node-1"], a);
+  ASSERT_TRUE(on1.ok()) << on1.status();
+  EXPECT_EQ(*on1, *ua);
+  auto on2 = cns_->AttachedDiskUuid(vms_["node-2"], a);
+  ASSERT_TRUE(on2.ok()) << on2.status();
+  EXPECT_EQ(*on2, "");
+}
+
+TEST_F(CnsClientTest, AttachStateIsPerVm) {
+  const std::string v = Create("att-state", 100, {Ds("ds-big")});
+  auto uuid = cns_->AttachVolume(v, vms_["node-1"]);
+  ASSERT_TRUE(uuid.ok()) << uuid.status();
+
+  auto other = cns_->AttachVolume(v, vms_["node-2"]);
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(FaultName(other.status()), "ResourceInUse");
+  // vCenter answers ResourceInUse for the same VM too; the VM's devices tell it is attached there.
+  auto again = cns_->AttachVolume(v, vms_["node-1"]);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), absl::StatusCode::kFailedPrecondition);
+  auto here = cns_->AttachedDiskUuid(vms_["node-1"], v);
+  ASSERT_TRUE(here.ok());
+  EXPECT_EQ(*here, *uuid);
+
+  absl::Status wrong = cns_->DetachVolume(v, vms_["node-2"]);
+  EXPECT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(cns_->DetachVolume(v, vms_["node-1"]).ok());
+  auto moved = cns_->AttachVolume(v, vms_["node-2"]);
+  ASSERT_TRUE(moved.ok()) << moved.status();
+  EXPECT_EQ(*moved, *uuid);  // the disk keeps its UUID
+  auto gone = cns_->AttachedDiskUuid(vms_["node-1"], v);
+  ASSERT_TRUE(gone.ok());
+  EXPECT_EQ(*gone, "");
+}
+
+TEST_F(CnsClientTest, DeleteOfAnAttachedVolumeFailsThenDetachAndDeleteGiveCapacityBack) {
+  const int64_t before = FreeMb("ds-small");
+  const std::string v = Create("del-att", 512, {Ds("ds-small")});
+  EXPECT_EQ(FreeMb("ds-small"), before - 512);
+  ASSERT_TRUE(cns_->AttachVolume(v, vms_["node-2"]).ok());
+
+  absl::Status del = cns_->DeleteVolume(v);
+  ASSERT_FALSE(del.ok());
+  EXPECT_EQ(del.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(FaultName(del), "ResourceInUse");
+  EXPECT_THAT(del.message(), HasSubstr("in use"));
+  EXPECT_EQ(FreeMb("ds-small"), before - 512);
+
+  ASSERT_TRUE(cns_->DetachVolume(v, vms_["node-2"]).ok());
+  ASSERT_TRUE(cns_->DeleteVolume(v).ok());
+  EXPECT_EQ(FreeMb("ds-small"), before);
+  QueryFilter f;
+  f.volume_ids = {v};
+  auto q = cns_->QueryVolume(f);
+  ASSERT_TRUE(q.ok());
+  EXPECT_TRUE(q->volumes.empty());
+}
+
+TEST_F(CnsClientTest, UnknownVolumesAndVmsAreNotFound) {
+  const std::string unknown = "11111111-2222-3333-4444-555555555555";
+  EXPECT_EQ(cns_->DeleteVolume(unknown).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(cns_->AttachVolume(unknown, vms_["node-1"]).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(cns_->ExtendVolume(unknown, 200).code(), absl::StatusCode::kNotFound);
+  const std::string v = Create("nf", 100, {Ds("ds-big")});
+  auto r = cns_->AttachVolume(v, {"VirtualMachine", "vm-does-not-exist"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(r.status().message(), HasSubstr("vm-does-not-exist"));
+}
+
+TEST_F(CnsClientTest, ExtendTakesCapacityFromTheDatastore) {
+  const std::string v = Create("ext", 1024, {Ds("ds-small")});
+  ASSERT_TRUE(cns_->AttachVolume(v, vms_["node-1"]).ok());
+  ASSERT_TRUE(cns_->ExtendVolume(v, 1536).ok());
+  EXPECT_EQ(FreeMb("ds-small"), 2048 - 1536);
+  QueryFilter f;
+  f.volume_ids = {v};
+  auto q = cns_->QueryVolume(f);
+  ASSERT_TRUE(q.ok());
+  ASSERT_EQ(q->volumes.size(), 1u);
+  EXPECT_EQ(q->volumes[0].capacity_mb, 1536);
+
+  absl::Status shrink = cns_->ExtendVolume(v, 512);
+  EXPECT_EQ(shrink.code(), absl::StatusCode::kInvalidArgument);
+  absl::Status too_big = cns_->ExtendVolume(v, 4096);
+  ASSERT_FALSE(too_big.ok());
+  EXPECT_THAT(too_big.message(), HasSubstr("insufficient disk space"));
+  EXPECT_EQ(FreeMb("ds-small"), 2048 - 1536);
+}
+
+TEST_F(CnsClientTest, UpdatedMetadataShowsInQueries) {
+  const std::string v = Create("meta", 100, {Ds("ds-big")});
+  VolumeMetadata m;
+  m.container_cluster.cluster_id = "cluster-a";
+  m.container_cluster.vsphere_user = "admin";
+  EntityMetadata pv{"PERSISTENT_VOLUME", "pv-meta", "", {{"app", "db"}}, false, "cluster-a", {}};
+  EntityMetadata pvc{"PERSISTENT_VOLUME_CLAIM", "data", "ns1", {{"tier", "gold"}}, false,
+                     "cluster-a", {{"PERSISTENT_VOLUME", "pv-meta", "", "cluster-a"}}};
+  m.entity_metadata = {pv, pvc};
+  ASSERT_TRUE(cns_->UpdateVolumeMetadata(v, m).ok());
+
+  QueryFilter f;
+  f.labels = {{"tier", "gold"}};
+  auto q = cns_->QueryVolume(f);
+  ASSERT_TRUE(q.ok()) << q.status();
+  ASSERT_EQ(q->volumes.size(), 1u);
+  EXPECT_EQ(q->volumes[0].volume_id, v);
+  EXPECT_EQ(q->volumes[0].metadata.entity_metadata, m.entity_metadata);
+
+  // The PVC is deleted: an update that removes that entity leaves the PV's.
+  VolumeMetadata del;
+  del.container_cluster = m.container_cluster;
+  EntityMetadata gone = pvc;
+  gone.remove = true;
+  gone.labels.clear();
+  gone.referred_entity.clear();
+  del.entity_metadata = {gone};
+  ASSERT_TRUE(cns_->UpdateVolumeMetadata(v, del).ok());
+  f.labels.clear();
+  f.volume_ids = {v};
+  q = cns_->QueryVolume(f);
+  ASSERT_TRUE(q.ok());
+  ASSERT_EQ(q->volumes.size(), 1u);
+  EXPECT_EQ(q->volumes[0].metadata.entity_metadata, std::vector<EntityMetadata>{pv});
+}
+
+TEST_F(CnsClientTest, InjectedFaultsKeepTheirMessage) {
+  struct Case {
+    std::string where, fault, message;
+    absl::StatusCode code;
+  };
+  const std::vector<Case> cases = {
+      {"volume", "CnsFault", "injected: datastore busy", absl::StatusCode::kUnknown},
+      {"task", "InvalidArgument", "injected: bad spec", absl::StatusCode::kInvalidArgument},
+      {"soap", "NotSupported", "injected: not here", absl::StatusCode::kUnimplemented},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.where);
+    ASSERT_TRUE(vcsim_->SetCnsFault("CnsCreateVolume", c.fault, c.message, 1, c.where).ok());
+    auto r = cns_->CreateVolume(Spec("faulty", 100, {Ds("ds-big")}));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), c.code);
+    EXPECT_EQ(FaultName(r.status()), c.fault);
+    EXPECT_THAT(r.status().message(), HasSubstr(c.message));
+  }
+  ASSERT_TRUE(vcsim_->SetCnsFault("CnsQueryVolume", "CnsFault", "injected: query failed").ok());
+  auto q = cns_->QueryVolume({});
+  ASSERT_FALSE(q.ok());
+  EXPECT_THAT(q.status().message(), HasSubstr("injected: query failed"));
+  // Count 1: the next call works again.
+  EXPECT_TRUE(cns_->QueryVolume({}).ok());
+  EXPECT_FALSE(Create("after-faults", 100, {Ds("ds-big")}).empty());
+}
+
+TEST_F(CnsClientTest, WaitsForASlowTask) {
+  const std::string v = Create("slow", 100, {Ds("ds-big")});
+  ASSERT_TRUE(vcsim_->SetCnsDelay("CnsAttachVolume", 300).ok());
+  const absl::Time start = absl::Now();
+  auto uuid = cns_->AttachVolume(v, vms_["node-1"]);
+  const absl::Duration took = absl::Now() - start;
+  ASSERT_TRUE(vcsim_->SetCnsDelay("CnsAttachVolume", 0).ok());
+  ASSERT_TRUE(uuid.ok()) << uuid.status();
+  EXPECT_GE(took, absl::Milliseconds(300));
+  EXPECT_GE(recorder_.Count("RetrievePropertiesEx"), 2);  // polled the task's info
+}
+
+TEST_F(CnsClientTest, TransientErrorsAndSessions) {
+  // A 503 before CNS ran anything is retried, for queries and changes alike.
+  ASSERT_TRUE(vcsim_->SetFault("503", 1, 0, "vsanHealth").ok());
+  EXPECT_TRUE(cns_->QueryVolume({}).ok());
+  ASSERT_TRUE(vcsim_->SetFault("503", 1, 0, "vsanHealth").ok());
+  EXPECT_FALSE(Create("after-503", 100, {Ds("ds-big")}).empty());
+  // A dropped connection may have run a change: the Session does not send it again, and says
+  // Unavailable. (Two drops: libcurl itself re-sends once when a reused connection closes
+  // without an answer.)
+  ASSERT_TRUE(vcsim_->SetFault("drop", 2, 0, "vsanHealth").ok());
+  auto dropped = cns_->CreateVolume(Spec("dropped", 100, {Ds("ds-big")}));
+  ASSERT_TRUE(vcsim_->SetFault("none").ok());
+  ASSERT_FALSE(dropped.ok());
+  EXPECT_EQ(dropped.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(recorder_.Count("CnsCreateVolume"), 3);  // 503 + retry, then the dropped one
+
+  // Sessions invalidated (e.g. vCenter restarted its session service): a new one, one retry.
+  const uint64_t clones = cns_->session().clones();
+  ASSERT_TRUE(vcsim_->InvalidateSessions().ok());
+  EXPECT_TRUE(cns_->QueryVolume({}).ok());
+  EXPECT_EQ(cns_->session().clones(), clones + 1);
+}
+
+TEST_F(CnsClientTest, ReportsTaskTimes) {
+  constexpr int kN = 30;
+  std::vector<double> client_ms;
+  for (int i = 0; i < kN; ++i) {
+    const absl::Time start = absl::Now();
+    const std::string v = Create(absl::StrCat("t-", i), 10, {Ds("ds-big")});
+    client_ms.push_back(absl::ToDoubleMilliseconds(absl::Now() - start));
+    ASSERT_FALSE(v.empty());
+    ASSERT_TRUE(cns_->DeleteVolume(v).ok());
+  }
+  auto stats = vcsim_->CnsTaskStats();
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  ASSERT_GE((*stats)["CnsCreateVolume"].count, kN);
+  std::sort(client_ms.begin(), client_ms.end());
+  std::cout << "CnsCreateVolume: simulator task p50 " << (*stats)["CnsCreateVolume"].p50_ms
+            << " ms, client call p50 " << client_ms[kN / 2] << " ms ("
+            << recorder_.Count("RetrievePropertiesEx") / (2.0 * kN)
+            << " task polls per call)\n";
+  EXPECT_GT(client_ms[kN / 2], 0);
+}
+
+// Stops the simulator: its own process, so the other tests keep theirs.
+TEST(CnsClientDownTest, StoppedVcenterIsUnavailableNeverNotFound) {
+  auto p = testing::VcsimProcess::Start(kSpec);
+  ASSERT_TRUE(p.ok()) << p.status();
+  std::unique_ptr<testing::VcsimProcess> vcsim = std::move(*p);
+  StaticCredentialSource creds{Credentials{"admin", Secret("secret")}};
+  ClientOptions o;
+  o.url = vcsim->info().url;
+  o.tls.ca_file = vcsim->info().ca_file;
+  o.retry_backoff.initial = absl::Milliseconds(1);
+  o.timeout = absl::Seconds(5);
+  o.connect_timeout = absl::Seconds(2);
+  Client vim(o, &creds);
+  CnsClient cns(vim);
+  const Moref vm{"VirtualMachine", vcsim->info().vms.at(0).moid};
+  CreateSpec spec;
+  spec.name = "before-stop";
+  spec.capacity_mb = 100;
+  auto created = cns.CreateVolume(spec);
+  ASSERT_TRUE(created.ok()) << created.status();
+
+  vcsim->Stop();
+  EXPECT_EQ(cns.QueryVolume({}).status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(cns.CreateVolume(spec).status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(cns.DeleteVolume(created->volume_id).code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(cns.AttachVolume(created->volume_id, vm).status().code(),
+            absl::StatusCode::kUnavailable);
+
+  // Back (a restarted vCenter: every session gone): the client logs in and clones again.
+  ASSERT_TRUE(vcsim->Restart().ok());
+  auto q = cns.QueryVolume({});
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_TRUE(q->volumes.empty());  // the simulator's CNS starts empty
+}
+
+}  // namespace
+}  // namespace ccm::vsphere::cns
