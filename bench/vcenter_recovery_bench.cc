@@ -22,6 +22,7 @@
 #include "vsphere/client.h"
 #include "vsphere/credential_source.h"
 #include "vsphere/inventory_cache.h"
+#include "testing/static_credentials.h"
 
 namespace ccm::vsphere {
 namespace {

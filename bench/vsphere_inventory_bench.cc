@@ -23,6 +23,7 @@
 #include "vsphere/client.h"
 #include "vsphere/inventory_cache.h"
 #include "vsphere/tagging.h"
+#include "testing/static_credentials.h"
 
 namespace ccm::vsphere {
 namespace {

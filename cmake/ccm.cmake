@@ -15,9 +15,3 @@ function(add_ccm_test)
     set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}")
   endif()
 endfunction()
-
-# Header-only helpers for tests (test/testing/: Eventually). Defined here, before any folder is
-# added, so every test target can link it; add_ccm_test links it into every test binary.
-add_library(ccm_test_support INTERFACE)
-target_include_directories(ccm_test_support INTERFACE ${CMAKE_SOURCE_DIR}/test)
-target_link_libraries(ccm_test_support INTERFACE absl::time)

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
+#include "testing/fake_clock.h"
 
 namespace ccm::app {
 namespace {

@@ -1,6 +1,7 @@
 #include "common/backoff.h"
 
 #include "gtest/gtest.h"
+#include "testing/fixed_random.h"
 
 namespace ccm {
 namespace {

@@ -26,14 +26,4 @@ class RealRandom final : public Random {
   std::mt19937_64 gen_ ABSL_GUARDED_BY(mu_){std::random_device{}()};
 };
 
-// Returns the same value every time; tests pick it.
-class FixedRandom final : public Random {
- public:
-  explicit FixedRandom(double v = 0.0) : v_(v) {}
-  double Uniform() override { return v_; }
-
- private:
-  double v_;
-};
-
 }  // namespace ccm

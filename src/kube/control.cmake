@@ -2,9 +2,7 @@
 # the kube-control part. Pure: depends on ccm_common only, so it builds without the HTTP client.
 add_library(ccm_kube_control
   ${CMAKE_CURRENT_LIST_DIR}/event_recorder.cc
-  ${CMAKE_CURRENT_LIST_DIR}/event_sink.cc
   ${CMAKE_CURRENT_LIST_DIR}/leader_election.cc
-  ${CMAKE_CURRENT_LIST_DIR}/lease_lock.cc
   ${CMAKE_CURRENT_LIST_DIR}/rate_limiter.cc
   ${CMAKE_CURRENT_LIST_DIR}/work_queue.cc)
 target_link_libraries(ccm_kube_control PUBLIC ccm_common

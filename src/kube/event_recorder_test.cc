@@ -8,6 +8,8 @@
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "testing/eventually.h"
+#include "testing/fake_clock.h"
+#include "testing/memory_event_sink.h"
 
 namespace ccm::kube {
 namespace {

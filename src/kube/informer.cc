@@ -100,10 +100,8 @@ void Informer::Stop() {
   absl::MutexLock l(&lifecycle_mu_);
   if (!stop_.HasBeenNotified()) stop_.Notify();
   cancel_.store(true);
-  {
-    absl::MutexLock s(&mu_);
-    stopped_ = true;
-  }
+  // Releasing mu_ makes WaitForSync's waiters re-evaluate their condition, which reads stop_.
+  { absl::MutexLock s(&mu_); }
   if (reflector_.joinable()) reflector_.join();
   if (resync_.joinable()) resync_.join();
 }
@@ -115,7 +113,9 @@ bool Informer::HasSynced() const {
 
 bool Informer::WaitForSync(absl::Duration timeout) const {
   absl::MutexLock l(&mu_);
-  auto done = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return synced_ || stopped_; };
+  auto done = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return synced_ || stop_.HasBeenNotified();
+  };
   mu_.AwaitWithTimeout(absl::Condition(&done), timeout);
   return synced_;
 }

@@ -126,7 +126,6 @@ class Informer {
   absl::flat_hash_map<std::string, Stored> store_ ABSL_GUARDED_BY(mu_);
   std::string last_rv_ ABSL_GUARDED_BY(mu_);
   bool synced_ ABSL_GUARDED_BY(mu_) = false;
-  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
 
   // Serialises handler calls (reflector, resync, late AddEventHandler) so each handler sees
   // events in order, one at a time. mu_ is only taken briefly inside it, never across a handler.
@@ -136,8 +135,10 @@ class Informer {
 
   absl::Mutex lifecycle_mu_;
   bool started_ ABSL_GUARDED_BY(lifecycle_mu_) = false;
-  std::atomic<bool> cancel_{false};
+  // Stopped: stop_ wakes the clock sleeps; cancel_ is the same fact in the form Client::Watch
+  // takes. Stop() sets both, nothing else does.
   absl::Notification stop_;
+  std::atomic<bool> cancel_{false};
   std::thread reflector_;
   std::thread resync_;
   std::atomic<int64_t> lists_{0};

@@ -8,6 +8,9 @@
 
 #include "gtest/gtest.h"
 #include "testing/eventually.h"
+#include "testing/fake_clock.h"
+#include "testing/fixed_random.h"
+#include "testing/memory_lease_lock.h"
 
 namespace ccm::kube {
 namespace {

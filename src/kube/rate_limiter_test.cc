@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "testing/fake_clock.h"
 
 namespace ccm::kube {
 namespace {

@@ -5,6 +5,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "testing/fake_clock.h"
 
 namespace ccm::kube {
 namespace {

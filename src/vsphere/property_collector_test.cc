@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "httplib.h"
 #include "vsphere/vm_facts.h"
+#include "testing/static_credentials.h"
 
 namespace ccm::vsphere {
 namespace {

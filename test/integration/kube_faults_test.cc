@@ -31,6 +31,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "integration/node_e2e_env.h"
+#include "testing/fake_clock.h"
+#include "testing/static_credentials.h"
 
 namespace ccm::integration {
 namespace {

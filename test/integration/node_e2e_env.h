@@ -34,6 +34,7 @@
 #include "kube/objects.h"
 #include "testing/eventually.h"
 #include "vsphere/credential_source.h"
+#include "testing/fake_clock.h"
 
 namespace ccm::integration {
 

@@ -14,6 +14,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "integration/node_e2e_env.h"
+#include "testing/fake_clock.h"
+#include "testing/static_credentials.h"
 
 namespace ccm::kube {
 void PrintTo(const NodeAddress& a, std::ostream* os) { *os << a.type << "=" << a.address; }

@@ -165,6 +165,7 @@ absl::Status BuildGlobal(const RawSection* s, GlobalConfig& g, std::vector<std::
   CCM_CFG_RETURN_IF_ERROR(r.Str("secrets-directory", g.secrets_directory));
   CCM_CFG_RETURN_IF_ERROR(r.IpFamilies("ip-family", g.ip_families, &present));
   CCM_CFG_RETURN_IF_ERROR(r.Str("cluster-id", g.cluster_id));
+  CCM_CFG_RETURN_IF_ERROR(BuildCsiGlobal(r, g));
   for (const char* key : {"api-disable", "api-binding"}) {
     if (const RawValue* v = r.Find(key)) {
       warnings.push_back(absl::StrCat(v->where, ": ignored (the reference provider's own API "
@@ -178,6 +179,71 @@ absl::Status BuildGlobal(const RawSection* s, GlobalConfig& g, std::vector<std::
   if (!g.secret_name.empty() && !g.secrets_directory.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         s->where, ": set either secret-name/secret-namespace or secrets-directory, not both"));
+  }
+  return absl::OkStatus();
+}
+
+// The CSI driver's [Global] keys (csi-vsphere.conf): limits and periods as the reference checks
+// them (pkg/common/config/config.go validateConfig); 0 means the default there too.
+absl::Status BuildCsiGlobal(const Reader& r, GlobalConfig& g) {
+  bool present = false;
+  CCM_CFG_RETURN_IF_ERROR(r.Str("supervisor-id", g.supervisor_id));
+  CCM_CFG_RETURN_IF_ERROR(r.Str("cluster-distribution", g.cluster_distribution));
+  for (auto [key, id] : {std::pair{"cluster-id", &g.cluster_id},
+                         std::pair{"supervisor-id", &g.supervisor_id}}) {
+    if (id->size() > 64) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(r.Find(key)->where, ": must not exceed 64 characters"));
+    }
+  }
+  CCM_CFG_RETURN_IF_ERROR(r.Int("query-limit", 0, 1 << 30, g.query_limit, &present));
+  if (g.query_limit == 0) g.query_limit = kDefaultQueryLimit;
+  CCM_CFG_RETURN_IF_ERROR(
+      r.Int("list-volume-threshold", 0, 1 << 30, g.list_volume_threshold, &present));
+  if (g.list_volume_threshold == 0) g.list_volume_threshold = kDefaultListVolumeThreshold;
+  CCM_CFG_RETURN_IF_ERROR(
+      r.Int("vc-client-timeout", 0, 24 * 60, g.vc_client_timeout_minutes, &present));
+  if (g.vc_client_timeout_minutes == 0) g.vc_client_timeout_minutes = 5;
+  CCM_CFG_RETURN_IF_ERROR(r.Int("csi-fetch-preferred-datastores-intervalinmin", 0, 24 * 60,
+                                g.csi_fetch_preferred_datastores_interval_minutes, &present));
+  if (g.csi_fetch_preferred_datastores_interval_minutes == 0) {
+    g.csi_fetch_preferred_datastores_interval_minutes = 5;
+  }
+  // Known to the reference, with no effect on a block-volume driver without its CRDs.
+  int unused = 0;
+  for (const char* key : {"csi-auth-check-intervalinmin", "cnsregistervolumes-cleanup-intervalinmin",
+                          "volumemigration-cr-cleanup-intervalinmin",
+                          "cnsvolumeoperationrequest-cleanup-intervalinmin"}) {
+    CCM_CFG_RETURN_IF_ERROR(r.Int(key, 0, 1 << 30, unused, &present));
+  }
+  return absl::OkStatus();
+}
+
+// [Labels] topology-categories and [TopologyCategory "<category>"] (CSI), checked as the
+// reference checks them.
+absl::Status BuildTopologyCategories(const RawConfig& raw, LabelsConfig& labels) {
+  Reader r(Ptr(raw.labels));
+  bool present = false;
+  CCM_CFG_RETURN_IF_ERROR(r.List("topology-categories", labels.topology_categories, &present));
+  if (!labels.topology_categories.empty()) {
+    const std::string& where = r.Find("topology-categories")->where;
+    if (!labels.zone.empty() || !labels.region.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": zone and region must not be set when topology-categories is set"));
+    }
+    if (labels.topology_categories.size() > 5) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": at most 5 topology categories are allowed, got ",
+          labels.topology_categories.size()));
+    }
+  }
+  for (const auto& [category, section] : raw.topology_categories) {
+    std::string label;
+    CCM_CFG_RETURN_IF_ERROR(Reader(&section).Str("label", label));
+    if (label.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(section.where, ": label is required"));
+    }
+    labels.category_labels[category] = label;
   }
   return absl::OkStatus();
 }
@@ -215,6 +281,7 @@ absl::StatusOr<VirtualCenterConfig> BuildVCenter(const std::string& label, const
   CCM_CFG_RETURN_IF_ERROR(r.Str("ca-file", vc.ca_file));
   if (vc.ca_file.empty()) vc.ca_file = g.ca_file;
   CCM_CFG_RETURN_IF_ERROR(r.Str("thumbprint", vc.thumbprint));
+  CCM_CFG_RETURN_IF_ERROR(r.Str("migration-datastore-url", vc.migration_datastore_url));
   if (vc.thumbprint.empty()) vc.thumbprint = g.thumbprint;
   vc.ip_families = g.ip_families;
   CCM_CFG_RETURN_IF_ERROR(r.IpFamilies("ip-family", vc.ip_families, &present));
@@ -420,6 +487,8 @@ absl::StatusOr<Config> BuildConfig(const RawConfig& raw, std::vector<std::string
                                     " is set; zones and regions are looked up only when both "
                                     "are set"));
   }
+  CCM_CFG_RETURN_IF_ERROR(BuildTopologyCategories(raw, cfg.labels));
+  cfg.csi_sections_unused = raw.snapshot.has_value() || !raw.net_permissions.empty();
 
   Reader nodes(Ptr(raw.nodes));
   NodesConfig& n = cfg.nodes;

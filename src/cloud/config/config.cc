@@ -64,7 +64,8 @@ std::string Config::ToString() const {
                   " soap-roundtrip-count=", global.soap_roundtrip_count,
                   " secret=", global.secret_namespace, "/", global.secret_name,
                   " secrets-directory=", global.secrets_directory,
-                  " ip-family=", Families(global.ip_families), "\n");
+                  " ip-family=", Families(global.ip_families), " cluster-id=", global.cluster_id,
+                  "\n");
   for (const auto& vc : vcenters) {
     absl::StrAppend(&out, "vcenter ", vc.label, ": server=", vc.server, " port=", vc.port,
                     " user=", vc.user, " password=", Redact(vc.password),
@@ -79,7 +80,14 @@ std::string Config::ToString() const {
     if (!vc.secrets_directory.empty()) absl::StrAppend(&out, " (", vc.secrets_directory, ")");
     absl::StrAppend(&out, " ip-family=", Families(vc.ip_families), "\n");
   }
-  absl::StrAppend(&out, "labels: region=", labels.region, " zone=", labels.zone, "\n");
+  absl::StrAppend(&out, "labels: region=", labels.region, " zone=", labels.zone);
+  if (!labels.topology_categories.empty()) {
+    absl::StrAppend(&out, " topology-categories=", absl::StrJoin(labels.topology_categories, ","));
+  }
+  for (const auto& [category, label] : labels.category_labels) {
+    absl::StrAppend(&out, " [TopologyCategory ", category, "] label=", label);
+  }
+  absl::StrAppend(&out, "\n");
   absl::StrAppend(&out, "nodes: internal-cidrs=", Cidrs(nodes.internal_network_subnet_cidrs),
                   " external-cidrs=", Cidrs(nodes.external_network_subnet_cidrs),
                   " internal-network=", nodes.internal_vm_network_name,
@@ -132,6 +140,11 @@ absl::StatusOr<ParseResult> ParseConfig(absl::string_view bytes, const Environme
   }
   if (c.route) {
     result.notices.push_back("route settings are parsed and validated but not active yet");
+  }
+  if (c.csi_sections_unused) {
+    result.notices.push_back(
+        "[Snapshot] and [NetPermissions] are accepted; this driver implements neither volume "
+        "snapshots nor file volumes");
   }
   if (options.strict && !result.warnings.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(

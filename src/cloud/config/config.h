@@ -23,6 +23,9 @@ namespace ccm::cloud {
 
 inline constexpr int kDefaultVCenterPort = 443;
 inline constexpr int kDefaultSoapRoundTripCount = 3;
+// The reference CSI driver's defaults (pkg/common/config/config.go).
+inline constexpr int kDefaultQueryLimit = 10000;
+inline constexpr int kDefaultListVolumeThreshold = 50;
 
 // Where a vCenter's credentials come from (precedence as in the reference: a per-VC Secret, else
 // the global Secret or secrets-directory, else inline user/password).
@@ -45,6 +48,13 @@ struct GlobalConfig {
   std::string secrets_directory;
   std::vector<IpFamily> ip_families = {IpFamily::kIPv4};
   std::string cluster_id;
+  // The CSI driver's (csi-vsphere.conf); the cloud controller manager ignores them.
+  std::string supervisor_id;
+  std::string cluster_distribution;  // CNS container cluster flavour's distribution name
+  int query_limit = kDefaultQueryLimit;                    // CNS QueryAll page size
+  int list_volume_threshold = kDefaultListVolumeThreshold;
+  int vc_client_timeout_minutes = 5;
+  int csi_fetch_preferred_datastores_interval_minutes = 5;
   bool operator==(const GlobalConfig&) const = default;
 };
 
@@ -65,6 +75,7 @@ struct VirtualCenterConfig {
   std::string secret_namespace;
   std::string secrets_directory; // for kSecretsDirectory
   std::vector<IpFamily> ip_families = {IpFamily::kIPv4};  // ordered; two entries = dual stack
+  std::string migration_datastore_url;  // CSI: default datastore of migrated in-tree volumes
   bool operator==(const VirtualCenterConfig&) const = default;
 };
 
@@ -72,6 +83,11 @@ struct VirtualCenterConfig {
 struct LabelsConfig {
   std::string region;
   std::string zone;
+  // CSI: `topology-categories` (at most 5 category names, comma separated); when set it wins
+  // over zone/region for the CSI driver's topology keys.
+  std::vector<std::string> topology_categories;
+  // CSI: [TopologyCategory "<category>"] label = the Node label key used for that category.
+  std::map<std::string, std::string> category_labels;
   bool ZonesEnabled() const { return !region.empty() && !zone.empty(); }
   bool operator==(const LabelsConfig&) const = default;
 };
@@ -128,6 +144,8 @@ struct Config {
   std::optional<NsxtConfig> nsxt;
   std::optional<LoadBalancerConfig> load_balancer;
   std::optional<RouteConfig> route;
+  // CSI: [Snapshot] or [NetPermissions] present (accepted; no snapshots or file volumes here).
+  bool csi_sections_unused = false;
 
   // The vCenter with this server address (or label), nullptr if none.
   const VirtualCenterConfig* FindVCenter(absl::string_view server_or_label) const;

@@ -365,6 +365,25 @@ const ErrorCase kErrors[] = {
                            "router-path = /x\n", {}, "routes need the NSX-T section"},
     {"server with space", "[Global]\nuser = u\npassword = p\n[VirtualCenter \"a b\"]\n", {},
      "server \"a b\" contains whitespace"},
+    // The CSI driver's keys (csi-vsphere.conf), checked as the reference checks them.
+    {"csi categories with zone", "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n"
+                                 "[Labels]\nzone = z\nregion = r\ntopology-categories = a,b\n", {},
+     "vsphere.conf:8: [Labels] topology-categories: zone and region must not be set when "
+     "topology-categories is set"},
+    {"csi six categories", "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n[Labels]\n"
+                           "topology-categories = a,b,c,d,e,f\n", {},
+     "at most 5 topology categories are allowed, got 6"},
+    {"csi long cluster id",
+     "[Global]\nuser = u\npassword = p\ncluster-id = "
+     "0123456789012345678901234567890123456789012345678901234567890123456789\n"
+     "[VirtualCenter \"v\"]\n", {},
+     "vsphere.conf:4: [Global] cluster-id: must not exceed 64 characters"},
+    {"csi bad query limit", "[Global]\nuser = u\npassword = p\nquery-limit = many\n"
+                            "[VirtualCenter \"v\"]\n", {},
+     "[Global] query-limit: expected an integer"},
+    {"csi category without label", "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n"
+                                   "[TopologyCategory \"k8s-zone\"]\n", {},
+     "[TopologyCategory \"k8s-zone\"]: label is required"},
 };
 
 class ErrorTest : public ::testing::TestWithParam<ErrorCase> {};
@@ -378,6 +397,33 @@ TEST_P(ErrorTest, FailsWithMessage) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, ErrorTest, ::testing::ValuesIn(kErrors));
+
+TEST(ConfigTest, CsiDriverConfigKeys) {
+  // A csi-vsphere.conf as the reference's docs show it, plus the CSI-only sections.
+  auto r = ParseConfig(
+      "[Global]\ncluster-id = \"demo-cluster\"\ncluster-distribution = \"OpenShift\"\n"
+      "query-limit = 500\ncsi-fetch-preferred-datastores-intervalinmin = 10\n"
+      "csi-auth-check-intervalinmin = 5\n"
+      "[VirtualCenter \"10.0.0.1\"]\nuser = u\npassword = p\ndatacenters = \"DC0, DC1\"\n"
+      "migration-datastore-url = ds:///vmfs/volumes/a/\n"
+      "[Labels]\ntopology-categories = \"k8s-region, k8s-zone\"\n"
+      "[TopologyCategory \"k8s-zone\"]\nlabel = \"topology.kubernetes.io/zone\"\n"
+      "[Snapshot]\nglobal-max-snapshots-per-block-volume = 5\n",
+      {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  const Config& c = r->config;
+  EXPECT_EQ(c.global.cluster_id, "demo-cluster");
+  EXPECT_EQ(c.global.cluster_distribution, "OpenShift");
+  EXPECT_EQ(c.global.query_limit, 500);
+  EXPECT_EQ(c.global.list_volume_threshold, kDefaultListVolumeThreshold);
+  EXPECT_EQ(c.global.csi_fetch_preferred_datastores_interval_minutes, 10);
+  ASSERT_EQ(c.vcenters.size(), 1u);
+  EXPECT_EQ(c.vcenters[0].migration_datastore_url, "ds:///vmfs/volumes/a/");
+  EXPECT_EQ(c.labels.topology_categories, (std::vector<std::string>{"k8s-region", "k8s-zone"}));
+  EXPECT_EQ(c.labels.category_labels.at("k8s-zone"), "topology.kubernetes.io/zone");
+  EXPECT_TRUE(r->warnings.empty()) << absl::StrJoin(r->warnings, "\n");
+  EXPECT_THAT(absl::StrJoin(r->notices, "\n"), HasSubstr("[Snapshot] and [NetPermissions]"));
+}
 
 TEST(ConfigTest, UnknownKeysWarnWithTheRightSpelling) {
   auto yaml = ParseConfig(

@@ -155,6 +155,14 @@ class IniReader {
     if (lower == "loadbalancerclass") {
       return multi(raw_.lb_classes, SectionKind::kLoadBalancerClass, "class name");
     }
+    // The CSI driver's sections (csi-vsphere.conf).
+    if (lower == "topologycategory") {
+      return multi(raw_.topology_categories, SectionKind::kTopologyCategory, "category");
+    }
+    if (lower == "snapshot") return single(raw_.snapshot, SectionKind::kSnapshot);
+    if (lower == "netpermissions") {
+      return multi(raw_.net_permissions, SectionKind::kNetPermissions, "name");
+    }
     ignored_ = true;
     if (lower == "network" || lower == "workspace" || lower == "disk") {
       raw_.warnings.push_back(absl::StrCat(

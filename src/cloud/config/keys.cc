@@ -21,6 +21,19 @@ const std::vector<KeySpec> kGlobal = {
     {"secrets-directory", "secretsDirectory"},
     {"ip-family", "ipFamily"},
     {"cluster-id", "clusterID"},
+    // The CSI driver's keys (csi-vsphere.conf, kubernetes-sigs/vsphere-csi-driver
+    // pkg/common/config/types.go); the cloud controller manager ignores them.
+    {"supervisor-id", "supervisorID"},
+    {"cluster-distribution", "clusterDistribution"},
+    {"vc-client-timeout", "vcClientTimeout"},
+    {"query-limit", "queryLimit"},
+    {"list-volume-threshold", "listVolumeThreshold"},
+    {"csi-fetch-preferred-datastores-intervalinmin", "csiFetchPreferredDatastoresIntervalInMin"},
+    {"csi-auth-check-intervalinmin", "csiAuthCheckIntervalInMin"},
+    {"cnsregistervolumes-cleanup-intervalinmin", "cnsRegisterVolumesCleanupIntervalInMin"},
+    {"volumemigration-cr-cleanup-intervalinmin", "volumeMigrationCRCleanupIntervalInMin"},
+    {"cnsvolumeoperationrequest-cleanup-intervalinmin",
+     "cnsVolumeOperationRequestCleanupIntervalInMin"},
     // Accepted for compatibility; the reference's CCM API they configured is gone.
     {"api-disable", "apiDisable"},
     {"api-binding", "apiBinding"},
@@ -39,9 +52,26 @@ const std::vector<KeySpec> kVirtualCenter = {
     {"secret-name", "secretName"},
     {"secret-namespace", "secretNamespace"},
     {"ip-family", "ipFamily"},
+    // CSI (file volumes and in-tree migration; accepted, not used by the block-volume driver).
+    {"targetvSANFileShareDatastoreURLs", "targetvSANFileShareDatastoreURLs"},
+    {"targetvSANFileShareClusters", "targetvSANFileShareClusters"},
+    {"migration-datastore-url", "migrationDatastoreURL"},
 };
 
-const std::vector<KeySpec> kLabels = {{"region", "region"}, {"zone", "zone"}};
+const std::vector<KeySpec> kLabels = {
+    {"region", "region"}, {"zone", "zone"}, {"topology-categories", "topologyCategories"}};
+
+// CSI: [TopologyCategory "<category>"] label = the Node label key for that category.
+const std::vector<KeySpec> kTopologyCategory = {{"label", "label"}};
+// CSI: [Snapshot]; accepted (snapshots are not implemented by this driver).
+const std::vector<KeySpec> kSnapshot = {
+    {"global-max-snapshots-per-block-volume", "globalMaxSnapshotsPerBlockVolume"},
+    {"granular-max-snapshots-per-block-volume-vsan", "granularMaxSnapshotsPerBlockVolumeInVSAN"},
+    {"granular-max-snapshots-per-block-volume-vvol", "granularMaxSnapshotsPerBlockVolumeInVVOL"},
+};
+// CSI: [NetPermissions "<name>"] of file volumes; accepted, not used (no file volumes).
+const std::vector<KeySpec> kNetPermissions = {
+    {"ips", "ips"}, {"permissions", "permissions"}, {"rootsquash", "rootsquash"}};
 
 const std::vector<KeySpec> kNodes = {
     {"internal-network-subnet-cidr", "internalNetworkSubnetCidr"},
@@ -98,6 +128,9 @@ const std::vector<KeySpec>& KeysOf(SectionKind kind) {
     case SectionKind::kLoadBalancer: return kLoadBalancer;
     case SectionKind::kLoadBalancerClass: return kLoadBalancerClass;
     case SectionKind::kRoute: return kRoute;
+    case SectionKind::kTopologyCategory: return kTopologyCategory;
+    case SectionKind::kSnapshot: return kSnapshot;
+    case SectionKind::kNetPermissions: return kNetPermissions;
   }
   return kGlobal;
 }

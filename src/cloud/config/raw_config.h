@@ -30,9 +30,11 @@ struct RawSection {
 };
 
 struct RawConfig {
-  std::optional<RawSection> global, labels, nodes, nsxt, load_balancer, route;
+  std::optional<RawSection> global, labels, nodes, nsxt, load_balancer, route, snapshot;
   std::map<std::string, RawSection> vcenters;   // label -> section
   std::map<std::string, RawSection> lb_classes;
+  std::map<std::string, RawSection> topology_categories;  // CSI: category -> section
+  std::map<std::string, RawSection> net_permissions;      // CSI: name -> section
   std::vector<std::string> warnings;
   bool yaml = false;
 };
@@ -44,7 +46,7 @@ struct KeySpec {
   bool secret = false;
 };
 enum class SectionKind { kGlobal, kVirtualCenter, kLabels, kNodes, kNsxt, kLoadBalancer,
-                         kLoadBalancerClass, kRoute };
+                         kLoadBalancerClass, kRoute, kTopologyCategory, kSnapshot, kNetPermissions };
 const std::vector<KeySpec>& KeysOf(SectionKind kind);
 // Looks a key up by its spelling in one format (INI: case-insensitive). On a miss, `hint` is set
 // to the right spelling when the key is known in the other format's spelling.

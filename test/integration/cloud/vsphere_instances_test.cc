@@ -6,6 +6,7 @@
 #include "cloud/core/uuid.h"
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gtest/gtest.h"
+#include "testing/static_credentials.h"
 
 namespace ccm::cloud {
 namespace {

@@ -21,6 +21,7 @@
 #include "kube/objects.h"
 #include "fixtures/kube_emulator/kube_emulator.h"
 #include "testing/eventually.h"
+#include "testing/fake_clock.h"
 
 namespace ccm::controllers::testing {
 

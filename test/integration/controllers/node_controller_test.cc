@@ -14,6 +14,7 @@
 #include "kube/config.h"
 #include "kube/event_recorder.h"
 #include "kube/kube_event_sink.h"
+#include "testing/fake_clock.h"
 
 namespace ccm::controllers {
 namespace {

@@ -7,6 +7,7 @@
 #include "controllers/node_update.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/fake_clock.h"
 
 namespace ccm::controllers {
 namespace {

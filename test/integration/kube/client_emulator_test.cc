@@ -14,6 +14,7 @@
 #include "kube/informer.h"
 #include "kube/objects.h"
 #include "testing/eventually.h"
+#include "testing/fake_clock.h"
 
 namespace ccm::kube {
 namespace {

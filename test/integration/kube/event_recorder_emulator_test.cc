@@ -10,6 +10,7 @@
 #include "kube/client.h"
 #include "kube/event_recorder.h"
 #include "kube/kube_event_sink.h"
+#include "testing/fake_clock.h"
 
 namespace ccm::kube {
 namespace {

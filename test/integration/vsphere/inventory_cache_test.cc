@@ -13,6 +13,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "vsphere/client.h"
+#include "testing/fake_clock.h"
+#include "testing/static_credentials.h"
 
 namespace ccm::vsphere {
 namespace {

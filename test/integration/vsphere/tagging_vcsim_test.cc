@@ -12,6 +12,7 @@
 #include "vsphere/ancestry.h"
 #include "vsphere/client.h"
 #include "vsphere/tagging.h"
+#include "testing/static_credentials.h"
 
 namespace ccm::vsphere {
 namespace {
