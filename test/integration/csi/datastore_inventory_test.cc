@@ -1,0 +1,214 @@
+// The datastore inventory against the simulator: datastores of the watched datacenters with
+// free space, datastore-cluster membership and the topology of the hosts mounting them, the
+// requests a refresh costs, and Unavailable (never an empty list) before the first load.
+#include "csi/controller/datastore_inventory.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "fixtures/vcsim/vcsim_process.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "testing/eventually.h"
+#include "testing/static_credentials.h"
+#include "vsphere/soap.h"
+
+namespace ccm::csi {
+namespace {
+
+using ::ccm::testing::VcsimProcess;
+constexpr int64_t kMiB = 1024 * 1024;
+constexpr char kZone[] = "failure-domain.beta.kubernetes.io/zone";
+constexpr char kRegion[] = "failure-domain.beta.kubernetes.io/region";
+
+constexpr char kSpec[] = R"({
+  "users": {"u": "p"},
+  "datacenters": [
+    {"name": "dc1",
+     "clusters": [{"name": "zone-a", "hosts": 2}, {"name": "zone-b", "hosts": 1},
+                  {"name": "untagged", "hosts": 1}],
+     "datastores": [{"name": "datastore1", "capacity_mb": 2048, "free_mb": 1024},
+                    {"name": "ds-a", "capacity_mb": 4096, "clusters": ["zone-a"]},
+                    {"name": "ds-b", "capacity_mb": 8192, "clusters": ["zone-b"]},
+                    {"name": "ds-x", "capacity_mb": 1024, "clusters": ["untagged"]},
+                    {"name": "ds-ab", "capacity_mb": 1024, "clusters": ["zone-a", "zone-b"]},
+                    {"name": "ds-pod", "capacity_mb": 1024, "clusters": ["zone-b"]}]},
+    {"name": "dc2", "clusters": [{"name": "other", "hosts": 1}],
+     "datastores": [{"name": "ds-dc2", "clusters": ["other"]}]}],
+  "tag_categories": [{"name": "k8s-zone"}, {"name": "k8s-region"}],
+  "tags": [{"name": "zone-a", "category": "k8s-zone", "attach": ["/dc1/host/zone-a"]},
+           {"name": "zone-b", "category": "k8s-zone", "attach": ["/dc1/host/zone-b"]},
+           {"name": "region-1", "category": "k8s-region", "attach": ["/dc1"]}]
+})";
+
+class DatastoreInventoryTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto sim = VcsimProcess::Start(kSpec);
+    ASSERT_TRUE(sim.ok()) << sim.status();
+    sim_ = sim->release();
+  }
+  static void TearDownTestSuite() { delete sim_; }
+
+  void SetUp() override {
+    vsphere::ClientOptions co;
+    co.url = sim_->info().url;
+    co.tls.ca_file = sim_->info().ca_file;
+    client_ = std::make_unique<vsphere::Client>(co, &creds_);
+    vsphere::TaggingOptions to;
+    to.server = "127.0.0.1";
+    to.url = co.url;
+    to.http.tls = co.tls;
+    tagging_ = std::make_unique<vsphere::TaggingClient>(to, creds_);
+  }
+
+  std::unique_ptr<DatastoreInventory> Make(std::vector<std::string> datacenters,
+                                           bool topology = true) {
+    DatastoreInventoryOptions o;
+    o.change_delay = absl::Milliseconds(50);
+    if (topology) {
+      o.topology.zone_category = "k8s-zone";
+      o.topology.region_category = "k8s-region";
+    }
+    return std::make_unique<DatastoreInventory>(
+        std::vector<DatastoreSource>{{"vc1", client_.get(), tagging_.get(), datacenters}}, o);
+  }
+
+  static std::map<std::string, DatastoreCandidate> ByName(const DatastoreInventory& inv) {
+    std::map<std::string, DatastoreCandidate> out;
+    auto all = inv.Candidates();
+    EXPECT_TRUE(all.ok()) << all.status();
+    if (all.ok()) {
+      for (const auto& c : **all) out[c.name] = c;
+    }
+    return out;
+  }
+
+  static VcsimProcess* sim_;
+  vsphere::StaticCredentialSource creds_{{"u", Secret("p")}};
+  std::unique_ptr<vsphere::Client> client_;
+  std::unique_ptr<vsphere::TaggingClient> tagging_;
+};
+VcsimProcess* DatastoreInventoryTest::sim_ = nullptr;
+
+Segments Zone(const std::string& z) { return {{kZone, z}, {kRegion, "region-1"}}; }
+
+TEST_F(DatastoreInventoryTest, CandidatesCarryFreeSpaceAndTheirHostsTopology) {
+  auto inv = Make({"dc1"});
+  ASSERT_TRUE(inv->RefreshNow().ok());
+  auto ds = ByName(*inv);
+  ASSERT_TRUE(ds.contains("ds-a") && ds.contains("ds-b") && ds.contains("ds-ab"));
+  ASSERT_TRUE(ds.contains("datastore1"));
+  EXPECT_FALSE(ds.contains("ds-dc2"));  // dc2 is not watched
+  EXPECT_EQ(ds["ds-a"].vcenter, "vc1");
+  EXPECT_EQ(ds["ds-a"].datacenter, "dc1");
+  EXPECT_EQ(ds["ds-a"].free_bytes, 4096 * kMiB);
+  EXPECT_EQ(ds["datastore1"].free_bytes, 1024 * kMiB);
+  EXPECT_FALSE(ds["ds-a"].url.empty());  // summary.url (the simulator's is a local path)
+  EXPECT_FALSE(ds["ds-a"].moref.empty());
+  EXPECT_EQ(ds["ds-a"].accessible, (std::vector<Segments>{Zone("zone-a")}));
+  EXPECT_EQ(ds["ds-b"].accessible, (std::vector<Segments>{Zone("zone-b")}));
+  EXPECT_EQ(ds["ds-ab"].accessible, (std::vector<Segments>{Zone("zone-a"), Zone("zone-b")}));
+  EXPECT_TRUE(ds["ds-x"].accessible.empty());  // only hosts without a zone mount it
+}
+
+TEST_F(DatastoreInventoryTest, WithoutTopologyNoSegmentsAndNoTaggingCalls) {
+  auto inv = Make({}, /*topology=*/false);
+  ASSERT_TRUE(sim_->ResetCounters().ok());
+  ASSERT_TRUE(inv->RefreshNow().ok());
+  auto ds = ByName(*inv);
+  EXPECT_TRUE(ds.contains("ds-dc2"));  // no datacenters configured: all of them
+  EXPECT_TRUE(ds["ds-a"].accessible.empty());
+  auto rest = sim_->RestCounters();
+  ASSERT_TRUE(rest.ok());
+  EXPECT_TRUE(rest->empty()) << rest->begin()->first;
+}
+
+TEST_F(DatastoreInventoryTest, ARefreshCostsAFewRequestsAndAQuickOneJustOne) {
+  auto inv = Make({"dc1"});
+  ASSERT_TRUE(sim_->ResetCounters().ok());
+  ASSERT_TRUE(inv->RefreshNow().ok());
+  auto first = sim_->TotalRequests();
+  ASSERT_TRUE(first.ok());
+  // Datacenters, datastores, ancestry levels, tagging login + one batch + tag/category names.
+  EXPECT_LE(*first, 16);
+  auto soap = sim_->SoapCounters();
+  ASSERT_TRUE(soap.ok());
+  // A full refresh again: hosts' chains come from the ancestry cache, tags in one batch.
+  ASSERT_TRUE(sim_->ResetCounters().ok());
+  ASSERT_TRUE(inv->RefreshNow().ok());
+  auto second = sim_->TotalRequests();
+  ASSERT_TRUE(second.ok());
+  EXPECT_LE(*second, 3);  // ListDatacenters, the datastores, one tag batch
+
+  // A change: applied to the cache at once, then one quick refresh (the datastores only).
+  auto before = ByName(*inv)["ds-b"].free_bytes;
+  inv->Start();
+  ASSERT_TRUE(sim_->ResetCounters().ok());
+  inv->NoteChange("vc1", ByName(*inv)["ds-b"].url, -100 * kMiB);
+  EXPECT_EQ(ByName(*inv)["ds-b"].free_bytes, before - 100 * kMiB);
+  ASSERT_TRUE(::ccm::testing::Eventually([&] { return inv->stats().quick_refreshes >= 1; }));
+  inv->Stop();
+  EXPECT_EQ(ByName(*inv)["ds-b"].free_bytes, before);  // vCenter's figure: nothing was taken
+  auto quick = sim_->SoapCounters();
+  ASSERT_TRUE(quick.ok());
+  EXPECT_EQ((*quick)["RetrievePropertiesEx"], 1);
+  EXPECT_EQ(sim_->TotalRequests().value_or(-1), 1);
+}
+
+TEST_F(DatastoreInventoryTest, DatastoreClusterMembersAreCandidatesNamingTheirCluster) {
+  // The spec has no StoragePod field: make one the way an administrator would.
+  auto dcs = vsphere::ListDatacenters(*client_);
+  ASSERT_TRUE(dcs.ok());
+  vsphere::Moref ds_folder;
+  for (const auto& dc : *dcs) {
+    if (dc.name != "dc1") continue;
+    auto r = vsphere::RetrieveObjects(*client_, {dc.moref},
+                                      {{"Datacenter", {"datastoreFolder"}, false}});
+    ASSERT_TRUE(r.ok());
+    ds_folder = r->objects.front().GetMoref("datastoreFolder");
+  }
+  ASSERT_FALSE(ds_folder.empty());
+  auto pod = client_->Call("CreateStoragePod", absl::StrCat(vsphere::MorefXml("_this", ds_folder),
+                                                            vsphere::TextXml("name", "pod-1")));
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  const vsphere::Moref pod_ref = vsphere::ParseMoref(pod->returnval());
+  auto inv = Make({"dc1"});
+  ASSERT_TRUE(inv->RefreshNow().ok());
+  const std::string ds_pod = ByName(*inv)["ds-pod"].moref;
+  auto moved =
+      client_->Call("MoveIntoFolder_Task",
+                    absl::StrCat(vsphere::MorefXml("_this", pod_ref),
+                                 vsphere::MorefXml("list", vsphere::Moref{"Datastore", ds_pod})));
+  ASSERT_TRUE(moved.ok()) << moved.status();
+  ASSERT_TRUE(::ccm::testing::Eventually([&] {
+    return inv->RefreshNow().ok() && ByName(*inv)["ds-pod"].datastore_cluster == "pod-1";
+  }));
+  auto ds = ByName(*inv);
+  EXPECT_EQ(ds["ds-pod"].accessible, (std::vector<Segments>{Zone("zone-b")}));
+  EXPECT_EQ(ds["ds-b"].datastore_cluster, "");
+}
+
+TEST_F(DatastoreInventoryTest, UnknownDatacenterFailsTheLoadNaming) {
+  auto inv = Make({"dc-missing"});
+  absl::Status s = inv->RefreshNow();
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), ::testing::HasSubstr("dc-missing"));
+  EXPECT_EQ(inv->Candidates().status().code(), absl::StatusCode::kUnavailable);
+}
+
+TEST_F(DatastoreInventoryTest, UnavailableBeforeTheFirstLoadAndServedFromMemoryAfter) {
+  auto inv = Make({"dc1"});
+  EXPECT_EQ(inv->Candidates().status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_FALSE(inv->Health().ok());
+  inv->Start();
+  ASSERT_TRUE(inv->WaitForLoad(absl::Seconds(30)));
+  EXPECT_TRUE(inv->Health().ok());
+  ASSERT_TRUE(sim_->ResetCounters().ok());
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(inv->Candidates().ok());
+  EXPECT_EQ(sim_->TotalRequests().value_or(-1), 0);  // no request per look-up
+  inv->Stop();
+}
+
+}  // namespace
+}  // namespace ccm::csi
