@@ -146,6 +146,42 @@ class Reader {
 
 const RawSection* Ptr(const std::optional<RawSection>& s) { return s ? &*s : nullptr; }
 
+// The CSI driver's [Global] keys (csi-vsphere.conf): limits and periods as the reference checks
+// them (pkg/common/config/config.go validateConfig); 0 means the default there too.
+absl::Status BuildCsiGlobal(const Reader& r, GlobalConfig& g) {
+  bool present = false;
+  CCM_CFG_RETURN_IF_ERROR(r.Str("supervisor-id", g.supervisor_id));
+  CCM_CFG_RETURN_IF_ERROR(r.Str("cluster-distribution", g.cluster_distribution));
+  for (auto [key, id] : {std::pair{"cluster-id", &g.cluster_id},
+                         std::pair{"supervisor-id", &g.supervisor_id}}) {
+    if (id->size() > 64) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(r.Find(key)->where, ": must not exceed 64 characters"));
+    }
+  }
+  CCM_CFG_RETURN_IF_ERROR(r.Int("query-limit", 0, 1 << 30, g.query_limit, &present));
+  if (g.query_limit == 0) g.query_limit = kDefaultQueryLimit;
+  CCM_CFG_RETURN_IF_ERROR(
+      r.Int("list-volume-threshold", 0, 1 << 30, g.list_volume_threshold, &present));
+  if (g.list_volume_threshold == 0) g.list_volume_threshold = kDefaultListVolumeThreshold;
+  CCM_CFG_RETURN_IF_ERROR(
+      r.Int("vc-client-timeout", 0, 24 * 60, g.vc_client_timeout_minutes, &present));
+  if (g.vc_client_timeout_minutes == 0) g.vc_client_timeout_minutes = 5;
+  CCM_CFG_RETURN_IF_ERROR(r.Int("csi-fetch-preferred-datastores-intervalinmin", 0, 24 * 60,
+                                g.csi_fetch_preferred_datastores_interval_minutes, &present));
+  if (g.csi_fetch_preferred_datastores_interval_minutes == 0) {
+    g.csi_fetch_preferred_datastores_interval_minutes = 5;
+  }
+  // Known to the reference, with no effect on a block-volume driver without its CRDs.
+  int unused = 0;
+  for (const char* key : {"csi-auth-check-intervalinmin", "cnsregistervolumes-cleanup-intervalinmin",
+                          "volumemigration-cr-cleanup-intervalinmin",
+                          "cnsvolumeoperationrequest-cleanup-intervalinmin"}) {
+    CCM_CFG_RETURN_IF_ERROR(r.Int(key, 0, 1 << 30, unused, &present));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status BuildGlobal(const RawSection* s, GlobalConfig& g, std::vector<std::string>& warnings) {
   Reader r(s);
   bool present = false;
@@ -179,42 +215,6 @@ absl::Status BuildGlobal(const RawSection* s, GlobalConfig& g, std::vector<std::
   if (!g.secret_name.empty() && !g.secrets_directory.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         s->where, ": set either secret-name/secret-namespace or secrets-directory, not both"));
-  }
-  return absl::OkStatus();
-}
-
-// The CSI driver's [Global] keys (csi-vsphere.conf): limits and periods as the reference checks
-// them (pkg/common/config/config.go validateConfig); 0 means the default there too.
-absl::Status BuildCsiGlobal(const Reader& r, GlobalConfig& g) {
-  bool present = false;
-  CCM_CFG_RETURN_IF_ERROR(r.Str("supervisor-id", g.supervisor_id));
-  CCM_CFG_RETURN_IF_ERROR(r.Str("cluster-distribution", g.cluster_distribution));
-  for (auto [key, id] : {std::pair{"cluster-id", &g.cluster_id},
-                         std::pair{"supervisor-id", &g.supervisor_id}}) {
-    if (id->size() > 64) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(r.Find(key)->where, ": must not exceed 64 characters"));
-    }
-  }
-  CCM_CFG_RETURN_IF_ERROR(r.Int("query-limit", 0, 1 << 30, g.query_limit, &present));
-  if (g.query_limit == 0) g.query_limit = kDefaultQueryLimit;
-  CCM_CFG_RETURN_IF_ERROR(
-      r.Int("list-volume-threshold", 0, 1 << 30, g.list_volume_threshold, &present));
-  if (g.list_volume_threshold == 0) g.list_volume_threshold = kDefaultListVolumeThreshold;
-  CCM_CFG_RETURN_IF_ERROR(
-      r.Int("vc-client-timeout", 0, 24 * 60, g.vc_client_timeout_minutes, &present));
-  if (g.vc_client_timeout_minutes == 0) g.vc_client_timeout_minutes = 5;
-  CCM_CFG_RETURN_IF_ERROR(r.Int("csi-fetch-preferred-datastores-intervalinmin", 0, 24 * 60,
-                                g.csi_fetch_preferred_datastores_interval_minutes, &present));
-  if (g.csi_fetch_preferred_datastores_interval_minutes == 0) {
-    g.csi_fetch_preferred_datastores_interval_minutes = 5;
-  }
-  // Known to the reference, with no effect on a block-volume driver without its CRDs.
-  int unused = 0;
-  for (const char* key : {"csi-auth-check-intervalinmin", "cnsregistervolumes-cleanup-intervalinmin",
-                          "volumemigration-cr-cleanup-intervalinmin",
-                          "cnsvolumeoperationrequest-cleanup-intervalinmin"}) {
-    CCM_CFG_RETURN_IF_ERROR(r.Int(key, 0, 1 << 30, unused, &present));
   }
   return absl::OkStatus();
 }
