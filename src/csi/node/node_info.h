@@ -1,0 +1,49 @@
+#pragma once
+// NodeGetInfo's answer from what this node knows without vCenter: its Node object (read through
+// the Kubernetes API) and, as a fallback for the ID, the VM UUID the hypervisor shows in SMBIOS.
+//
+//  - node_id: the VM UUID (the reference's default, "use-csinode-id"), from the Node's
+//    spec.providerID ("vsphere://<uuid>", written by our CCM); when the Node has none yet or the
+//    API cannot be asked, from product_serial (what the reference reads).
+//  - max_volumes_per_node: MaxVolumesPerNode($MAX_VOLUMES_PER_NODE), checked at start-up.
+//  - accessible_topology: NodeTopology(Node labels, csi-vsphere.conf's topology part). Without
+//    the Node (API down, Node missing) while topology is configured: Unavailable, so the
+//    node-driver-registrar retries instead of registering a node without topology (the kubelet
+//    reads it once).
+//
+// Thread-safety: Get may be called from several gRPC threads at once.
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "csi/core/topology.h"
+#include "csi/core/types.h"
+#include "kube/client.h"
+
+namespace ccm::csi::node {
+
+struct NodeInfoOptions {
+  std::string node_name;           // $NODE_NAME
+  kube::Client* client = nullptr;  // null: no API access (ID from product_serial only)
+  std::string product_serial_path = "/sys/class/dmi/id/product_serial";
+  TopologyConfig topology;
+  int64_t max_volumes_per_node = 0;
+};
+
+struct NodeInfo {
+  std::string node_id;
+  int64_t max_volumes_per_node = 0;
+  Segments topology;  // empty: no accessible_topology
+};
+
+class NodeInfoSource {
+ public:
+  explicit NodeInfoSource(NodeInfoOptions options) : options_(std::move(options)) {}
+  absl::StatusOr<NodeInfo> Get() const;
+
+ private:
+  NodeInfoOptions options_;
+};
+
+}  // namespace ccm::csi::node

@@ -1,0 +1,102 @@
+#pragma once
+// The CSI Node service of csi.vsphere.vmware.com for block volumes (CNS First Class Disks
+// attached to this node's VM), behaving like the reference's node.go with the spec's error codes:
+//
+//  NodeStageVolume     finds the disk (<by-id>/wwn-0x<diskUUID>, rescan + bounded wait); mount
+//                      volumes: blkid, mkfs only when the device holds nothing (DecideFormat: a
+//                      disk with data is never formatted, another filesystem is
+//                      FailedPrecondition), mount at the staging path; block volumes: nothing.
+//  NodeUnstageVolume   unmounts the staging path (the directory stays: the CO owns it).
+//  NodePublishVolume   bind mount staging -> target (a directory we create), read-only when
+//                      asked; raw block: bind mount of the device node onto a file we create.
+//  NodeUnpublishVolume unmounts the target and removes what we created there.
+//  NodeGetVolumeStats  statvfs bytes and inodes; block: the device size; volume_condition
+//                      abnormal when the mount is gone or its device vanished.
+//  NodeExpandVolume    resize2fs / xfs_growfs online; block volumes: nothing to do.
+//  NodeGetInfo         node_info.h.
+//
+// Idempotency: the same call again answers OK, found out from the mount table (not from memory,
+// so it holds across restarts of the plugin); a different volume or options at a path already in
+// use is AlreadyExists. Required fields missing: InvalidArgument. A second call on a volume
+// while one is in progress: Aborted (the CO retries).
+//
+// Thread-safety: every RPC may run on any gRPC thread; per-volume serialisation is internal.
+
+#include <memory>
+#include <set>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "csi/node/device_finder.h"
+#include "csi/node/mounter.h"
+#include "csi/node/node_info.h"
+#include "csi/proto/csi.grpc.pb.h"
+
+namespace ccm::csi::node {
+
+struct NodeServiceOptions {
+  DeviceFinderOptions devices;
+  NodeInfoOptions info;
+  std::string mountinfo_path = "/proc/self/mountinfo";
+};
+
+class NodeService final : public ::csi::v1::Node::Service {
+ public:
+  explicit NodeService(NodeServiceOptions options);
+
+  grpc::Status NodeStageVolume(grpc::ServerContext* ctx,
+                               const ::csi::v1::NodeStageVolumeRequest* req,
+                               ::csi::v1::NodeStageVolumeResponse* resp) override;
+  grpc::Status NodeUnstageVolume(grpc::ServerContext* ctx,
+                                 const ::csi::v1::NodeUnstageVolumeRequest* req,
+                                 ::csi::v1::NodeUnstageVolumeResponse* resp) override;
+  grpc::Status NodePublishVolume(grpc::ServerContext* ctx,
+                                 const ::csi::v1::NodePublishVolumeRequest* req,
+                                 ::csi::v1::NodePublishVolumeResponse* resp) override;
+  grpc::Status NodeUnpublishVolume(grpc::ServerContext* ctx,
+                                   const ::csi::v1::NodeUnpublishVolumeRequest* req,
+                                   ::csi::v1::NodeUnpublishVolumeResponse* resp) override;
+  grpc::Status NodeGetVolumeStats(grpc::ServerContext* ctx,
+                                  const ::csi::v1::NodeGetVolumeStatsRequest* req,
+                                  ::csi::v1::NodeGetVolumeStatsResponse* resp) override;
+  grpc::Status NodeExpandVolume(grpc::ServerContext* ctx,
+                                const ::csi::v1::NodeExpandVolumeRequest* req,
+                                ::csi::v1::NodeExpandVolumeResponse* resp) override;
+  grpc::Status NodeGetCapabilities(grpc::ServerContext* ctx,
+                                   const ::csi::v1::NodeGetCapabilitiesRequest* req,
+                                   ::csi::v1::NodeGetCapabilitiesResponse* resp) override;
+  grpc::Status NodeGetInfo(grpc::ServerContext* ctx, const ::csi::v1::NodeGetInfoRequest* req,
+                           ::csi::v1::NodeGetInfoResponse* resp) override;
+
+ private:
+  // Holds a volume ID for one RPC; `acquired()` is false when another RPC holds it.
+  class VolumeLock {
+   public:
+    VolumeLock(NodeService* s, std::string id);
+    ~VolumeLock();
+    bool acquired() const { return acquired_; }
+
+   private:
+    NodeService* s_;
+    std::string id_;
+    bool acquired_;
+  };
+
+  absl::Status Stage(const ::csi::v1::NodeStageVolumeRequest& req);
+  absl::Status Unstage(const ::csi::v1::NodeUnstageVolumeRequest& req);
+  absl::Status Publish(const ::csi::v1::NodePublishVolumeRequest& req);
+  absl::Status Unpublish(const ::csi::v1::NodeUnpublishVolumeRequest& req);
+  absl::Status Stats(const ::csi::v1::NodeGetVolumeStatsRequest& req,
+                     ::csi::v1::NodeGetVolumeStatsResponse* resp);
+  absl::Status Expand(const ::csi::v1::NodeExpandVolumeRequest& req,
+                      ::csi::v1::NodeExpandVolumeResponse* resp);
+
+  const DeviceFinder finder_;
+  const Mounter mounter_;
+  const NodeInfoSource info_;
+  absl::Mutex mu_;
+  std::set<std::string> busy_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace ccm::csi::node

@@ -1,0 +1,137 @@
+// NodeStageVolume and NodeUnstageVolume.
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/logging.h"
+#include "csi/core/capabilities.h"
+#include "csi/core/node_volume.h"
+#include "csi/core/publish_context.h"
+#include "csi/node/filesystem.h"
+#include "csi/node/node_service.h"
+#include "csi/node/node_util.h"
+
+namespace ccm::csi::node {
+namespace {
+
+std::string DevName(uint32_t major, uint32_t minor) { return absl::StrCat(major, ":", minor); }
+
+const char* Access(bool read_only) { return read_only ? "read-only" : "read-write"; }
+
+// The staging path must be a directory the CO created (spec: "The CO SHALL ensure that the path
+// is directory"); the reference answers FailedPrecondition too.
+absl::Status CheckStagingDir(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("staging_target_path ", path, " does not exist (the CO creates it)"));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("staging_target_path ", path, " is not a directory"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status NodeService::Stage(const ::csi::v1::NodeStageVolumeRequest& req) {
+  const std::string& volume = req.volume_id();
+  if (!req.has_volume_capability()) {
+    return absl::InvalidArgumentError("volume_capability is required");
+  }
+  const VolumeCapability cap = ToCapability(req.volume_capability());
+  if (absl::Status s = ValidateCapability(cap); !s.ok()) return s;
+  absl::StatusOr<std::string> staging =
+      CanonicalPath(req.staging_target_path(), "staging_target_path");
+  if (!staging.ok()) return staging.status();
+  absl::StatusOr<std::string> uuid = DiskUuidFromPublishContext(
+      StringMap(req.publish_context().begin(), req.publish_context().end()));
+  if (!uuid.ok()) return uuid.status();
+
+  absl::StatusOr<BlockDevice> dev = finder_.FindDisk(*uuid);
+  if (!dev.ok()) return dev.status();
+  // Raw block volumes are published straight from the device: nothing to stage.
+  if (cap.access_type == AccessType::kBlock) return absl::OkStatus();
+
+  const bool read_only = IsReadOnlyMode(cap.mode);
+  absl::StatusOr<std::string> fs_type = MountFsType(cap);
+  if (!fs_type.ok()) return fs_type.status();
+  if (absl::Status s = CheckStagingDir(*staging); !s.ok()) return s;
+
+  absl::StatusOr<std::vector<MountInfo>> mounts = mounter_.Mounts();
+  if (!mounts.ok()) return AsInternal(mounts.status(), "mount table");
+  const uint32_t maj = major(dev->rdev), min = minor(dev->rdev);
+  if (std::optional<MountInfo> m = FindMountAt(*mounts, *staging)) {
+    // Staged before: the same device, access and filesystem is this call again; anything else
+    // is another volume or other arguments at this staging path.
+    if (m->major != maj || m->minor != min) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("staging_target_path ", *staging, " already holds ", m->source, " (",
+                       DevName(m->major, m->minor), "), not ", dev->path, " of volume ", volume));
+    }
+    if (m->read_only() != read_only) {
+      return absl::AlreadyExistsError(absl::StrCat("volume ", volume, " is staged at ", *staging,
+                                                   " ", Access(m->read_only()), ", asked ",
+                                                   Access(read_only)));
+    }
+    absl::StatusOr<FormatDecision> same = DecideFormat(m->fs_type, *fs_type, read_only);
+    if (!same.ok() || same->mount_fs_type != m->fs_type) {
+      return absl::AlreadyExistsError(absl::StrCat("volume ", volume, " is staged at ", *staging,
+                                                   " as ", m->fs_type, ", asked ", *fs_type));
+    }
+    return absl::OkStatus();
+  }
+  std::vector<MountInfo> elsewhere = MountsOfDevice(*mounts, maj, min);
+  if (!elsewhere.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("device ", dev->path, " of volume ", volume, " is already mounted at ",
+                     elsewhere.front().mount_point, ", not at staging_target_path ", *staging));
+  }
+
+  absl::StatusOr<std::string> existing = ProbeFilesystem(dev->path);
+  if (!existing.ok()) return existing.status();
+  absl::StatusOr<FormatDecision> decision = DecideFormat(*existing, *fs_type, read_only);
+  if (!decision.ok()) {
+    return absl::Status(decision.status().code(), absl::StrCat("volume ", volume, " (", dev->path,
+                                                               "): ", decision.status().message()));
+  }
+  if (decision->action == FormatAction::kFormat) {
+    LOG_INFO("volume {}: formatting {} as {}", volume, dev->path, *fs_type);
+    if (absl::Status s = Format(*fs_type, dev->path); !s.ok()) {
+      return AsInternal(s, absl::StrCat("format volume ", volume));
+    }
+  }
+  std::vector<std::string> options =
+      StageMountOptions(decision->mount_fs_type, cap.mount_flags, read_only);
+  if (absl::Status s = mounter_.Mount(dev->path, *staging, decision->mount_fs_type, options);
+      !s.ok()) {
+    return AsInternal(s, absl::StrCat("stage volume ", volume));
+  }
+  LOG_INFO("volume {}: staged {} ({}, {}) at {}", volume, dev->path, decision->mount_fs_type,
+           absl::StrJoin(options, ","), *staging);
+  return absl::OkStatus();
+}
+
+absl::Status NodeService::Unstage(const ::csi::v1::NodeUnstageVolumeRequest& req) {
+  absl::StatusOr<std::string> staging =
+      CanonicalPath(req.staging_target_path(), "staging_target_path");
+  if (!staging.ok()) return staging.status();
+  // Mounts can stack (a stage repeated by hand); unmount until nothing is left, boundedly.
+  for (int i = 0; i < 8; ++i) {
+    absl::StatusOr<std::optional<MountInfo>> m = mounter_.MountAt(*staging);
+    if (!m.ok()) return AsInternal(m.status(), "mount table");
+    if (!m->has_value()) {
+      if (i > 0) LOG_INFO("volume {}: unstaged from {}", req.volume_id(), *staging);
+      return absl::OkStatus();
+    }
+    if (absl::Status s = mounter_.Unmount(*staging); !s.ok()) {
+      return AsInternal(s, absl::StrCat("unstage volume ", req.volume_id()));
+    }
+  }
+  return absl::InternalError(
+      absl::StrCat("staging_target_path ", *staging, " is still mounted after 8 unmounts"));
+}
+
+}  // namespace ccm::csi::node

@@ -1,0 +1,152 @@
+// NodeGetVolumeStats and NodeExpandVolume.
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "csi/node/filesystem.h"
+#include "csi/node/node_service.h"
+#include "csi/node/node_util.h"
+
+namespace ccm::csi::node {
+namespace {
+
+void SetAbnormal(::csi::v1::NodeGetVolumeStatsResponse* resp, const std::string& message) {
+  resp->mutable_volume_condition()->set_abnormal(true);
+  resp->mutable_volume_condition()->set_message(message);
+}
+
+// Whether the device a mount came from is still there with a size: udev removes the node and
+// the kernel reports size 0 once vCenter detached the disk under a live mount.
+absl::Status CheckMountDevice(const MountInfo& m) {
+  absl::StatusOr<dev_t> rdev = BlockDeviceNumber(m.source);
+  if (!rdev.ok()) return rdev.status();
+  if (major(*rdev) != m.major || minor(*rdev) != m.minor) {
+    return absl::NotFoundError(absl::StrCat(m.source, " is now another device"));
+  }
+  absl::StatusOr<uint64_t> size = BlockDeviceSize(m.source);
+  if (!size.ok()) return size.status();
+  if (*size == 0) return absl::NotFoundError(absl::StrCat(m.source, " has no media (size 0)"));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status NodeService::Stats(const ::csi::v1::NodeGetVolumeStatsRequest& req,
+                                ::csi::v1::NodeGetVolumeStatsResponse* resp) {
+  if (absl::Status s = Require(req.volume_id(), "volume_id"); !s.ok()) return s;
+  absl::StatusOr<std::string> path = CanonicalPath(req.volume_path(), "volume_path");
+  if (!path.ok()) return path.status();
+  struct stat st;
+  if (stat(path->c_str(), &st) != 0) {
+    if (errno == ENOENT) {
+      return absl::NotFoundError(absl::StrCat("volume_path ", *path, " does not exist"));
+    }
+    return AsInternal(absl::ErrnoToStatus(errno, "stat"), *path);
+  }
+  resp->mutable_volume_condition()->set_abnormal(false);
+
+  if (S_ISBLK(st.st_mode)) {
+    // A published raw block volume: only its size means anything.
+    absl::StatusOr<uint64_t> size = BlockDeviceSize(*path);
+    if (!size.ok() || *size == 0) {
+      SetAbnormal(resp, absl::StrCat("the block device at ", *path,
+                                     " is gone: ", size.ok() ? "size 0" : size.status().message()));
+      return absl::OkStatus();
+    }
+    auto* u = resp->add_usage();
+    u->set_unit(::csi::v1::VolumeUsage::BYTES);
+    u->set_total(static_cast<int64_t>(*size));
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::optional<MountInfo>> m = mounter_.MountAt(*path);
+  if (!m.ok()) return AsInternal(m.status(), "mount table");
+  if (!m->has_value()) {
+    // Usage of whatever lies under the path would be a lie: report no usage, only the condition.
+    SetAbnormal(resp, absl::StrCat(*path, " is not mounted any more"));
+    return absl::OkStatus();
+  }
+  if (absl::Status s = CheckMountDevice(**m); !s.ok()) {
+    SetAbnormal(resp,
+                absl::StrCat("the device of the mount at ", *path, " vanished: ", s.message()));
+    return absl::OkStatus();
+  }
+  struct statvfs vfs;
+  if (statvfs(path->c_str(), &vfs) != 0) {
+    SetAbnormal(resp, absl::StrCat("statvfs ", *path, ": ", std::strerror(errno)));
+    return absl::OkStatus();
+  }
+  // As the kubelet's fs.Info (the reference's source): used = blocks - free (what df shows).
+  const int64_t frsize = static_cast<int64_t>(vfs.f_frsize);
+  auto* bytes = resp->add_usage();
+  bytes->set_unit(::csi::v1::VolumeUsage::BYTES);
+  bytes->set_total(static_cast<int64_t>(vfs.f_blocks) * frsize);
+  bytes->set_available(static_cast<int64_t>(vfs.f_bavail) * frsize);
+  bytes->set_used(static_cast<int64_t>(vfs.f_blocks - vfs.f_bfree) * frsize);
+  auto* inodes = resp->add_usage();
+  inodes->set_unit(::csi::v1::VolumeUsage::INODES);
+  inodes->set_total(static_cast<int64_t>(vfs.f_files));
+  inodes->set_available(static_cast<int64_t>(vfs.f_ffree));
+  inodes->set_used(static_cast<int64_t>(vfs.f_files - vfs.f_ffree));
+  return absl::OkStatus();
+}
+
+absl::Status NodeService::Expand(const ::csi::v1::NodeExpandVolumeRequest& req,
+                                 ::csi::v1::NodeExpandVolumeResponse* resp) {
+  const std::string& volume = req.volume_id();
+  absl::StatusOr<std::string> path = CanonicalPath(req.volume_path(), "volume_path");
+  if (!path.ok()) return path.status();
+  const int64_t required = req.capacity_range().required_bytes();
+  if (required < 0 || req.capacity_range().limit_bytes() < 0) {
+    return absl::InvalidArgumentError("capacity_range values cannot be negative");
+  }
+  struct stat st;
+  if (stat(path->c_str(), &st) != 0) {
+    if (errno == ENOENT) {
+      return absl::NotFoundError(absl::StrCat("volume_path ", *path, " does not exist"));
+    }
+    return AsInternal(absl::ErrnoToStatus(errno, "stat"), *path);
+  }
+  if (S_ISBLK(st.st_mode) || (req.has_volume_capability() && req.volume_capability().has_block())) {
+    // Raw block: the pod sees the device, whose size vCenter already changed. Nothing to grow.
+    if (S_ISBLK(st.st_mode)) {
+      absl::StatusOr<uint64_t> size = BlockDeviceSize(*path);
+      if (size.ok()) resp->set_capacity_bytes(static_cast<int64_t>(*size));
+    }
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::optional<MountInfo>> m = mounter_.MountAt(*path);
+  if (!m.ok()) return AsInternal(m.status(), "mount table");
+  if (!m->has_value()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("volume ", volume, " is not mounted at volume_path ", *path));
+  }
+  const MountInfo& mount = **m;
+  const std::string& device = mount.source;
+  absl::StatusOr<uint64_t> size = BlockDeviceSize(device);
+  if (!size.ok()) return AsInternal(size.status(), absl::StrCat("expand volume ", volume));
+  if (static_cast<int64_t>(*size) < required) {
+    // The guest sees a grown SCSI disk only after a rescan (the reference does the same).
+    if (absl::Status s = RescanBlockDevice(device); !s.ok()) LOG_WARN("{}", s.message());
+  }
+  if (absl::Status s = GrowFilesystem(mount.fs_type, device, mount.mount_point); !s.ok()) {
+    return s.code() == absl::StatusCode::kInvalidArgument
+               ? s
+               : AsInternal(s, absl::StrCat("expand volume ", volume));
+  }
+  size = BlockDeviceSize(device);
+  if (!size.ok()) return AsInternal(size.status(), absl::StrCat("expand volume ", volume));
+  if (static_cast<int64_t>(*size) < required) {
+    return absl::InternalError(absl::StrCat("volume ", volume, ": device ", device, " is ", *size,
+                                            " bytes, ", required, " asked (not grown yet?)"));
+  }
+  resp->set_capacity_bytes(static_cast<int64_t>(*size));
+  LOG_INFO("volume {}: grew {} on {} to {} bytes", volume, mount.fs_type, device, *size);
+  return absl::OkStatus();
+}
+
+}  // namespace ccm::csi::node
