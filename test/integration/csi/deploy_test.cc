@@ -1,0 +1,165 @@
+// The CSI driver's deployment files against the API emulator (kubectl's client-side dry run, with
+// its validation), and the least-privilege promise of the node plugin's RBAC, read from the
+// rendered manifest with yaml-cpp.
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <yaml-cpp/yaml.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "fixtures/kube_emulator/kube_emulator.h"
+#include "gtest/gtest.h"
+
+namespace ccm::csi {
+namespace {
+
+constexpr char kManifest[] = CCM_SOURCE_DIR "/manifests/vsphere-csi-driver.yaml";
+
+std::pair<int, std::string> RunCommand(const std::string& cmd) {
+  std::string out;
+  FILE* f = popen((cmd + " 2>&1").c_str(), "r");
+  if (f == nullptr) return {-1, ""};
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) out.append(buf.data(), n);
+  int status = pclose(f);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+class CsiDeployTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/csi-deploy-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    ASSERT_TRUE(emu_.Start().ok());
+    ASSERT_TRUE(emu_.WriteKubeconfig(dir_ + "/kubeconfig").ok());
+  }
+  void TearDown() override {
+    emu_.Stop();
+    std::filesystem::remove_all(dir_);
+  }
+  // `what`: "-f <file>" or "-k <dir>"; returns kubectl's output after asserting success.
+  std::string DryRun(const std::string& what) {
+    auto [code, out] = RunCommand(
+        absl::StrCat("kubectl --kubeconfig ", dir_, "/kubeconfig apply --dry-run=client ", what));
+    EXPECT_EQ(code, 0) << what << ":\n" << out;
+    EXPECT_FALSE(absl::StrContains(out, "error")) << what << ":\n" << out;
+    return out;
+  }
+
+  testing::KubeEmulator emu_;
+  std::string dir_;
+};
+
+TEST_F(CsiDeployTest, RenderedManifestApplies) {
+  const std::string out = DryRun(absl::StrCat("-f ", kManifest));
+  for (const char* obj :
+       {"namespace/vmware-system-csi", "csidriver.storage.k8s.io/csi.vsphere.vmware.com",
+        "serviceaccount/vsphere-csi-controller", "serviceaccount/vsphere-csi-node",
+        "clusterrole.rbac.authorization.k8s.io/vsphere-csi-controller-role",
+        "clusterrole.rbac.authorization.k8s.io/vsphere-csi-node-cluster-role",
+        "clusterrolebinding.rbac.authorization.k8s.io/vsphere-csi-controller-binding",
+        "clusterrolebinding.rbac.authorization.k8s.io/vsphere-csi-node-cluster-role-binding",
+        "role.rbac.authorization.k8s.io/vsphere-csi-controller-leases",
+        "rolebinding.rbac.authorization.k8s.io/vsphere-csi-controller-leases",
+        "secret/vsphere-config-secret", "service/vsphere-csi-controller",
+        "deployment.apps/vsphere-csi-controller", "daemonset.apps/vsphere-csi-node"}) {
+    EXPECT_TRUE(absl::StrContains(out, obj)) << obj << " missing from:\n" << out;
+  }
+}
+
+TEST_F(CsiDeployTest, EveryOverlayApplies) {
+  int overlays = 0;
+  for (const auto& e :
+       std::filesystem::directory_iterator(CCM_SOURCE_DIR "/deploy/csi/kustomize/overlays")) {
+    const std::string out = DryRun("-k " + e.path().string());
+    EXPECT_TRUE(absl::StrContains(out, "deployment.apps/vsphere-csi-controller")) << out;
+    ++overlays;
+  }
+  EXPECT_GE(overlays, 2);
+  const std::string zones = DryRun("-k " CCM_SOURCE_DIR "/deploy/csi/kustomize/overlays/zones");
+  EXPECT_TRUE(absl::StrContains(zones, "configmap/vsphere-csi-node-config")) << zones;
+}
+
+TEST_F(CsiDeployTest, ExampleStorageClassesApply) {
+  const std::string out = DryRun("-f " CCM_SOURCE_DIR "/deploy/csi/examples/storageclasses.yaml");
+  for (const char* sc : {"vsphere-datastore", "vsphere-policy", "vsphere-zonal"}) {
+    EXPECT_TRUE(absl::StrContains(out, absl::StrCat("storageclass.storage.k8s.io/", sc))) << out;
+  }
+}
+
+struct Rule {
+  std::set<std::string> groups, resources, verbs, names;
+};
+
+std::set<std::string> Strings(const YAML::Node& n) {
+  std::set<std::string> out;
+  if (n && n.IsSequence())
+    for (const auto& s : n) out.insert(s.as<std::string>());
+  return out;
+}
+
+// Every rule of every (Cluster)Role bound to the ServiceAccount vmware-system-csi/<sa>.
+std::vector<Rule> RulesOf(const std::string& sa) {
+  std::vector<YAML::Node> docs = YAML::LoadAllFromFile(kManifest);
+  std::set<std::pair<std::string, std::string>> bound;  // (kind, name) of the roles
+  for (const auto& d : docs) {
+    if (!d.IsMap() || !d["kind"]) continue;
+    const std::string kind = d["kind"].as<std::string>();
+    if (kind != "ClusterRoleBinding" && kind != "RoleBinding") continue;
+    for (const auto& s : d["subjects"]) {
+      if (s["kind"].as<std::string>() == "ServiceAccount" && s["name"].as<std::string>() == sa &&
+          s["namespace"].as<std::string>() == "vmware-system-csi") {
+        bound.insert(
+            {d["roleRef"]["kind"].as<std::string>(), d["roleRef"]["name"].as<std::string>()});
+      }
+    }
+  }
+  std::vector<Rule> rules;
+  for (const auto& d : docs) {
+    if (!d.IsMap() || !d["kind"] || !d["metadata"]) continue;
+    if (!bound.count({d["kind"].as<std::string>(), d["metadata"]["name"].as<std::string>()}))
+      continue;
+    for (const auto& r : d["rules"]) {
+      rules.push_back({Strings(r["apiGroups"]), Strings(r["resources"]), Strings(r["verbs"]),
+                       Strings(r["resourceNames"])});
+    }
+  }
+  return rules;
+}
+
+// The node plugin reads its own Node (get; RBAC cannot narrow it to "its own"), and the
+// node-driver-registrar needs no API access: nothing else may be granted.
+TEST(CsiRbacTest, NodePluginMayOnlyGetNodes) {
+  const std::vector<Rule> rules = RulesOf("vsphere-csi-node");
+  ASSERT_FALSE(rules.empty()) << "no role bound to vmware-system-csi/vsphere-csi-node";
+  for (const Rule& r : rules) {
+    EXPECT_EQ(r.groups, std::set<std::string>{""});
+    EXPECT_EQ(r.resources, std::set<std::string>{"nodes"});
+    EXPECT_EQ(r.verbs, std::set<std::string>{"get"});
+  }
+}
+
+// The controller's ServiceAccount may not read Secrets (credentials come from the mounted
+// csi-vsphere.conf) or write Nodes, and no rule uses a wildcard.
+TEST(CsiRbacTest, ControllerHasNoWildcardsSecretsOrNodeWrites) {
+  const std::vector<Rule> rules = RulesOf("vsphere-csi-controller");
+  ASSERT_FALSE(rules.empty());
+  for (const Rule& r : rules) {
+    for (const auto* set : {&r.groups, &r.resources, &r.verbs}) EXPECT_FALSE(set->count("*"));
+    EXPECT_FALSE(r.resources.count("secrets"));
+    if (r.resources.count("nodes")) {
+      EXPECT_EQ(r.verbs, (std::set<std::string>{"get", "list", "watch"}));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ccm::csi
