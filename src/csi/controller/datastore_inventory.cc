@@ -279,6 +279,12 @@ void DatastoreInventory::NoteChange(const std::string& vcenter, const std::strin
   wake_ = true;
 }
 
+void DatastoreInventory::RequestFullRefresh() {
+  absl::MutexLock lock(&mu_);
+  next_full_ = absl::InfinitePast();
+  wake_ = true;
+}
+
 absl::Status DatastoreInventory::Health() const {
   absl::MutexLock lock(&mu_);
   for (const State& st : states_) {

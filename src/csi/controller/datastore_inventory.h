@@ -88,6 +88,9 @@ class DatastoreInventory {
   // after a create or an extend): applied to the cache now, read from vCenter soon.
   void NoteChange(const std::string& vcenter, const std::string& url, int64_t delta_bytes);
 
+  // vCenter no longer knows a datastore of the cache (CNS said so): a full refresh now.
+  void RequestFullRefresh();
+
   // OK once every vCenter was loaded; the error says which is not and why.
   absl::Status Health() const;
   bool WaitForLoad(absl::Duration timeout) const;

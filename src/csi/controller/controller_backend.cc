@@ -1,0 +1,99 @@
+#include "csi/controller/controller_backend.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/logging.h"
+
+namespace ccm::csi {
+
+TopologyConfig TopologyOf(const cloud::Config& config) {
+  TopologyConfig t;
+  t.zone_category = config.labels.zone;
+  t.region_category = config.labels.region;
+  t.topology_categories = config.labels.topology_categories;
+  t.category_labels = config.labels.category_labels;
+  return t;
+}
+
+absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
+    const cloud::Config& config, BackendOptions options) {
+  if (config.vcenters.empty()) {
+    return absl::InvalidArgumentError("csi-vsphere.conf configures no vCenter");
+  }
+  for (const cloud::VirtualCenterConfig& vc : config.vcenters) {
+    if (vc.credential_source == cloud::CredentialSourceKind::kGlobalSecret ||
+        vc.credential_source == cloud::CredentialSourceKind::kVCenterSecret) {
+      return absl::UnimplementedError(absl::StrCat(
+          "vCenter ", vc.label, ": credentials from the Kubernetes Secret ", vc.secret_namespace,
+          "/", vc.secret_name,
+          " are not supported by vsphere-csi-driver yet; put user and password in "
+          "csi-vsphere.conf (the reference's vsphere-config-secret holds the whole file) or use "
+          "secrets-directory"));
+    }
+  }
+  auto b = std::unique_ptr<ControllerBackend>(new ControllerBackend());
+  b->config_ = config;
+  b->topology_ = TopologyOf(config);
+  b->credentials_ = std::make_unique<cloud::CredentialStore>(b->config_, nullptr);
+
+  std::vector<DatastoreSource> sources;
+  for (const cloud::VirtualCenterConfig& vcc : b->config_.vcenters) {
+    cloud::VCenterOptions vo;
+    if (options.observer_for) vo.observer = options.observer_for(vcc.server);
+    vo.max_wait_seconds = options.max_wait_seconds;
+    auto vc = std::make_unique<cloud::VCenter>(vcc, b->credentials_.get(), vo);
+    auto cns = std::make_unique<vsphere::cns::CnsClient>(vc->client());
+    b->endpoints_.push_back({vcc.label, vcc.user, &vc->client(), &vc->inventory(), cns.get()});
+    sources.push_back({vcc.label, &vc->client(), &vc->tagging(), vcc.datacenters});
+    b->vcs_.push_back(std::move(vc));
+    b->cns_.push_back(std::move(cns));
+  }
+  DatastoreInventoryOptions dio;
+  dio.topology = b->topology_;
+  dio.interval = options.datastore_interval > absl::ZeroDuration()
+                     ? options.datastore_interval
+                     : absl::Minutes(std::max(
+                           1, config.global.csi_fetch_preferred_datastores_interval_minutes));
+  dio.change_delay = options.datastore_change_delay;
+  b->datastores_ = std::make_unique<DatastoreInventory>(std::move(sources), dio);
+  return b;
+}
+
+ControllerBackend::~ControllerBackend() { Stop(); }
+
+absl::Status ControllerBackend::Start() {
+  if (started_) return absl::OkStatus();
+  started_ = true;
+  if (absl::Status s = credentials_->Start(); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("vCenter credentials: ", s.message()));
+  }
+  for (size_t i = 0; i < vcs_.size(); ++i) {
+    // The CNS container cluster names the user the driver works as (secrets-directory too).
+    if (auto creds = credentials_->Get(vcs_[i]->config().server); creds.ok()) {
+      endpoints_[i].user = creds->username;
+    }
+    vcs_[i]->Start();
+  }
+  datastores_->Start();
+  return absl::OkStatus();
+}
+
+void ControllerBackend::Stop() {
+  if (datastores_ != nullptr) datastores_->Stop();
+  for (auto& vc : vcs_) vc->Stop();
+  if (credentials_ != nullptr) credentials_->Stop();
+}
+
+bool ControllerBackend::Ready(std::string* why) const {
+  std::vector<std::string> reasons;
+  for (const auto& vc : vcs_) {
+    if (absl::Status s = vc->Health(); !s.ok()) reasons.push_back(std::string(s.message()));
+  }
+  if (absl::Status s = datastores_->Health(); !s.ok()) {
+    reasons.push_back(std::string(s.message()));
+  }
+  if (why != nullptr) *why = absl::StrJoin(reasons, "; ");
+  return reasons.empty();
+}
+
+}  // namespace ccm::csi

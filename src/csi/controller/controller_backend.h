@@ -1,0 +1,81 @@
+#pragma once
+// What the Controller service runs on, per configured vCenter: the SOAP session, the VM inventory
+// cache (node ID -> VM from memory, WaitForUpdatesEx-maintained), the CNS client; and the
+// datastore inventory over all of them. Create() is the controller-mode wiring of the binary and
+// of the tests, so both run the same code.
+//
+// Credentials: inline user/password or `secrets-directory` (the reference's controller mounts
+// its csi-vsphere.conf Secret as a file). A Kubernetes Secret reference (secret-name /
+// secret-namespace) needs a Secret informer, which this binary does not have yet: Create()
+// refuses it with a message saying what to use instead.
+// Thread-safe once started.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "cloud/config/config.h"
+#include "cloud/credentials/credential_store.h"
+#include "cloud/vsphere/vcenter.h"
+#include "csi/controller/datastore_inventory.h"
+#include "csi/core/topology.h"
+#include "vsphere/cns/cns_client.h"
+
+namespace ccm::csi {
+
+// One vCenter as the service uses it.
+struct VCenterEndpoint {
+  std::string label;  // the config's vCenter label: qualified volume IDs name it
+  std::string user;   // the CNS container cluster's vsphere_user
+  vsphere::Client* client = nullptr;
+  vsphere::InventoryCache* vms = nullptr;
+  vsphere::cns::CnsClient* cns = nullptr;
+};
+
+struct BackendOptions {
+  // The observer of one vCenter's SOAP and CNS round trips (metrics); optional.
+  std::function<vsphere::RequestObserver(const std::string& vcenter)> observer_for;
+  int max_wait_seconds = 2;  // the VM caches' WaitForUpdatesEx
+  // Overrides of the config's refresh interval and the post-change delay (tests, benchmark).
+  absl::Duration datastore_interval = absl::ZeroDuration();  // zero: from the config
+  absl::Duration datastore_change_delay = absl::Seconds(2);
+};
+
+class ControllerBackend {
+ public:
+  static absl::StatusOr<std::unique_ptr<ControllerBackend>> Create(const cloud::Config& config,
+                                                                   BackendOptions options = {});
+  ~ControllerBackend();  // Stop()
+
+  // Reads the credentials, starts the VM caches (they log in on their threads) and the datastore
+  // inventory. Returns at once.
+  absl::Status Start();
+  void Stop();
+  // Probe: ready when every vCenter session is up, its VM cache synced and the datastore
+  // inventory loaded. Not ready is `false` with the reason in `why` (when not null).
+  bool Ready(std::string* why = nullptr) const;
+
+  const cloud::Config& config() const { return config_; }
+  const TopologyConfig& topology() const { return topology_; }
+  std::vector<VCenterEndpoint>& vcenters() { return endpoints_; }
+  DatastoreInventory& datastores() { return *datastores_; }
+
+ private:
+  ControllerBackend() = default;
+  cloud::Config config_;
+  TopologyConfig topology_;
+  std::unique_ptr<cloud::CredentialStore> credentials_;
+  std::vector<std::unique_ptr<cloud::VCenter>> vcs_;
+  std::vector<std::unique_ptr<vsphere::cns::CnsClient>> cns_;
+  std::vector<VCenterEndpoint> endpoints_;
+  std::unique_ptr<DatastoreInventory> datastores_;
+  bool started_ = false;
+};
+
+// The topology part of csi-vsphere.conf in core's form.
+TopologyConfig TopologyOf(const cloud::Config& config);
+
+}  // namespace ccm::csi

@@ -1,0 +1,208 @@
+// ControllerPublishVolume, ControllerUnpublishVolume, GetCapacity and ControllerExpandVolume.
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "csi/controller/attachments.h"
+#include "csi/controller/controller_service.h"
+#include "csi/controller/proto_convert.h"
+#include "csi/core/capacity.h"
+#include "csi/core/node_id.h"
+#include "csi/core/parameters.h"
+#include "csi/core/placement.h"
+#include "csi/core/publish_context.h"
+#include "csi/server/grpc_status.h"
+
+namespace ccm::csi {
+namespace {
+
+absl::Status WithContext(const absl::Status& s, absl::string_view what) {
+  return absl::Status(s.code(), absl::StrCat(what, ": ", s.message()));
+}
+
+}  // namespace
+
+absl::StatusOr<vsphere::Moref> ControllerService::FindNodeVm(VCenterEndpoint& vc,
+                                                             const std::string& node_id) {
+  CCM_ASSIGN_OR_RETURN(NodeRef node, ParseNodeId(node_id));
+  if (node.kind == NodeRef::Kind::kVmUuid) {
+    absl::StatusOr<vsphere::VmFacts> vm = vc.vms->FindByUuid(node.value);
+    if (!vm.ok()) {
+      return WithContext(vm.status(), absl::StrCat("node ", node_id, " in vCenter ", vc.label));
+    }
+    return vm->moref;
+  }
+  // A node name (the reference without use-csinode-id): the VM whose guest hostname, else whose
+  // name, is the node name. From memory, like a UUID.
+  CCM_ASSIGN_OR_RETURN(std::vector<vsphere::VmFacts> vms, vc.vms->FindByHostname(node.value));
+  if (vms.empty()) {
+    CCM_RETURN_IF_ERROR(vc.vms->ForEachVm([&](const vsphere::VmFacts& f) {
+      if (absl::EqualsIgnoreCase(f.name, node.value)) vms.push_back(f);
+    }));
+  }
+  if (vms.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat("node ", node_id, ": no VM with that hostname or name in vCenter ", vc.label));
+  }
+  if (vms.size() > 1) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("node ", node_id, ": ", vms.size(), " VMs of vCenter ", vc.label,
+                     " have that hostname or name; use VM UUIDs as node IDs (use-csinode-id)"));
+  }
+  return vms.front().moref;
+}
+
+// ---- ControllerPublishVolume ----
+
+grpc::Status ControllerService::ControllerPublishVolume(
+    Ctx*, const ::csi::v1::ControllerPublishVolumeRequest* req,
+    ::csi::v1::ControllerPublishVolumeResponse* resp) {
+  return ToGrpcStatus(DoPublish(*req, resp));
+}
+
+absl::Status ControllerService::DoPublish(const ::csi::v1::ControllerPublishVolumeRequest& req,
+                                          ::csi::v1::ControllerPublishVolumeResponse* resp) {
+  if (req.volume_id().empty()) return absl::InvalidArgumentError("volume_id is required");
+  if (req.node_id().empty()) return absl::InvalidArgumentError("node_id is required");
+  if (!req.has_volume_capability()) {
+    return absl::InvalidArgumentError("volume_capability is required");
+  }
+  CCM_RETURN_IF_ERROR(ValidateCapability(FromProto(req.volume_capability()), cap_options_));
+  CCM_ASSIGN_OR_RETURN(VolumeLocks::Guard guard, locks_.TryLock(req.volume_id()));
+  CCM_ASSIGN_OR_RETURN(Located loc, Locate(req.volume_id()));
+  CCM_ASSIGN_OR_RETURN(vsphere::Moref vm, FindNodeVm(*loc.vc, req.node_id()));
+
+  absl::StatusOr<std::string> disk = loc.vc->cns->AttachVolume(loc.cns_id, vm);
+  if (absl::IsFailedPrecondition(disk.status())) {
+    // ResourceInUse: attached somewhere, perhaps here already (a retried publish).
+    absl::StatusOr<std::string> here = loc.vc->cns->AttachedDiskUuid(vm, loc.cns_id);
+    if (!here.ok()) return WithContext(here.status(), "check where the volume is attached");
+    if (here->empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "volume ", req.volume_id(), " is published to another node: ", disk.status().message()));
+    }
+    disk = *here;
+  }
+  if (!disk.ok()) {
+    return WithContext(disk.status(),
+                       absl::StrCat("attach volume ", req.volume_id(), " to node ", req.node_id()));
+  }
+  CCM_ASSIGN_OR_RETURN(StringMap context, BlockPublishContext(*disk));
+  ToProto(context, resp->mutable_publish_context());
+  VLOG(2, "published volume {} to node {} ({})", req.volume_id(), req.node_id(), vm.value);
+  return absl::OkStatus();
+}
+
+// ---- ControllerUnpublishVolume ----
+
+grpc::Status ControllerService::ControllerUnpublishVolume(
+    Ctx*, const ::csi::v1::ControllerUnpublishVolumeRequest* req,
+    ::csi::v1::ControllerUnpublishVolumeResponse*) {
+  return ToGrpcStatus(DoUnpublish(*req));
+}
+
+absl::Status ControllerService::DoUnpublish(
+    const ::csi::v1::ControllerUnpublishVolumeRequest& req) {
+  if (req.volume_id().empty()) return absl::InvalidArgumentError("volume_id is required");
+  CCM_ASSIGN_OR_RETURN(VolumeLocks::Guard guard, locks_.TryLock(req.volume_id()));
+  absl::StatusOr<Located> loc = Locate(req.volume_id());
+  if (absl::IsNotFound(loc.status())) return absl::OkStatus();  // no volume: nothing attached
+  if (!loc.ok()) return loc.status();
+
+  std::vector<vsphere::Moref> vms;
+  if (req.node_id().empty()) {
+    // The spec: no node ID means "from every node it is published to".
+    CCM_ASSIGN_OR_RETURN(AttachmentMap m, ListAttachments(*loc->vc->client));
+    for (const AttachedVm& a : m[loc->cns_id]) vms.push_back(a.vm);
+  } else {
+    absl::StatusOr<vsphere::Moref> vm = FindNodeVm(*loc->vc, req.node_id());
+    if (absl::IsNotFound(vm.status())) return absl::OkStatus();  // no node: nothing attached
+    if (!vm.ok()) return vm.status();
+    vms.push_back(*vm);
+  }
+  for (const vsphere::Moref& vm : vms) {
+    absl::Status s = loc->vc->cns->DetachVolume(loc->cns_id, vm);
+    if (s.ok() || absl::IsNotFound(s)) continue;
+    if (s.code() == absl::StatusCode::kUnavailable ||
+        s.code() == absl::StatusCode::kDeadlineExceeded) {
+      return WithContext(s, absl::StrCat("detach volume ", req.volume_id()));
+    }
+    // CNS refuses to detach a disk that is not attached: success if the VM does not hold it.
+    absl::StatusOr<std::string> here = loc->vc->cns->AttachedDiskUuid(vm, loc->cns_id);
+    if (absl::IsNotFound(here.status()) || (here.ok() && here->empty())) continue;
+    return WithContext(s, absl::StrCat("detach volume ", req.volume_id(), " from ", vm.value));
+  }
+  VLOG(2, "unpublished volume {} from node {}", req.volume_id(), req.node_id());
+  return absl::OkStatus();
+}
+
+// ---- GetCapacity ----
+
+grpc::Status ControllerService::GetCapacity(Ctx*, const ::csi::v1::GetCapacityRequest* req,
+                                            ::csi::v1::GetCapacityResponse* resp) {
+  return ToGrpcStatus(DoCapacity(*req, resp));
+}
+
+absl::Status ControllerService::DoCapacity(const ::csi::v1::GetCapacityRequest& req,
+                                           ::csi::v1::GetCapacityResponse* resp) {
+  CCM_ASSIGN_OR_RETURN(VolumeParameters params, ParseParameters(FromProto(req.parameters())));
+  CCM_ASSIGN_OR_RETURN(DatastoreInventory::CandidateList all, backend_->datastores().Candidates());
+  // Capabilities this driver cannot serve have no capacity at all (the spec's way to say so).
+  if (!req.volume_capabilities().empty() &&
+      !ValidateCapabilities(FromProto(req.volume_capabilities()), cap_options_).ok()) {
+    resp->set_available_capacity(0);
+    return absl::OkStatus();
+  }
+  std::vector<DatastoreCandidate> candidates;
+  for (const DatastoreCandidate& c : *all) {
+    if (params.datastore_url.empty() || c.url == params.datastore_url) candidates.push_back(c);
+  }
+  Segments segment;
+  if (req.has_accessible_topology()) segment = FromProto(req.accessible_topology());
+  SegmentCapacity cap = CapacityForSegment(candidates, segment);
+  resp->set_available_capacity(cap.available_bytes);
+  resp->mutable_maximum_volume_size()->set_value(cap.maximum_volume_bytes);
+  return absl::OkStatus();
+}
+
+// ---- ControllerExpandVolume ----
+
+grpc::Status ControllerService::ControllerExpandVolume(
+    Ctx*, const ::csi::v1::ControllerExpandVolumeRequest* req,
+    ::csi::v1::ControllerExpandVolumeResponse* resp) {
+  return ToGrpcStatus(DoExpand(*req, resp));
+}
+
+absl::Status ControllerService::DoExpand(const ::csi::v1::ControllerExpandVolumeRequest& req,
+                                         ::csi::v1::ControllerExpandVolumeResponse* resp) {
+  if (req.volume_id().empty()) return absl::InvalidArgumentError("volume_id is required");
+  AccessType access = AccessType::kUnset;
+  if (req.has_volume_capability()) {
+    VolumeCapability cap = FromProto(req.volume_capability());
+    CCM_RETURN_IF_ERROR(ValidateCapability(cap, cap_options_));
+    access = cap.access_type;
+  }
+  CapacityRange range;
+  if (req.has_capacity_range()) range = FromProto(req.capacity_range());
+  // Checked before the look-up: a request without a range is wrong whatever the volume.
+  CCM_RETURN_IF_ERROR(PlanExpand(req.has_capacity_range() ? &range : nullptr, 0, access).status());
+  CCM_ASSIGN_OR_RETURN(VolumeLocks::Guard guard, locks_.TryLock(req.volume_id()));
+  CCM_ASSIGN_OR_RETURN(Located loc, FindVolume(req.volume_id()));
+  CCM_ASSIGN_OR_RETURN(ExpandPlan plan, PlanExpand(&range, loc.volume.capacity_mb, access));
+  if (plan.needs_extend) {
+    absl::Status s = loc.vc->cns->ExtendVolume(loc.cns_id, plan.target_mib);
+    if (!s.ok()) {
+      return WithContext(
+          s, absl::StrCat("extend volume ", req.volume_id(), " to ", plan.target_mib, " MiB"));
+    }
+    backend_->datastores().NoteChange(loc.vc->label, loc.volume.datastore_url,
+                                      -MibToBytes(plan.target_mib - loc.volume.capacity_mb));
+    LOG_INFO("expanded volume {} from {} to {} MiB", req.volume_id(), loc.volume.capacity_mb,
+             plan.target_mib);
+  }
+  resp->set_capacity_bytes(MibToBytes(plan.target_mib));
+  resp->set_node_expansion_required(plan.node_expansion_required);
+  return absl::OkStatus();
+}
+
+}  // namespace ccm::csi

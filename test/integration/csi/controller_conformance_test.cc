@@ -1,0 +1,344 @@
+// The Controller service's CSI spec rules over the real gRPC socket, on the simulator's CNS:
+// CreateVolume, DeleteVolume, ValidateVolumeCapabilities, ListVolumes, ControllerGetCapabilities,
+// and Aborted for a concurrent operation on the same volume.
+#include <set>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "controller_env.h"
+#include "csi/core/constants.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "testing/eventually.h"
+
+namespace ccm::csi::testing {
+namespace {
+
+using ::testing::HasSubstr;
+constexpr int64_t kMiB = 1024 * 1024;
+constexpr int64_t kGiB = 1024 * kMiB;
+
+class ControllerConformanceTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto env = ControllerEnv::Start(ZonesSpec());
+    ASSERT_TRUE(env.ok()) << env.status();
+    env_ = env->release();
+  }
+  static void TearDownTestSuite() { delete env_; }
+
+  ::csi::v1::Controller::Stub& c() { return env_->controller(); }
+
+  grpc::Status Create(const ::csi::v1::CreateVolumeRequest& req,
+                      ::csi::v1::CreateVolumeResponse* resp = nullptr) {
+    grpc::ClientContext ctx;
+    ::csi::v1::CreateVolumeResponse ignored;
+    return c().CreateVolume(&ctx, req, resp != nullptr ? resp : &ignored);
+  }
+  grpc::Status Delete(const std::string& id) {
+    grpc::ClientContext ctx;
+    ::csi::v1::DeleteVolumeRequest req;
+    req.set_volume_id(id);
+    ::csi::v1::DeleteVolumeResponse resp;
+    return c().DeleteVolume(&ctx, req, &resp);
+  }
+  grpc::Status Publish(const std::string& id, const std::string& node,
+                       ::csi::v1::ControllerPublishVolumeResponse* resp) {
+    grpc::ClientContext ctx;
+    ::csi::v1::ControllerPublishVolumeRequest req;
+    req.set_volume_id(id);
+    req.set_node_id(node);
+    *req.mutable_volume_capability() = MountCap();
+    return c().ControllerPublishVolume(&ctx, req, resp);
+  }
+  grpc::Status List(const std::string& token, int32_t max, ::csi::v1::ListVolumesResponse* resp) {
+    grpc::ClientContext ctx;
+    ::csi::v1::ListVolumesRequest req;
+    req.set_starting_token(token);
+    req.set_max_entries(max);
+    return c().ListVolumes(&ctx, req, resp);
+  }
+  // Creates a volume and returns its ID ("" on failure, with a test failure).
+  std::string MustCreate(const std::string& name, int64_t bytes = kGiB) {
+    ::csi::v1::CreateVolumeResponse resp;
+    grpc::Status s = Create(CreateReq(name, bytes), &resp);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return resp.volume().volume_id();
+  }
+
+  static ControllerEnv* env_;
+};
+ControllerEnv* ControllerConformanceTest::env_ = nullptr;
+
+// ---- CreateVolume ----
+
+TEST_F(ControllerConformanceTest, CreateWithoutNameIsInvalidArgument) {
+  grpc::Status s = Create(CreateReq("", kGiB));
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("name"));
+}
+
+TEST_F(ControllerConformanceTest, CreateWithoutCapabilitiesIsInvalidArgument) {
+  auto req = CreateReq("pvc-no-caps", kGiB);
+  req.clear_volume_capabilities();
+  EXPECT_EQ(Create(req).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(ControllerConformanceTest, CreateMultiNodeWriterIsInvalidArgument) {
+  auto req = CreateReq("pvc-rwx", kGiB);
+  req.mutable_volume_capabilities(0)->mutable_access_mode()->set_mode(
+      ::csi::v1::VolumeCapability::AccessMode::MULTI_NODE_MULTI_WRITER);
+  EXPECT_EQ(Create(req).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(ControllerConformanceTest, CreateWithUnknownParameterIsInvalidArgumentNamingIt) {
+  auto req = CreateReq("pvc-bad-param", kGiB);
+  (*req.mutable_parameters())["diskspeed"] = "fast";
+  grpc::Status s = Create(req);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), HasSubstr("diskspeed"));
+}
+
+TEST_F(ControllerConformanceTest, CreateWithLimitBelowTheRoundedSizeIsOutOfRange) {
+  auto req = CreateReq("pvc-out-of-range", kMiB + 1);
+  req.mutable_capacity_range()->set_limit_bytes(kMiB + 1);  // rounds up to 2 MiB > limit
+  EXPECT_EQ(Create(req).error_code(), grpc::StatusCode::OUT_OF_RANGE);
+}
+
+TEST_F(ControllerConformanceTest, CreateReturnsRoundedSizeContextAndTopology) {
+  ::csi::v1::CreateVolumeResponse resp;
+  ASSERT_TRUE(Create(CreateReq("pvc-shape", 3 * kMiB / 2), &resp).ok());
+  EXPECT_EQ(resp.volume().capacity_bytes(), 2 * kMiB);
+  EXPECT_EQ(resp.volume().volume_context().at("type"), kDiskTypeBlockVolume);
+  ASSERT_GE(resp.volume().accessible_topology_size(), 1);
+  EXPECT_EQ(resp.volume().accessible_topology(0).segments().at(kRegionKey), "region-1");
+  auto cns = env_->CnsVolume(resp.volume().volume_id());
+  ASSERT_TRUE(cns.ok()) << cns.status();
+  EXPECT_EQ(cns->name, "pvc-shape");
+  EXPECT_EQ(cns->capacity_mb, 2);
+  EXPECT_EQ(cns->cluster_id, "test-cluster");  // the container cluster of the config
+}
+
+TEST_F(ControllerConformanceTest, CreateSameNameTwiceReturnsTheSameVolume) {
+  ::csi::v1::CreateVolumeResponse a, b;
+  ASSERT_TRUE(Create(CreateReq("pvc-twice", kGiB), &a).ok());
+  ASSERT_TRUE(Create(CreateReq("pvc-twice", kGiB), &b).ok());
+  EXPECT_EQ(a.volume().volume_id(), b.volume().volume_id());
+  EXPECT_EQ(b.volume().capacity_bytes(), kGiB);
+  EXPECT_EQ(a.volume().accessible_topology_size(), b.volume().accessible_topology_size());
+  auto volumes = env_->sim().CnsVolumes();
+  ASSERT_TRUE(volumes.ok());
+  EXPECT_EQ(std::count_if(volumes->begin(), volumes->end(),
+                          [](const auto& v) { return v.name == "pvc-twice"; }),
+            1);
+}
+
+TEST_F(ControllerConformanceTest, CreateSameNameWithIncompatibleSizeIsAlreadyExists) {
+  MustCreate("pvc-resized", kGiB);
+  grpc::Status s = Create(CreateReq("pvc-resized", 2 * kGiB));
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  // A smaller request with a limit the volume exceeds is incompatible too.
+  auto req = CreateReq("pvc-resized", kMiB);
+  req.mutable_capacity_range()->set_limit_bytes(10 * kMiB);
+  EXPECT_EQ(Create(req).error_code(), grpc::StatusCode::ALREADY_EXISTS);
+}
+
+TEST_F(ControllerConformanceTest, CreateLargerThanAnyDatastoreIsResourceExhausted) {
+  grpc::Status s = Create(CreateReq("pvc-huge", 1024 * kGiB));
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+}
+
+TEST_F(ControllerConformanceTest, CreateWithDatastoreUrlPlacesThere) {
+  auto all = env_->backend().datastores().Candidates();
+  ASSERT_TRUE(all.ok());
+  std::string url;
+  for (const auto& c : **all) {
+    if (c.name == "ds-b") url = c.url;
+  }
+  ASSERT_FALSE(url.empty());
+  auto req = CreateReq("pvc-on-ds-b", kGiB);
+  (*req.mutable_parameters())["DatastoreURL"] = url;  // keys are case-insensitive
+  ::csi::v1::CreateVolumeResponse resp;
+  ASSERT_TRUE(Create(req, &resp).ok());
+  auto cns = env_->CnsVolume(resp.volume().volume_id());
+  ASSERT_TRUE(cns.ok());
+  EXPECT_EQ(cns->datastore, env_->DatastoreMoid("ds-b"));
+}
+
+// ---- DeleteVolume ----
+
+TEST_F(ControllerConformanceTest, DeleteWithoutIdIsInvalidArgument) {
+  EXPECT_EQ(Delete("").error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(ControllerConformanceTest, DeleteTwiceSucceedsBothTimes) {
+  const std::string id = MustCreate("pvc-delete-twice");
+  ASSERT_TRUE(Delete(id).ok());
+  EXPECT_EQ(env_->CnsVolume(id).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_TRUE(Delete(id).ok());
+}
+
+TEST_F(ControllerConformanceTest, DeleteOfAnUnknownIdSucceeds) {
+  EXPECT_TRUE(Delete("0f2e8c8a-1111-4a4a-9b9b-123456789abc").ok());
+}
+
+TEST_F(ControllerConformanceTest, DeleteOfAnAttachedVolumeIsFailedPreconditionAndKeepsIt) {
+  const std::string id = MustCreate("pvc-delete-attached");
+  ::csi::v1::ControllerPublishVolumeResponse pub;
+  ASSERT_TRUE(Publish(id, env_->VmUuid("node-a1"), &pub).ok());
+  grpc::Status s = Delete(id);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
+  auto cns = env_->CnsVolume(id);
+  ASSERT_TRUE(cns.ok());
+  EXPECT_EQ(cns->attached_vm, env_->VmMoid("node-a1"));  // never a silent detach
+}
+
+// ---- ValidateVolumeCapabilities ----
+
+TEST_F(ControllerConformanceTest, ValidateRequiresIdAndCapabilities) {
+  grpc::ClientContext c1, c2;
+  ::csi::v1::ValidateVolumeCapabilitiesRequest req;
+  ::csi::v1::ValidateVolumeCapabilitiesResponse resp;
+  *req.add_volume_capabilities() = MountCap();
+  EXPECT_EQ(c().ValidateVolumeCapabilities(&c1, req, &resp).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  req.set_volume_id("0f2e8c8a-1111-4a4a-9b9b-123456789abc");
+  req.clear_volume_capabilities();
+  EXPECT_EQ(c().ValidateVolumeCapabilities(&c2, req, &resp).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(ControllerConformanceTest, ValidateOfAnUnknownVolumeIsNotFound) {
+  grpc::ClientContext ctx;
+  ::csi::v1::ValidateVolumeCapabilitiesRequest req;
+  ::csi::v1::ValidateVolumeCapabilitiesResponse resp;
+  req.set_volume_id("0f2e8c8a-2222-4a4a-9b9b-123456789abc");
+  *req.add_volume_capabilities() = MountCap();
+  EXPECT_EQ(c().ValidateVolumeCapabilities(&ctx, req, &resp).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(ControllerConformanceTest, ValidateConfirmsSupportedAndExplainsUnsupported) {
+  const std::string id = MustCreate("pvc-validate");
+  grpc::ClientContext c1, c2;
+  ::csi::v1::ValidateVolumeCapabilitiesRequest req;
+  req.set_volume_id(id);
+  *req.add_volume_capabilities() = BlockCap();
+  ::csi::v1::ValidateVolumeCapabilitiesResponse ok, no;
+  ASSERT_TRUE(c().ValidateVolumeCapabilities(&c1, req, &ok).ok());
+  EXPECT_TRUE(ok.has_confirmed());
+  EXPECT_EQ(ok.confirmed().volume_capabilities_size(), 1);
+  req.mutable_volume_capabilities(0)->mutable_access_mode()->set_mode(
+      ::csi::v1::VolumeCapability::AccessMode::MULTI_NODE_MULTI_WRITER);
+  ASSERT_TRUE(c().ValidateVolumeCapabilities(&c2, req, &no).ok());  // not an error
+  EXPECT_FALSE(no.has_confirmed());
+  EXPECT_FALSE(no.message().empty());
+}
+
+// ---- ListVolumes ----
+
+TEST_F(ControllerConformanceTest, ListPagesThroughEveryVolumeWithPublishedNodes) {
+  std::set<std::string> created;
+  for (int i = 0; i < 5; ++i) created.insert(MustCreate(absl::StrCat("pvc-list-", i)));
+  const std::string attached = *created.begin();
+  ::csi::v1::ControllerPublishVolumeResponse pub;
+  ASSERT_TRUE(Publish(attached, env_->VmUuid("node-b1"), &pub).ok());
+
+  std::set<std::string> seen;
+  std::string token;
+  int pages = 0;
+  bool found_published = false;
+  do {
+    ::csi::v1::ListVolumesResponse resp;
+    ASSERT_TRUE(List(token, 2, &resp).ok());
+    EXPECT_LE(resp.entries_size(), 2);
+    for (const auto& e : resp.entries()) {
+      EXPECT_TRUE(seen.insert(e.volume().volume_id()).second) << "listed twice";
+      if (e.volume().volume_id() == attached) {
+        ASSERT_EQ(e.status().published_node_ids_size(), 1);
+        EXPECT_EQ(e.status().published_node_ids(0), env_->VmUuid("node-b1"));
+        found_published = true;
+      }
+    }
+    token = resp.next_token();
+    ++pages;
+  } while (!token.empty() && pages < 100);
+  EXPECT_GE(pages, 3);
+  EXPECT_TRUE(found_published);
+  for (const std::string& id : created) EXPECT_TRUE(seen.contains(id)) << id;
+}
+
+TEST_F(ControllerConformanceTest, ListWithABadTokenIsAborted) {
+  ::csi::v1::ListVolumesResponse resp;
+  EXPECT_EQ(List("not-a-token", 0, &resp).error_code(), grpc::StatusCode::ABORTED);
+}
+
+TEST_F(ControllerConformanceTest, ListWithNegativeMaxEntriesIsInvalidArgument) {
+  ::csi::v1::ListVolumesResponse resp;
+  EXPECT_EQ(List("", -1, &resp).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+// ---- Capabilities ----
+
+TEST_F(ControllerConformanceTest, CapabilitiesAreTheReferencesPlusCapacity) {
+  grpc::ClientContext ctx;
+  ::csi::v1::ControllerGetCapabilitiesResponse resp;
+  ASSERT_TRUE(c().ControllerGetCapabilities(&ctx, {}, &resp).ok());
+  std::set<int> types;
+  for (const auto& cap : resp.capabilities()) types.insert(cap.rpc().type());
+  using R = ::csi::v1::ControllerServiceCapability::RPC;
+  EXPECT_EQ(types,
+            (std::set<int>{R::CREATE_DELETE_VOLUME, R::PUBLISH_UNPUBLISH_VOLUME, R::LIST_VOLUMES,
+                           R::LIST_VOLUMES_PUBLISHED_NODES, R::EXPAND_VOLUME, R::GET_CAPACITY}));
+}
+
+TEST_F(ControllerConformanceTest, SnapshotsAreUnimplemented) {
+  grpc::ClientContext ctx;
+  ::csi::v1::CreateSnapshotRequest req;
+  req.set_name("snap");
+  req.set_source_volume_id("0f2e8c8a-1111-4a4a-9b9b-123456789abc");
+  ::csi::v1::CreateSnapshotResponse resp;
+  EXPECT_EQ(c().CreateSnapshot(&ctx, req, &resp).error_code(), grpc::StatusCode::UNIMPLEMENTED);
+}
+
+TEST_F(ControllerConformanceTest, ProbeIsReadyWithSessionsAndCachesUp) {
+  grpc::ClientContext ctx;
+  ::csi::v1::ProbeResponse resp;
+  ASSERT_TRUE(env_->identity().Probe(&ctx, {}, &resp).ok());
+  EXPECT_TRUE(resp.ready().value());
+}
+
+// ---- Concurrency ----
+
+TEST_F(ControllerConformanceTest, ConcurrentCreateOfTheSameNameIsAbortedOthersRun) {
+  ASSERT_TRUE(env_->sim().SetCnsDelay("CnsCreateVolume", 1500).ok());
+  auto counters = env_->sim().CnsCounters();
+  ASSERT_TRUE(counters.ok());
+  const int before = (*counters)["CnsCreateVolume"];
+  grpc::Status first;
+  std::thread slow([&] { first = Create(CreateReq("pvc-slow", kGiB)); });
+  // The first call holds the volume once its CnsCreateVolume reached the simulator.
+  ASSERT_TRUE(ccm::testing::Eventually([&] {
+    auto c = env_->sim().CnsCounters();
+    return c.ok() && (*c)["CnsCreateVolume"] > before;
+  }));
+  grpc::Status second = Create(CreateReq("pvc-slow", kGiB));
+  EXPECT_EQ(second.error_code(), grpc::StatusCode::ABORTED);
+  EXPECT_THAT(second.error_message(), HasSubstr("already in progress"));
+  // Another volume is not held up by the lock (it waits only for its own CNS task).
+  EXPECT_TRUE(Create(CreateReq("pvc-parallel", kGiB)).ok());
+  slow.join();
+  ASSERT_TRUE(env_->sim().SetCnsDelay("CnsCreateVolume", 0).ok());
+  EXPECT_TRUE(first.ok()) << first.error_message();
+  // The retry after Aborted finds the volume the first call made.
+  ::csi::v1::CreateVolumeResponse again;
+  ASSERT_TRUE(Create(CreateReq("pvc-slow", kGiB), &again).ok());
+  auto volumes = env_->sim().CnsVolumes();
+  ASSERT_TRUE(volumes.ok());
+  EXPECT_EQ(std::count_if(volumes->begin(), volumes->end(),
+                          [](const auto& v) { return v.name == "pvc-slow"; }),
+            1);
+}
+
+}  // namespace
+}  // namespace ccm::csi::testing

@@ -1,0 +1,148 @@
+#include "controller_env.h"
+
+#include "absl/strings/str_cat.h"
+#include "csi/controller/controller_service.h"
+#include "csi/core/constants.h"
+#include "csi/core/volume_id.h"
+#include "csi/server/identity_service.h"
+#include "testing/eventually.h"
+
+namespace ccm::csi::testing {
+
+std::string ZonesSpec() {
+  return R"({
+  "users": {"csi-user": "csi-pass"},
+  "datacenters": [{"name": "dc1",
+    "clusters": [{"name": "zone-a", "hosts": 2}, {"name": "zone-b", "hosts": 1}],
+    "vms": [{"name": "node-a1", "cluster": "zone-a"}, {"name": "node-a2", "cluster": "zone-a"},
+            {"name": "node-b1", "cluster": "zone-b"}],
+    "datastores": [{"name": "datastore1", "capacity_mb": 2048},
+                   {"name": "ds-a", "capacity_mb": 204800, "clusters": ["zone-a"]},
+                   {"name": "ds-b", "capacity_mb": 102400, "clusters": ["zone-b"]}]}],
+  "tag_categories": [{"name": "k8s-zone"}, {"name": "k8s-region"}],
+  "tags": [{"name": "zone-a", "category": "k8s-zone", "attach": ["/dc1/host/zone-a"]},
+           {"name": "zone-b", "category": "k8s-zone", "attach": ["/dc1/host/zone-b"]},
+           {"name": "region-1", "category": "k8s-region", "attach": ["/dc1"]}]
+})";
+}
+
+absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::Start(const std::string& spec) {
+  auto env = std::unique_ptr<ControllerEnv>(new ControllerEnv());
+  auto sim = ccm::testing::VcsimProcess::Start(spec);
+  if (!sim.ok()) return sim.status();
+  env->sim_ = *std::move(sim);
+
+  cloud::VirtualCenterConfig vc;
+  const std::string hp = env->sim_->host_port();
+  vc.label = "vc1";
+  vc.server = hp.substr(0, hp.rfind(':'));
+  vc.port = std::stoi(hp.substr(hp.rfind(':') + 1));
+  vc.ca_file = env->sim_->info().ca_file;
+  vc.user = "csi-user";
+  vc.password = Secret("csi-pass");
+  env->config_.vcenters = {vc};
+  env->config_.global.cluster_id = "test-cluster";
+  env->config_.labels.zone = "k8s-zone";
+  env->config_.labels.region = "k8s-region";
+
+  BackendOptions bo;
+  bo.datastore_change_delay = absl::Milliseconds(200);
+  auto backend = ControllerBackend::Create(env->config_, bo);
+  if (!backend.ok()) return backend.status();
+  env->backend_ = *std::move(backend);
+  if (absl::Status s = env->backend_->Start(); !s.ok()) return s;
+
+  IdentityOptions io;
+  io.name = std::string(kDriverName);
+  io.vendor_version = "test";
+  io.controller_service = true;
+  io.accessibility_constraints = true;
+  std::weak_ptr<ControllerBackend> weak = env->backend_;
+  io.ready = [weak]() -> absl::StatusOr<bool> {
+    auto b = weak.lock();
+    return b != nullptr && b->Ready();
+  };
+  auto identity = IdentityService::Create(io);
+  if (!identity.ok()) return identity.status();
+  CsiServices services;
+  services.identity = *std::move(identity);
+  services.controller = std::make_unique<ControllerService>(env->backend_);
+  CsiServerOptions so;
+  so.endpoint = "unix://" + env->dir_.File("csi.sock");
+  so.shutdown_grace = absl::Seconds(1);
+  env->server_ = std::make_unique<CsiServer>(so, std::move(services));
+  if (absl::Status s = env->server_->Start(); !s.ok()) return s;
+  auto channel = UnixChannel(env->server_->socket_path());
+  env->controller_ = ::csi::v1::Controller::NewStub(channel);
+  env->identity_ = ::csi::v1::Identity::NewStub(channel);
+
+  std::string why;
+  if (!ccm::testing::Eventually([&] { return env->backend_->Ready(&why); }, absl::Seconds(60))) {
+    return absl::DeadlineExceededError(absl::StrCat("backend not ready: ", why));
+  }
+  return env;
+}
+
+ControllerEnv::~ControllerEnv() {
+  if (server_ != nullptr) server_->Stop();
+  if (backend_ != nullptr) backend_->Stop();
+}
+
+std::string ControllerEnv::VmUuid(const std::string& name) const {
+  for (const auto& vm : sim_->info().vms) {
+    if (vm.name == name) return vm.uuid;
+  }
+  return "";
+}
+
+std::string ControllerEnv::VmMoid(const std::string& name) const {
+  for (const auto& vm : sim_->info().vms) {
+    if (vm.name == name) return vm.moid;
+  }
+  return "";
+}
+
+absl::StatusOr<ccm::testing::VcsimCnsVolume> ControllerEnv::CnsVolume(
+    const std::string& volume_id) {
+  auto ref = ParseVolumeId(volume_id);
+  if (!ref.ok()) return ref.status();
+  auto volumes = sim_->CnsVolumes();
+  if (!volumes.ok()) return volumes.status();
+  for (const auto& v : *volumes) {
+    if (v.id == ref->cns_id) return v;
+  }
+  return absl::NotFoundError(absl::StrCat("simulator has no volume ", volume_id));
+}
+
+std::string ControllerEnv::DatastoreMoid(const std::string& name) {
+  auto all = backend_->datastores().Candidates();
+  if (!all.ok()) return "";
+  for (const auto& c : **all) {
+    if (c.name == name) return c.moref;
+  }
+  return "";
+}
+
+::csi::v1::VolumeCapability MountCap(const std::string& fs) {
+  ::csi::v1::VolumeCapability cap;
+  cap.mutable_mount()->set_fs_type(fs);
+  cap.mutable_access_mode()->set_mode(::csi::v1::VolumeCapability::AccessMode::SINGLE_NODE_WRITER);
+  return cap;
+}
+
+::csi::v1::VolumeCapability BlockCap() {
+  ::csi::v1::VolumeCapability cap;
+  cap.mutable_block();
+  cap.mutable_access_mode()->set_mode(::csi::v1::VolumeCapability::AccessMode::SINGLE_NODE_WRITER);
+  return cap;
+}
+
+::csi::v1::CreateVolumeRequest CreateReq(const std::string& name, int64_t required_bytes) {
+  ::csi::v1::CreateVolumeRequest req;
+  req.set_name(name);
+  *req.add_volume_capabilities() = MountCap();
+  if (required_bytes > 0) req.mutable_capacity_range()->set_required_bytes(required_bytes);
+  return req;
+}
+
+}  // namespace ccm::csi::testing

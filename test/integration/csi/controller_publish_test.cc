@@ -1,0 +1,280 @@
+// ControllerPublishVolume, ControllerUnpublishVolume, ControllerExpandVolume and GetCapacity
+// over the real gRPC socket, on the simulator's CNS.
+#include <map>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "controller_env.h"
+#include "csi/core/constants.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "testing/eventually.h"
+
+namespace ccm::csi::testing {
+namespace {
+
+constexpr int64_t kMiB = 1024 * 1024;
+constexpr int64_t kGiB = 1024 * kMiB;
+constexpr char kUnknownVolume[] = "0f2e8c8a-3333-4a4a-9b9b-123456789abc";
+constexpr char kUnknownNode[] = "4230aaaa-bbbb-cccc-dddd-eeeeffff0000";
+
+class ControllerPublishTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto env = ControllerEnv::Start(ZonesSpec());
+    ASSERT_TRUE(env.ok()) << env.status();
+    env_ = env->release();
+  }
+  static void TearDownTestSuite() { delete env_; }
+  ::csi::v1::Controller::Stub& c() { return env_->controller(); }
+
+  std::string MustCreate(const std::string& name, int64_t bytes = kGiB) {
+    grpc::ClientContext ctx;
+    ::csi::v1::CreateVolumeResponse resp;
+    grpc::Status s = c().CreateVolume(&ctx, CreateReq(name, bytes), &resp);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return resp.volume().volume_id();
+  }
+  ::csi::v1::ControllerPublishVolumeRequest PubReq(const std::string& id, const std::string& node) {
+    ::csi::v1::ControllerPublishVolumeRequest req;
+    req.set_volume_id(id);
+    req.set_node_id(node);
+    *req.mutable_volume_capability() = MountCap();
+    return req;
+  }
+  grpc::Status Publish(const ::csi::v1::ControllerPublishVolumeRequest& req,
+                       ::csi::v1::ControllerPublishVolumeResponse* resp = nullptr) {
+    grpc::ClientContext ctx;
+    ::csi::v1::ControllerPublishVolumeResponse ignored;
+    return c().ControllerPublishVolume(&ctx, req, resp != nullptr ? resp : &ignored);
+  }
+  grpc::Status Unpublish(const std::string& id, const std::string& node) {
+    grpc::ClientContext ctx;
+    ::csi::v1::ControllerUnpublishVolumeRequest req;
+    req.set_volume_id(id);
+    req.set_node_id(node);
+    ::csi::v1::ControllerUnpublishVolumeResponse resp;
+    return c().ControllerUnpublishVolume(&ctx, req, &resp);
+  }
+  grpc::Status Expand(const std::string& id, int64_t required, int64_t limit,
+                      const ::csi::v1::VolumeCapability* cap,
+                      ::csi::v1::ControllerExpandVolumeResponse* resp) {
+    grpc::ClientContext ctx;
+    ::csi::v1::ControllerExpandVolumeRequest req;
+    req.set_volume_id(id);
+    if (required > 0 || limit > 0) {
+      req.mutable_capacity_range()->set_required_bytes(required);
+      req.mutable_capacity_range()->set_limit_bytes(limit);
+    }
+    if (cap != nullptr) *req.mutable_volume_capability() = *cap;
+    return c().ControllerExpandVolume(&ctx, req, resp);
+  }
+  static std::string Formatted(std::string uuid) {
+    return absl::AsciiStrToLower(absl::StrReplaceAll(uuid, {{"-", ""}, {" ", ""}}));
+  }
+
+  static ControllerEnv* env_;
+};
+ControllerEnv* ControllerPublishTest::env_ = nullptr;
+
+// ---- ControllerPublishVolume ----
+
+TEST_F(ControllerPublishTest, PublishRequiresVolumeNodeAndCapability) {
+  auto req = PubReq("", env_->VmUuid("node-a1"));
+  EXPECT_EQ(Publish(req).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  req = PubReq(kUnknownVolume, "");
+  EXPECT_EQ(Publish(req).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  req = PubReq(kUnknownVolume, env_->VmUuid("node-a1"));
+  req.clear_volume_capability();
+  EXPECT_EQ(Publish(req).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(ControllerPublishTest, PublishToAnUnknownNodeIsNotFound) {
+  const std::string id = MustCreate("pvc-pub-unknown-node");
+  EXPECT_EQ(Publish(PubReq(id, kUnknownNode)).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(ControllerPublishTest, PublishOfAnUnknownVolumeIsNotFound) {
+  EXPECT_EQ(Publish(PubReq(kUnknownVolume, env_->VmUuid("node-a1"))).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(ControllerPublishTest, PublishTwiceReturnsTheSameContextWithTheDiskUuid) {
+  const std::string id = MustCreate("pvc-pub-twice");
+  ::csi::v1::ControllerPublishVolumeResponse a, b;
+  ASSERT_TRUE(Publish(PubReq(id, env_->VmUuid("node-a1")), &a).ok());
+  grpc::Status s = Publish(PubReq(id, env_->VmUuid("node-a1")), &b);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  using Map = std::map<std::string, std::string>;
+  EXPECT_EQ(Map(a.publish_context().begin(), a.publish_context().end()),
+            Map(b.publish_context().begin(), b.publish_context().end()));
+  auto cns = env_->CnsVolume(id);
+  ASSERT_TRUE(cns.ok());
+  EXPECT_EQ(cns->attached_vm, env_->VmMoid("node-a1"));
+  EXPECT_EQ(a.publish_context().at("diskUUID"), Formatted(cns->disk_uuid));
+  EXPECT_EQ(a.publish_context().at("type"), kDiskTypeBlockVolume);
+}
+
+TEST_F(ControllerPublishTest, PublishToASecondNodeIsFailedPrecondition) {
+  const std::string id = MustCreate("pvc-pub-elsewhere");
+  ASSERT_TRUE(Publish(PubReq(id, env_->VmUuid("node-a1"))).ok());
+  grpc::Status s = Publish(PubReq(id, env_->VmUuid("node-a2")));
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
+}
+
+TEST_F(ControllerPublishTest, PublishByNodeNameFindsTheVm) {
+  const std::string id = MustCreate("pvc-pub-by-name");
+  ASSERT_TRUE(Publish(PubReq(id, "node-b1")).ok());
+  auto cns = env_->CnsVolume(id);
+  ASSERT_TRUE(cns.ok());
+  EXPECT_EQ(cns->attached_vm, env_->VmMoid("node-b1"));
+}
+
+TEST_F(ControllerPublishTest, PublishAcceptsAnUppercaseVmUuid) {
+  const std::string id = MustCreate("pvc-pub-upper");
+  ASSERT_TRUE(Publish(PubReq(id, absl::AsciiStrToUpper(env_->VmUuid("node-a2")))).ok());
+}
+
+// ---- ControllerUnpublishVolume ----
+
+TEST_F(ControllerPublishTest, UnpublishWithoutVolumeIdIsInvalidArgument) {
+  EXPECT_EQ(Unpublish("", env_->VmUuid("node-a1")).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(ControllerPublishTest, UnpublishTwiceSucceedsAndDetaches) {
+  const std::string id = MustCreate("pvc-unpub-twice");
+  ASSERT_TRUE(Publish(PubReq(id, env_->VmUuid("node-a2"))).ok());
+  ASSERT_TRUE(Unpublish(id, env_->VmUuid("node-a2")).ok());
+  auto cns = env_->CnsVolume(id);
+  ASSERT_TRUE(cns.ok());
+  EXPECT_EQ(cns->attached_vm, "");
+  grpc::Status again = Unpublish(id, env_->VmUuid("node-a2"));
+  EXPECT_TRUE(again.ok()) << again.error_message();
+}
+
+TEST_F(ControllerPublishTest, UnpublishOfAnUnknownVolumeOrNodeSucceeds) {
+  const std::string id = MustCreate("pvc-unpub-unknown");
+  EXPECT_TRUE(Unpublish(kUnknownVolume, env_->VmUuid("node-a1")).ok());
+  EXPECT_TRUE(Unpublish(id, kUnknownNode).ok());
+}
+
+TEST_F(ControllerPublishTest, UnpublishWithoutNodeDetachesFromWhereverItIs) {
+  const std::string id = MustCreate("pvc-unpub-any");
+  ASSERT_TRUE(Publish(PubReq(id, env_->VmUuid("node-b1"))).ok());
+  ASSERT_TRUE(Unpublish(id, "").ok());
+  auto cns = env_->CnsVolume(id);
+  ASSERT_TRUE(cns.ok());
+  EXPECT_EQ(cns->attached_vm, "");
+}
+
+// ---- ControllerExpandVolume ----
+
+TEST_F(ControllerPublishTest, ExpandRequiresIdAndCapacity) {
+  ::csi::v1::ControllerExpandVolumeResponse resp;
+  EXPECT_EQ(Expand("", 2 * kGiB, 0, nullptr, &resp).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(Expand(kUnknownVolume, 0, 0, nullptr, &resp).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(ControllerPublishTest, ExpandOfAnUnknownVolumeIsNotFound) {
+  ::csi::v1::ControllerExpandVolumeResponse resp;
+  EXPECT_EQ(Expand(kUnknownVolume, 2 * kGiB, 0, nullptr, &resp).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(ControllerPublishTest, ExpandGrowsAndAsksTheNodeOnlyForFilesystems) {
+  const std::string id = MustCreate("pvc-expand");
+  ::csi::v1::ControllerExpandVolumeResponse fs, block;
+  const auto mount = MountCap();
+  ASSERT_TRUE(Expand(id, 2 * kGiB, 0, &mount, &fs).ok());
+  EXPECT_EQ(fs.capacity_bytes(), 2 * kGiB);
+  EXPECT_TRUE(fs.node_expansion_required());
+  auto cns = env_->CnsVolume(id);
+  ASSERT_TRUE(cns.ok());
+  EXPECT_EQ(cns->capacity_mb, 2048);
+  const auto raw = BlockCap();
+  ASSERT_TRUE(Expand(id, 3 * kGiB, 0, &raw, &block).ok());
+  EXPECT_FALSE(block.node_expansion_required());
+  // Published volumes grow online.
+  ASSERT_TRUE(Publish(PubReq(id, env_->VmUuid("node-a1"))).ok());
+  ASSERT_TRUE(Expand(id, 4 * kGiB, 0, &mount, &fs).ok());
+  EXPECT_EQ(env_->CnsVolume(id)->capacity_mb, 4096);
+}
+
+TEST_F(ControllerPublishTest, ExpandToASmallerSizeKeepsTheVolume) {
+  const std::string id = MustCreate("pvc-no-shrink", 2 * kGiB);
+  ::csi::v1::ControllerExpandVolumeResponse resp;
+  ASSERT_TRUE(Expand(id, kGiB, 0, nullptr, &resp).ok());
+  EXPECT_EQ(resp.capacity_bytes(), 2 * kGiB);
+  EXPECT_EQ(env_->CnsVolume(id)->capacity_mb, 2048);
+}
+
+TEST_F(ControllerPublishTest, ExpandBeyondTheLimitIsOutOfRange) {
+  const std::string id = MustCreate("pvc-expand-limit", 2 * kGiB);
+  ::csi::v1::ControllerExpandVolumeResponse resp;
+  EXPECT_EQ(Expand(id, kGiB, kGiB, nullptr, &resp).error_code(), grpc::StatusCode::OUT_OF_RANGE);
+}
+
+// ---- GetCapacity ----
+
+TEST_F(ControllerPublishTest, CapacityPerSegmentSumsTheReachableDatastores) {
+  auto all = env_->backend().datastores().Candidates();
+  ASSERT_TRUE(all.ok());
+  int64_t zone_b = 0, total = 0, largest_b = 0;
+  for (const auto& c : **all) {
+    total += c.free_bytes;
+    for (const auto& seg : c.accessible) {
+      if (seg.at(kZoneKey) == "zone-b") {
+        zone_b += c.free_bytes;
+        largest_b = std::max(largest_b, c.free_bytes);
+      }
+    }
+  }
+  grpc::ClientContext c1, c2;
+  ::csi::v1::GetCapacityRequest req;
+  ::csi::v1::GetCapacityResponse whole, b;
+  ASSERT_TRUE(c().GetCapacity(&c1, req, &whole).ok());
+  EXPECT_EQ(whole.available_capacity(), total);
+  (*req.mutable_accessible_topology()->mutable_segments())[kZoneKey] = "zone-b";
+  ASSERT_TRUE(c().GetCapacity(&c2, req, &b).ok());
+  EXPECT_EQ(b.available_capacity(), zone_b);
+  EXPECT_EQ(b.maximum_volume_size().value(), largest_b);
+  EXPECT_GT(b.available_capacity(), 0);
+  EXPECT_LT(b.available_capacity(), whole.available_capacity());
+}
+
+TEST_F(ControllerPublishTest, CapacityForAnUnsupportedCapabilityIsZero) {
+  grpc::ClientContext ctx;
+  ::csi::v1::GetCapacityRequest req;
+  auto cap = MountCap();
+  cap.mutable_access_mode()->set_mode(
+      ::csi::v1::VolumeCapability::AccessMode::MULTI_NODE_MULTI_WRITER);
+  *req.add_volume_capabilities() = cap;
+  ::csi::v1::GetCapacityResponse resp;
+  ASSERT_TRUE(c().GetCapacity(&ctx, req, &resp).ok());
+  EXPECT_EQ(resp.available_capacity(), 0);
+}
+
+TEST_F(ControllerPublishTest, CreateTakesSpaceFromTheCachedCapacityAtOnce) {
+  auto& inventory = env_->backend().datastores();
+  ASSERT_TRUE(ccm::testing::Eventually([&] { return inventory.stats().idle; }));
+  grpc::ClientContext c1, c2;
+  ::csi::v1::GetCapacityRequest req;
+  ::csi::v1::GetCapacityResponse before, after;
+  ASSERT_TRUE(c().GetCapacity(&c1, req, &before).ok());
+  MustCreate("pvc-capacity", 10 * kGiB);
+  ASSERT_TRUE(c().GetCapacity(&c2, req, &after).ok());
+  EXPECT_EQ(after.available_capacity(), before.available_capacity() - 10 * kGiB);
+  // ...and the quick refresh that follows reads the same from vCenter.
+  ASSERT_TRUE(ccm::testing::Eventually([&] { return inventory.stats().idle; }));
+  grpc::ClientContext c3;
+  ::csi::v1::GetCapacityResponse refreshed;
+  ASSERT_TRUE(c().GetCapacity(&c3, req, &refreshed).ok());
+  EXPECT_EQ(refreshed.available_capacity(), after.available_capacity());
+}
+
+}  // namespace
+}  // namespace ccm::csi::testing
