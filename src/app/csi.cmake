@@ -6,3 +6,16 @@
 if(NOT TARGET ccm_csi_server AND EXISTS ${PROJECT_SOURCE_DIR}/src/csi/server/CMakeLists.txt)
   add_subdirectory(${PROJECT_SOURCE_DIR}/src/csi/server ${PROJECT_BINARY_DIR}/src/csi/server)
 endif()
+
+# Options, wiring and main of the driver. Links only what the driver uses: no Kubernetes
+# client, no CCM controllers.
+if(TARGET ccm_csi_server)
+  add_library(ccm_csi_app csi_options.cc csi_driver.cc)
+  target_compile_definitions(ccm_csi_app PUBLIC CCM_VERSION="${PROJECT_VERSION}")
+  target_link_libraries(ccm_csi_app PUBLIC ccm_csi_server ccm_csi_core ccm_config ccm_app_lib)
+
+  add_executable(vsphere-csi-driver csi_main.cc)
+  target_link_libraries(vsphere-csi-driver PRIVATE ccm_csi_app)
+
+  add_ccm_test(NAME csi_options_test SOURCES csi_options_test.cc LIBS ccm_csi_app)
+endif()

@@ -11,6 +11,7 @@
 
 #include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
+#include <grpcpp/support/channel_arguments.h>
 
 namespace ccm::csi::testing {
 
@@ -26,7 +27,13 @@ TempDir::~TempDir() {
 }
 
 std::shared_ptr<grpc::Channel> UnixChannel(const std::string& path) {
-  return grpc::CreateChannel("unix:" + path, grpc::InsecureChannelCredentials());
+  // A private subchannel pool: gRPC otherwise shares one subchannel per target across channels,
+  // so a fresh channel to a socket that did not exist a moment ago would inherit the old
+  // subchannel's reconnect backoff (1 s, 1.6 s, ...) and a test waiting for a server to come up
+  // would wait for that backoff instead of the server.
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  return grpc::CreateCustomChannel("unix:" + path, grpc::InsecureChannelCredentials(), args);
 }
 
 int MakeSocketFile(const std::string& path, bool keep_listening) {

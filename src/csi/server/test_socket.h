@@ -22,7 +22,8 @@ class TempDir {
   std::string path_;
 };
 
-// A channel to the socket at `path` that connects on first use.
+// A channel of its own (no subchannel shared with earlier channels) to the socket at `path`;
+// it connects on first use.
 std::shared_ptr<grpc::Channel> UnixChannel(const std::string& path);
 
 // Creates a unix socket file at `path` the way a crashed plugin leaves it: bound, then closed

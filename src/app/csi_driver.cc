@@ -1,0 +1,139 @@
+#include "app/csi_driver.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "app/health_server.h"
+#include "common/logging.h"
+#include "csi/core/constants.h"
+#include "csi/server/csi_server.h"
+#include "csi/server/identity_service.h"
+
+namespace ccm::app {
+
+absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
+                                                 const cloud::Config* config,
+                                                 metrics::Registry* registry) {
+  CsiServiceSet set;
+  if (options.mode == CsiMode::kController) {
+    if (config == nullptr) return absl::InvalidArgumentError("controller mode needs the CSI config");
+    // Placeholder until src/csi/controller lands: every Controller RPC answers Unimplemented.
+    // The controller replaces `ready` with "every configured vCenter session is logged in".
+    set.controller = std::make_unique<::csi::v1::Controller::Service>();
+  } else {
+    // Placeholder until src/csi/node lands. The node plugin is ready once it serves.
+    set.node = std::make_unique<::csi::v1::Node::Service>();
+  }
+  return set;
+}
+
+absl::StatusOr<cloud::ParseResult> ReadCsiConfig(const std::string& path,
+                                                 const std::map<std::string, std::string>& env) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot read CSI config ", path, ": ", std::strerror(errno),
+                     " (set ", kEnvCsiConfig, " to its path)"));
+  }
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  cloud::ParseOptions po;
+  po.file_name = path;
+  absl::StatusOr<cloud::ParseResult> r = cloud::ParseConfig(bytes.str(), env, po);
+  if (!r.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("invalid CSI config ", path, ": ",
+                                                   r.status().message()));
+  }
+  return r;
+}
+
+int RunCsiDriver(const CsiOptions& options, const std::map<std::string, std::string>& env,
+                 absl::Notification& stop) {
+  LOG_INFO("vsphere-csi-driver {} starting in {} mode on {}", kCsiVersion,
+           CsiModeName(options.mode), options.endpoint);
+  for (const auto& w : options.warnings) LOG_WARN("{}", w);
+
+  metrics::Registry& registry = metrics::Registry::Default();
+  // The reference's build-info gauge, same name and label.
+  registry.Gauge("vsphere_csi_info", "CSI Info", {"version"})->Set({kCsiVersion}, 1);
+
+  std::optional<cloud::ParseResult> config;
+  if (options.mode == CsiMode::kController) {
+    absl::StatusOr<cloud::ParseResult> r = ReadCsiConfig(options.config_path, env);
+    if (!r.ok()) {
+      LOG_ERROR("{}", r.status().message());
+      return 1;
+    }
+    // Parser messages name the file and line already.
+    for (const auto& w : r->warnings) LOG_WARN("{}", w);
+    for (const auto& n : r->notices) LOG_INFO("{}", n);
+    config = std::move(*r);
+  }
+
+  absl::StatusOr<CsiServiceSet> set =
+      BuildCsiServiceSet(options, config ? &config->config : nullptr, &registry);
+  if (!set.ok()) {
+    LOG_ERROR("cannot set up the CSI services: {}", set.status().message());
+    return 1;
+  }
+
+  csi::IdentityOptions io;
+  io.name = std::string(csi::kDriverName);
+  io.vendor_version = kCsiVersion;
+  io.controller_service = set->controller != nullptr;
+  io.accessibility_constraints = set->accessibility_constraints;
+  io.ready = set->ready;
+  auto identity = csi::IdentityService::Create(std::move(io));
+  if (!identity.ok()) {
+    LOG_ERROR("{}", identity.status().message());
+    return 1;
+  }
+  auto ready = set->ready;
+
+  csi::CsiServices services;
+  services.identity = std::move(*identity);
+  services.controller = std::move(set->controller);
+  services.node = std::move(set->node);
+  csi::CsiServer server({.endpoint = options.endpoint,
+                         .shutdown_grace = options.shutdown_grace,
+                         .registry = &registry},
+                        std::move(services));
+  if (absl::Status s = server.Start(); !s.ok()) {
+    LOG_ERROR("{}", s.message());
+    return 1;
+  }
+
+  // The controller's /metrics (and /healthz, ours) on the reference's Prometheus port. The node
+  // plugin has none, as in the reference (its liveness goes through the livenessprobe sidecar).
+  std::unique_ptr<HealthServer> http;
+  if (options.mode == CsiMode::kController && options.metrics_port > 0) {
+    http = std::make_unique<HealthServer>(&registry);
+    // Readiness follows Probe; liveness only asks whether this process still answers.
+    http->AddCheck("csi-probe", [ready]() -> absl::Status {
+      if (!ready) return absl::OkStatus();
+      absl::StatusOr<bool> r = ready();
+      if (!r.ok()) return r.status();
+      return *r ? absl::OkStatus() : absl::UnavailableError("not ready yet");
+    }, /*liveness=*/false);
+    absl::StatusOr<int> port =
+        http->Start(options.metrics_bind_address, options.metrics_port, /*kp=*/nullptr);
+    if (!port.ok()) {
+      LOG_ERROR("metrics port: {}", port.status().message());
+      server.Stop();
+      return 1;
+    }
+    LOG_INFO("serving /metrics and /healthz on {}:{}", options.metrics_bind_address, *port);
+  }
+
+  stop.WaitForNotification();
+  LOG_INFO("stopping: RPCs in flight get {}", absl::FormatDuration(options.shutdown_grace));
+  server.Stop();
+  if (http) http->Stop();
+  return 0;
+}
+
+}  // namespace ccm::app

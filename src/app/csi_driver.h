@@ -1,0 +1,50 @@
+#pragma once
+// vsphere-csi-driver's wiring: options -> the services one process serves -> the gRPC server
+// (and, in controller mode, the HTTP /metrics + /healthz server) -> run until told to stop.
+//
+// The seam for the Controller and Node services is BuildCsiServiceSet: it is the one place that
+// decides, per mode, what is served and how readiness is judged. Until the services land it
+// serves the generated base classes, which answer every RPC Unimplemented.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
+#include "app/csi_options.h"
+#include "cloud/config/config.h"
+#include "common/metrics.h"
+#include "csi/proto/csi.grpc.pb.h"
+
+namespace ccm::app {
+
+inline constexpr char kCsiVersion[] = CCM_VERSION;
+
+// What one mode contributes besides Identity.
+struct CsiServiceSet {
+  std::unique_ptr<::csi::v1::Controller::Service> controller;
+  std::unique_ptr<::csi::v1::Node::Service> node;
+  // Probe's answer (identity_service.h); null = ready once serving.
+  std::function<absl::StatusOr<bool>()> ready;
+  // Whether volumes and nodes carry topology (VOLUME_ACCESSIBILITY_CONSTRAINTS).
+  bool accessibility_constraints = true;
+};
+
+// `config` is set in controller mode (csi-vsphere.conf, parsed), null in node mode (the node
+// plugin holds no vCenter credentials).
+absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
+                                                 const cloud::Config* config,
+                                                 metrics::Registry* registry);
+
+// Reads and parses csi-vsphere.conf (the same formats as vsphere.conf). Errors name the file.
+absl::StatusOr<cloud::ParseResult> ReadCsiConfig(const std::string& path,
+                                                 const std::map<std::string, std::string>& env);
+
+// Runs the driver until `stop` is notified. Returns the process exit code: 0 after a clean
+// stop, 1 when start-up fails (the reason is logged, naming what to fix).
+int RunCsiDriver(const CsiOptions& options, const std::map<std::string, std::string>& env,
+                 absl::Notification& stop);
+
+}  // namespace ccm::app
