@@ -59,7 +59,16 @@ absl::Status Format(const std::string& fs_type, const std::string& device) {
 absl::Status GrowFilesystem(const std::string& fs_type, const std::string& device,
                             const std::string& mount_point) {
   if (fs_type == "ext2" || fs_type == "ext3" || fs_type == "ext4") {
-    return Run({"resize2fs", device});
+    absl::Status s = Run({"resize2fs", device});
+    if (!s.ok() && absl::StrContains(s.message(), "Permission denied")) {
+      // The kernel's EXT4_IOC_RESIZE_FS wants CAP_SYS_RESOURCE, which a container without
+      // privileged: true lacks (xfs_growfs needs only CAP_SYS_ADMIN, so xfs still grows).
+      return absl::FailedPreconditionError(
+          absl::StrCat(s.message(),
+                       " (online ext4 growth needs CAP_SYS_RESOURCE: run the node plugin "
+                       "privileged, as the reference's DaemonSet does)"));
+    }
+    return s;
   }
   if (fs_type == "xfs") return Run({"xfs_growfs", "-d", mount_point});
   return absl::InvalidArgumentError(absl::StrCat("cannot grow a ", fs_type, " filesystem (", device,

@@ -19,7 +19,8 @@ absl::Status Format(const std::string& fs_type, const std::string& device);
 
 // Grows the filesystem mounted at `mount_point` from `device` to the device's size, online:
 // resize2fs <device> for ext2/3/4, xfs_growfs -d <mount point> for xfs. InvalidArgument for
-// another type.
+// another type; FailedPrecondition when the kernel refuses an ext4 resize for want of
+// CAP_SYS_RESOURCE (named in the message).
 absl::Status GrowFilesystem(const std::string& fs_type, const std::string& device,
                             const std::string& mount_point);
 

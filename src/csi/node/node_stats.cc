@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
+#include "common/status_macros.h"
 #include "csi/node/filesystem.h"
 #include "csi/node/node_service.h"
 #include "csi/node/node_util.h"
@@ -134,9 +135,10 @@ absl::Status NodeService::Expand(const ::csi::v1::NodeExpandVolumeRequest& req,
     if (absl::Status s = RescanBlockDevice(device); !s.ok()) LOG_WARN("{}", s.message());
   }
   if (absl::Status s = GrowFilesystem(mount.fs_type, device, mount.mount_point); !s.ok()) {
-    return s.code() == absl::StatusCode::kInvalidArgument
-               ? s
-               : AsInternal(s, absl::StrCat("expand volume ", volume));
+    const bool ours = s.code() == absl::StatusCode::kInvalidArgument ||
+                      s.code() == absl::StatusCode::kFailedPrecondition;
+    return ours ? Annotate(s, absl::StrCat("expand volume ", volume))
+                : AsInternal(s, absl::StrCat("expand volume ", volume));
   }
   size = BlockDeviceSize(device);
   if (!size.ok()) return AsInternal(size.status(), absl::StrCat("expand volume ", volume));
