@@ -26,7 +26,8 @@ std::string ZonesSpec() {
 })";
 }
 
-absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::Start(const std::string& spec) {
+absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::Start(const std::string& spec,
+                                                                    absl::Duration change_delay) {
   auto env = std::unique_ptr<ControllerEnv>(new ControllerEnv());
   auto sim = ccm::testing::VcsimProcess::Start(spec);
   if (!sim.ok()) return sim.status();
@@ -46,7 +47,7 @@ absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::Start(const std::s
   env->config_.labels.region = "k8s-region";
 
   BackendOptions bo;
-  bo.datastore_change_delay = absl::Milliseconds(200);
+  bo.datastore_change_delay = change_delay;
   auto backend = ControllerBackend::Create(env->config_, bo);
   if (!backend.ok()) return backend.status();
   env->backend_ = *std::move(backend);

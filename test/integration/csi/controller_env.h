@@ -27,7 +27,9 @@ std::string ZonesSpec();
 class ControllerEnv {
  public:
   // Starts the simulator (from `spec`), the backend and the server; waits until ready.
-  static absl::StatusOr<std::unique_ptr<ControllerEnv>> Start(const std::string& spec);
+  // `change_delay`: the datastore inventory's refresh delay after a change (short for tests).
+  static absl::StatusOr<std::unique_ptr<ControllerEnv>> Start(
+      const std::string& spec, absl::Duration change_delay = absl::Milliseconds(200));
   ~ControllerEnv();
 
   ccm::testing::VcsimProcess& sim() { return *sim_; }
