@@ -107,6 +107,113 @@ std::string Rules(const NodesConfig& n) {
 
 absl::string_view FamilyLabel(IpFamily f) { return f == IpFamily::kIPv4 ? "IPv4" : "IPv6"; }
 
+// Like the reference: when both network names are set and the VM has neither, give up early.
+absl::Status CheckNetworkNames(const NodeAddressInput& in, const NodesConfig& nodes,
+                               const std::string& who) {
+  const std::string& in_name = nodes.internal_vm_network_name;
+  const std::string& ex_name = nodes.external_vm_network_name;
+  if (in_name.empty() || ex_name.empty()) return absl::OkStatus();
+  std::vector<std::string> names;
+  bool found = false;
+  for (const GuestNic& nic : in.nics) {
+    if (nic.device_config_id == -1) continue;
+    names.push_back(nic.network);
+    found = found || absl::EqualsIgnoreCase(nic.network, in_name) ||
+            absl::EqualsIgnoreCase(nic.network, ex_name);
+  }
+  if (found) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      who, ": unable to find suitable IP address for node: none of the VM's networks [",
+      absl::StrJoin(names, ", "), "] is internal-vm-network-name \"", in_name,
+      "\" or external-vm-network-name \"", ex_name, "\""));
+}
+
+// The candidate of each kubelet node IP, by family; an error when a node IP's family is not
+// configured or the VM does not report it.
+absl::StatusOr<std::map<IpFamily, const Candidate*>> NodeIpCandidates(
+    const std::vector<IpAddress>& node_ips, const std::vector<IpFamily>& families,
+    const std::vector<Candidate>& candidates, const std::string& who) {
+  std::map<IpFamily, const Candidate*> node_ip;
+  for (const IpAddress& ip : node_ips) {
+    const std::string part = ip.ToString();
+    if (std::find(families.begin(), families.end(), ip.family()) == families.end()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          who, ": kubelet node IP ", part, " is ", FamilyLabel(ip.family()),
+          " but the vCenter's ip-family does not include ", IpFamilyName(ip.family())));
+    }
+    auto it = std::find_if(candidates.begin(), candidates.end(),
+                           [&](const Candidate& c) { return c.ip == ip; });
+    if (it == candidates.end()) {
+      std::vector<const Candidate*> all;
+      for (const Candidate& c : candidates) all.push_back(&c);
+      return absl::FailedPreconditionError(
+          absl::StrCat(who, ": kubelet node IP ", part, " (", kProvidedNodeIpAnnotation,
+                       ") is not one of the VM's addresses: ", Texts(all)));
+    }
+    node_ip[ip.family()] = &*it;
+  }
+  return node_ip;
+}
+
+std::vector<const Candidate*> OfFamily(const std::vector<Candidate>& candidates, IpFamily family) {
+  std::vector<const Candidate*> out;
+  for (const Candidate& c : candidates)
+    if (c.ip.family() == family) out.push_back(&c);
+  return out;
+}
+
+// One family's choice; either may be null.
+struct Picked {
+  const Candidate* internal = nullptr;
+  const Candidate* external = nullptr;
+};
+
+// The reference's rules for one family: subnet CIDRs, then network names, then (when neither
+// found anything) the first address of each pool.
+Picked PickByRules(const std::vector<const Candidate*>& of_family, const NodesConfig& nodes) {
+  const auto internal_pool = Pool(of_family, nodes.exclude_internal_network_subnet_cidrs);
+  const auto external_pool = Pool(of_family, nodes.exclude_external_network_subnet_cidrs);
+  Picked p{FirstInSubnets(internal_pool, nodes.internal_network_subnet_cidrs),
+           FirstInSubnets(external_pool, nodes.external_network_subnet_cidrs)};
+  if (p.internal == nullptr)
+    p.internal = FirstOnNetwork(internal_pool, nodes.internal_vm_network_name);
+  if (p.external == nullptr)
+    p.external = FirstOnNetwork(external_pool, nodes.external_vm_network_name);
+  if (p.internal == nullptr && p.external == nullptr) {
+    if (!internal_pool.empty()) p.internal = internal_pool.front();
+    if (!external_pool.empty()) p.external = external_pool.front();
+  }
+  return p;
+}
+
+// A node IP the rules did not pick (the reference would refuse the node) becomes the family's
+// InternalIP; one they picked keeps its role, as in the reference.
+void KeepNodeIp(const Candidate* node_ip, Picked& p) {
+  if (node_ip == nullptr) return;
+  const IpAddress& ip = node_ip->ip;
+  if ((p.internal == nullptr || p.internal->ip != ip) &&
+      (p.external == nullptr || p.external->ip != ip))
+    p.internal = node_ip;
+}
+
+// Appends the InternalIP and ExternalIP of `family` to `out` (`node_ip`: the kubelet's node IP of
+// this family, or null); an error when the family has neither.
+absl::Status AddFamilyAddresses(IpFamily family, const std::vector<Candidate>& candidates,
+                                const Candidate* node_ip, const NodesConfig& nodes,
+                                const std::string& who, std::vector<NodeAddress>* out) {
+  const std::vector<const Candidate*> of_family = OfFamily(candidates, family);
+  Picked p = PickByRules(of_family, nodes);
+  KeepNodeIp(node_ip, p);
+  if (p.internal == nullptr && p.external == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        who, ": unable to find suitable IP address for node with IP family ", IpFamilyName(family),
+        ": ", FamilyLabel(family), " candidates: ", Texts(of_family), "; rules: ", Rules(nodes)));
+  }
+  if (p.internal != nullptr) out->push_back({NodeAddressType::kInternalIP, p.internal->text});
+  if (p.external != nullptr) out->push_back({NodeAddressType::kExternalIP, p.external->text});
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::string_view NodeAddressTypeName(NodeAddressType t) {
@@ -138,26 +245,7 @@ absl::StatusOr<std::vector<NodeAddress>> SelectNodeAddresses(const NodeAddressIn
     return absl::FailedPreconditionError(absl::StrCat(
         who, ": the VM's guest hostname is empty (are VMware Tools running in the guest?)"));
   }
-
-  // Like the reference: when both network names are set and the VM has neither, give up early.
-  const std::string& in_name = nodes.internal_vm_network_name;
-  const std::string& ex_name = nodes.external_vm_network_name;
-  if (!in_name.empty() && !ex_name.empty()) {
-    std::vector<std::string> names;
-    bool found = false;
-    for (const GuestNic& nic : in.nics) {
-      if (nic.device_config_id == -1) continue;
-      names.push_back(nic.network);
-      found = found || absl::EqualsIgnoreCase(nic.network, in_name) ||
-              absl::EqualsIgnoreCase(nic.network, ex_name);
-    }
-    if (!found) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          who, ": unable to find suitable IP address for node: none of the VM's networks [",
-          absl::StrJoin(names, ", "), "] is internal-vm-network-name \"", in_name,
-          "\" or external-vm-network-name \"", ex_name, "\""));
-    }
-  }
+  if (absl::Status s = CheckNetworkNames(in, nodes, who); !s.ok()) return s;
 
   const std::vector<Candidate> candidates = CollectCandidates(in);
 
@@ -166,59 +254,16 @@ absl::StatusOr<std::vector<NodeAddress>> SelectNodeAddresses(const NodeAddressIn
   if (!node_ips.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(who, ": ", node_ips.status().message()));
   }
-  std::map<IpFamily, const Candidate*> node_ip;
-  for (const IpAddress& ip : *node_ips) {
-    const std::string part = ip.ToString();
-    if (std::find(in.ip_families.begin(), in.ip_families.end(), ip.family()) ==
-        in.ip_families.end()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          who, ": kubelet node IP ", part, " is ", FamilyLabel(ip.family()),
-          " but the vCenter's ip-family does not include ", IpFamilyName(ip.family())));
-    }
-    auto it = std::find_if(candidates.begin(), candidates.end(),
-                           [&](const Candidate& c) { return c.ip == ip; });
-    if (it == candidates.end()) {
-      std::vector<const Candidate*> all;
-      for (const Candidate& c : candidates) all.push_back(&c);
-      return absl::FailedPreconditionError(absl::StrCat(
-          who, ": kubelet node IP ", part, " (", kProvidedNodeIpAnnotation,
-          ") is not one of the VM's addresses: ", Texts(all)));
-    }
-    node_ip[ip.family()] = &*it;
-  }
+  absl::StatusOr<std::map<IpFamily, const Candidate*>> node_ip =
+      NodeIpCandidates(*node_ips, in.ip_families, candidates, who);
+  if (!node_ip.ok()) return node_ip.status();
 
   std::vector<NodeAddress> out{{NodeAddressType::kHostname, hostname}};
   for (IpFamily family : in.ip_families) {
-    std::vector<const Candidate*> of_family;
-    for (const Candidate& c : candidates)
-      if (c.ip.family() == family) of_family.push_back(&c);
-    const auto internal_pool = Pool(of_family, nodes.exclude_internal_network_subnet_cidrs);
-    const auto external_pool = Pool(of_family, nodes.exclude_external_network_subnet_cidrs);
-
-    const Candidate* internal = FirstInSubnets(internal_pool, nodes.internal_network_subnet_cidrs);
-    const Candidate* external = FirstInSubnets(external_pool, nodes.external_network_subnet_cidrs);
-    if (internal == nullptr) internal = FirstOnNetwork(internal_pool, in_name);
-    if (external == nullptr) external = FirstOnNetwork(external_pool, ex_name);
-    if (internal == nullptr && external == nullptr) {
-      if (!internal_pool.empty()) internal = internal_pool.front();
-      if (!external_pool.empty()) external = external_pool.front();
-    }
-    // A node IP the rules did not pick (the reference would refuse the node) becomes the
-    // family's InternalIP; one they picked keeps its role, as in the reference.
-    if (auto it = node_ip.find(family); it != node_ip.end()) {
-      const IpAddress& ip = it->second->ip;
-      if ((internal == nullptr || internal->ip != ip) && (external == nullptr || external->ip != ip))
-        internal = it->second;
-    }
-
-    if (internal == nullptr && external == nullptr) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          who, ": unable to find suitable IP address for node with IP family ",
-          IpFamilyName(family), ": ", FamilyLabel(family), " candidates: ", Texts(of_family),
-          "; rules: ", Rules(nodes)));
-    }
-    if (internal != nullptr) out.push_back({NodeAddressType::kInternalIP, internal->text});
-    if (external != nullptr) out.push_back({NodeAddressType::kExternalIP, external->text});
+    auto it = node_ip->find(family);
+    absl::Status s = AddFamilyAddresses(
+        family, candidates, it == node_ip->end() ? nullptr : it->second, nodes, who, &out);
+    if (!s.ok()) return s;
   }
   if (node_ips->empty()) return out;
   return PreferNodeIps(*node_ips, out);
@@ -241,9 +286,9 @@ absl::StatusOr<std::vector<IpAddress>> ParseProvidedNodeIp(absl::string_view val
                      "\" must contain either a single IP or a dual-stack pair of IPs"));
   }
   if (ips.size() == 2 && (ips[0].IsUnspecified() || ips[1].IsUnspecified())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        kProvidedNodeIpAnnotation, " \"", value, "\": a dual-stack node IP cannot include ",
-        "'0.0.0.0' or '::'"));
+    return absl::InvalidArgumentError(absl::StrCat(kProvidedNodeIpAnnotation, " \"", value,
+                                                   "\": a dual-stack node IP cannot include ",
+                                                   "'0.0.0.0' or '::'"));
   }
   return ips;
 }
