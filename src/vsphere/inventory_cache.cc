@@ -50,9 +50,7 @@ void ApplyChanges(VmFacts& vm, const ObjectUpdate& u) {
   }
 }
 
-// Nodes, not flat slots: a VmFacts is ~700 bytes, and a flat table keeps up to twice as many
-// slots as VMs (1,000 VMs: 1.4 MB of slots instead of 0.7 MB of facts).
-using VmMap = absl::node_hash_map<std::string, VmFacts>;
+using VmMap = InventoryCache::VmMap;
 
 // Applies one object update to `vms`; returns the event, if any.
 std::optional<VmChangeKind> ApplyObject(
@@ -138,14 +136,13 @@ InventoryCache::~InventoryCache() { Stop(); }
 
 void InventoryCache::Start() {
   absl::MutexLock l(&stop_mu_);
-  if (thread_.joinable() || stopping_) return;
+  if (thread_.joinable() || stopping()) return;
   thread_ = std::thread([this] { Run(); });
 }
 
 void InventoryCache::Stop() {
   absl::MutexLock l(&stop_mu_);
   if (!thread_.joinable()) return;
-  stopping_ = true;
   if (!stop_.HasBeenNotified()) stop_.Notify();
   Moref waiting;
   {
@@ -160,25 +157,24 @@ void InventoryCache::Stop() {
   thread_.join();
   DestroyServerObjects();
   absl::MutexLock m(&mu_);
-  synced_ = false;
   stats_.synced = false;
 }
 
 bool InventoryCache::synced() const {
   absl::MutexLock l(&mu_);
-  return synced_;
+  return stats_.synced;
 }
 
 bool InventoryCache::WaitForSync(absl::Duration timeout) const {
   absl::MutexLock l(&mu_);
-  return mu_.AwaitWithTimeout(absl::Condition(&synced_), timeout);
+  return mu_.AwaitWithTimeout(absl::Condition(&stats_.synced), timeout);
 }
 
 void InventoryCache::Run() {
   int failures = 0;
   absl::Time outage_start;
   absl::Time last_warning = absl::InfinitePast();
-  while (!stopping_) {
+  while (!stopping()) {
     absl::Status s = Resync(/*first=*/stats().resyncs == 0 && failures == 0, failures);
     if (s.ok()) {
       if (failures > 0) {
@@ -189,7 +185,7 @@ void InventoryCache::Run() {
       failures = 0;
       s = Stream();
     }
-    if (stopping_) break;
+    if (stopping()) break;
     if (IsNotAuthenticated(s)) client_.InvalidateSession(session_generation_);
     MarkBroken(s);
     absl::Duration d = BackoffDelay(options_.resync_backoff, failures, random_);
@@ -198,9 +194,9 @@ void InventoryCache::Run() {
     if (failures == 0 || now - last_warning >= options_.failure_log_period) {
       last_warning = now;
       LOG_WARN("inventory cache of {}: {}; {} resync attempt in {}", client_.options().url, s,
-               failures == 0 ? "first" : absl::StrCat("failing for ",
-                                                      absl::FormatDuration(now - outage_start),
-                                                      ", next"),
+               failures == 0 ? "first"
+                             : absl::StrCat("failing for ",
+                                            absl::FormatDuration(now - outage_start), ", next"),
                absl::FormatDuration(d));
     } else {
       VLOG(1, "inventory cache of {}: {}; resync in {}", client_.options().url, s,
@@ -233,7 +229,6 @@ absl::Status InventoryCache::Resync(bool first, int failures) {
 
 void InventoryCache::MarkBroken(const absl::Status& s) {
   absl::MutexLock l(&mu_);
-  synced_ = false;
   stats_.synced = false;
   stats_.last_error = s;
   ++stats_.stream_errors;
@@ -250,6 +245,10 @@ void InventoryCache::DestroyServerObjects() {
     absl::Status s = DestroyView(client_, v);
     if (!s.ok()) VLOG(2, "inventory cache: DestroyView {}: {}", v.value, s);
   }
+  ForgetServerObjects();
+}
+
+void InventoryCache::ForgetServerObjects() {
   collector_ = {};
   views_.clear();
   filter_dc_.clear();
@@ -262,29 +261,45 @@ absl::Status InventoryCache::Load() {
   } else {
     // They belonged to a session that is gone (re-login, vCenter restart): vCenter dropped them
     // with it, and asking would only cost round trips.
-    collector_ = {};
-    views_.clear();
-    filter_dc_.clear();
-    version_.clear();
+    ForgetServerObjects();
   }
   const std::string what = absl::StrCat("load VM inventory of ", client_.options().url);
   auto sc = client_.GetServiceContent();
   if (!sc.ok()) return Annotate(sc.status(), what);
+  auto dcs = WatchedDatacenters();
+  if (!dcs.ok()) return Annotate(dcs.status(), what);
+  CCM_RETURN_IF_ERROR(CreateServerObjects(sc->property_collector, *dcs, what));
+  VmMap fresh;
+  CCM_RETURN_IF_ERROR(FetchAll(fresh, what));
+  std::vector<Event> events = Commit(std::move(fresh));
+  LOG_INFO("inventory cache of {}: synced {} VMs in {} datacenter(s)", client_.options().url,
+           stats().vms, dcs->size());
+  // The load freed the previous map and many small per-VM documents: hand the free pages back to
+  // the OS so they do not stay resident for the process's life (glibc keeps them otherwise).
+  malloc_trim(0);
+  Notify(events);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Datacenter>> InventoryCache::WatchedDatacenters() {
   auto all = ListDatacenters(client_);
-  if (!all.ok()) return Annotate(all.status(), what);
+  if (!all.ok()) return all.status();
+  if (options_.datacenters.empty()) return *std::move(all);
   std::vector<Datacenter> dcs;
-  if (options_.datacenters.empty()) {
-    dcs = *all;
-  } else {
-    for (const std::string& spec : options_.datacenters) {
-      auto dc = SelectDatacenter(*all, spec);
-      if (!dc.ok()) return Annotate(dc.status(), what);
-      dcs.push_back(*std::move(dc));
-    }
+  for (const std::string& spec : options_.datacenters) {
+    auto dc = SelectDatacenter(*all, spec);
+    if (!dc.ok()) return dc.status();
+    dcs.push_back(*std::move(dc));
   }
+  return dcs;
+}
+
+absl::Status InventoryCache::CreateServerObjects(const Moref& default_collector,
+                                                 const std::vector<Datacenter>& dcs,
+                                                 const std::string& what) {
   // A collector of our own: WaitForUpdatesEx on the session's default collector would clash
   // with any other waiter on the same session.
-  auto pc = client_.Call("CreatePropertyCollector", MorefXml("_this", sc->property_collector));
+  auto pc = client_.Call("CreatePropertyCollector", MorefXml("_this", default_collector));
   if (!pc.ok()) return Annotate(pc.status(), what);
   collector_ = ParseMoref(pc->returnval());
   if (collector_.empty()) return absl::InternalError(what + ": CreatePropertyCollector: no result");
@@ -298,23 +313,24 @@ absl::Status InventoryCache::Load() {
     spec.prop_set.push_back({"VirtualMachine", paths, false});
     spec.object_set.push_back(
         {*view, true, {TraversalSpec{"traverseView", "ContainerView", "view", false, {}}}});
-    auto filter = client_.Call(
-        "CreateFilter", absl::StrCat(MorefXml("_this", collector_),
-                                     PropertyFilterSpecXml(spec, "spec"),
-                                     TextXml("partialUpdates", "false")));
+    auto filter = client_.Call("CreateFilter", absl::StrCat(MorefXml("_this", collector_),
+                                                            PropertyFilterSpecXml(spec, "spec"),
+                                                            TextXml("partialUpdates", "false")));
     if (!filter.ok()) return Annotate(filter.status(), absl::StrCat(what, ": CreateFilter"));
     filter_dc_[ParseMoref(filter->returnval()).value] = {dc.moref, dc.name};
   }
   session_generation_ = client_.session_generation();
+  return absl::OkStatus();
+}
 
+absl::Status InventoryCache::FetchAll(VmMap& fresh, const std::string& what) {
   // The first WaitForUpdatesEx (no version) returns the whole current state as "enter" updates;
   // a real vCenter pages it by maxObjectUpdates (truncated: ask again with that version).
-  VmMap fresh;
   version_.clear();
   LoadHandler loader(fresh, filter_dc_);
   UpdateStreamParser parser(loader);
   do {
-    if (stopping_) return absl::CancelledError("stopping");
+    if (stopping()) return absl::CancelledError("stopping");
     std::string args = MorefXml("_this", collector_);
     if (!version_.empty()) absl::StrAppend(&args, TextXml("version", version_));
     absl::StrAppend(&args, WaitOptionsXml(0));
@@ -324,40 +340,34 @@ absl::Status InventoryCache::Load() {
     version_ = parser.version();
     if (!parser.truncated()) break;
   } while (true);
-
-  std::vector<Event> events;
-  {
-    absl::MutexLock l(&mu_);
-    for (const auto& [moid, vm] : vms_) {
-      auto it = fresh.find(moid);
-      if (it == fresh.end()) {
-        events.push_back({moid, VmChangeKind::kRemoved});
-      } else if (!SameFacts(vm, it->second)) {
-        events.push_back({moid, VmChangeKind::kModified});
-      }
-    }
-    for (const auto& [moid, vm] : fresh) {
-      if (!vms_.contains(moid)) events.push_back({moid, VmChangeKind::kAdded});
-    }
-    vms_ = std::move(fresh);
-    by_uuid_.clear();
-    by_hostname_.clear();
-    by_ip_.clear();
-    for (const auto& [moid, vm] : vms_) Index(vm);
-    synced_ = true;
-    stats_.synced = true;
-    stats_.vms = vms_.size();
-    ++stats_.resyncs;
-    stats_.last_sync = clock_->Now();
-    waiting_collector_ = collector_;
-  }
-  LOG_INFO("inventory cache of {}: synced {} VMs in {} datacenter(s)", client_.options().url,
-           stats().vms, dcs.size());
-  // The load freed the previous map and many small per-VM documents: hand the free pages back to
-  // the OS so they do not stay resident for the process's life (glibc keeps them otherwise).
-  malloc_trim(0);
-  Notify(events);
   return absl::OkStatus();
+}
+
+std::vector<InventoryCache::Event> InventoryCache::Commit(VmMap fresh) {
+  std::vector<Event> events;
+  absl::MutexLock l(&mu_);
+  for (const auto& [moid, vm] : vms_) {
+    auto it = fresh.find(moid);
+    if (it == fresh.end()) {
+      events.push_back({moid, VmChangeKind::kRemoved});
+    } else if (!SameFacts(vm, it->second)) {
+      events.push_back({moid, VmChangeKind::kModified});
+    }
+  }
+  for (const auto& [moid, vm] : fresh) {
+    if (!vms_.contains(moid)) events.push_back({moid, VmChangeKind::kAdded});
+  }
+  vms_ = std::move(fresh);
+  by_uuid_.clear();
+  by_hostname_.clear();
+  by_ip_.clear();
+  for (const auto& [moid, vm] : vms_) Index(vm);
+  stats_.synced = true;
+  stats_.vms = vms_.size();
+  ++stats_.resyncs;
+  stats_.last_sync = clock_->Now();
+  waiting_collector_ = collector_;
+  return events;
 }
 
 std::string InventoryCache::WaitOptionsXml(int max_wait_seconds) const {
@@ -372,7 +382,7 @@ std::string InventoryCache::WaitOptionsXml(int max_wait_seconds) const {
 absl::Status InventoryCache::Stream() {
   const std::string args_prefix = MorefXml("_this", collector_);
   const std::string options = WaitOptionsXml(options_.max_wait_seconds);
-  while (!stopping_) {
+  while (!stopping()) {
     if (client_.session_generation() != session_generation_) {
       return absl::UnavailableError("vCenter session changed (re-login): filters are gone");
     }
@@ -383,7 +393,7 @@ absl::Status InventoryCache::Stream() {
     absl::Status s = client_.CallStreaming(
         "WaitForUpdatesEx", absl::StrCat(args_prefix, TextXml("version", version_), options),
         parser, absl::Seconds(options_.max_wait_seconds) + options_.wait_timeout_margin);
-    if (stopping_) return absl::OkStatus();
+    if (stopping()) return absl::OkStatus();
     if (!s.ok()) return s;
     UpdateSet set = collector.Take(parser);
     if (!set.has_updates) continue;
@@ -428,7 +438,8 @@ void AddMoid(InventoryCache::MoidSet& set, const std::string& moid) {
 void InventoryCache::Index(const VmFacts& vm) {
   const std::string& moid = vm.moref.value;
   if (!vm.bios_uuid.empty()) by_uuid_[absl::AsciiStrToLower(vm.bios_uuid)] = moid;
-  if (!vm.guest_hostname.empty()) AddMoid(by_hostname_[absl::AsciiStrToLower(vm.guest_hostname)], moid);
+  if (!vm.guest_hostname.empty())
+    AddMoid(by_hostname_[absl::AsciiStrToLower(vm.guest_hostname)], moid);
   for (const GuestNic& n : vm.nics) {
     for (const std::string& ip : n.ip_addresses) AddMoid(by_ip_[absl::AsciiStrToLower(ip)], moid);
   }
@@ -502,7 +513,7 @@ std::vector<VmFacts> InventoryCache::Collect(const MoidSet* moids) const {
 
 absl::StatusOr<VmFacts> InventoryCache::FindByUuid(absl::string_view bios_uuid) const {
   absl::MutexLock l(&mu_);
-  if (!synced_) return NotSynced();
+  if (!stats_.synced) return NotSynced();
   auto it = by_uuid_.find(absl::AsciiStrToLower(bios_uuid));
   if (it == by_uuid_.end()) return absl::NotFoundError(absl::StrCat("no VM with uuid ", bios_uuid));
   return vms_.at(it->second);
@@ -510,7 +521,7 @@ absl::StatusOr<VmFacts> InventoryCache::FindByUuid(absl::string_view bios_uuid) 
 
 absl::StatusOr<VmFacts> InventoryCache::FindByMoid(absl::string_view moid) const {
   absl::MutexLock l(&mu_);
-  if (!synced_) return NotSynced();
+  if (!stats_.synced) return NotSynced();
   auto it = vms_.find(moid);
   if (it == vms_.end()) return absl::NotFoundError(absl::StrCat("no VM ", moid));
   return it->second;
@@ -519,7 +530,7 @@ absl::StatusOr<VmFacts> InventoryCache::FindByMoid(absl::string_view moid) const
 absl::StatusOr<std::vector<VmFacts>> InventoryCache::FindByHostname(
     absl::string_view hostname) const {
   absl::MutexLock l(&mu_);
-  if (!synced_) return NotSynced();
+  if (!stats_.synced) return NotSynced();
   auto it = by_hostname_.find(absl::AsciiStrToLower(hostname));
   if (it == by_hostname_.end()) {
     return absl::NotFoundError(absl::StrCat("no VM with guest hostname ", hostname));
@@ -529,7 +540,7 @@ absl::StatusOr<std::vector<VmFacts>> InventoryCache::FindByHostname(
 
 absl::StatusOr<std::vector<VmFacts>> InventoryCache::FindByIp(absl::string_view ip) const {
   absl::MutexLock l(&mu_);
-  if (!synced_) return NotSynced();
+  if (!stats_.synced) return NotSynced();
   auto it = by_ip_.find(absl::AsciiStrToLower(ip));
   if (it == by_ip_.end()) return absl::NotFoundError(absl::StrCat("no VM with IP ", ip));
   return Collect(&it->second);
@@ -537,13 +548,13 @@ absl::StatusOr<std::vector<VmFacts>> InventoryCache::FindByIp(absl::string_view 
 
 absl::StatusOr<std::vector<VmFacts>> InventoryCache::Snapshot() const {
   absl::MutexLock l(&mu_);
-  if (!synced_) return NotSynced();
+  if (!stats_.synced) return NotSynced();
   return Collect(nullptr);
 }
 
 absl::Status InventoryCache::ForEachVm(const std::function<void(const VmFacts&)>& fn) const {
   absl::MutexLock l(&mu_);
-  if (!synced_) return NotSynced();
+  if (!stats_.synced) return NotSynced();
   for (const auto& [moid, vm] : vms_) fn(vm);
   return absl::OkStatus();
 }
