@@ -5,6 +5,8 @@
 #include <atomic>
 #include <fstream>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -77,11 +79,19 @@ absl::StatusOr<cloud::ParseResult> LoadConfig(const Options& o,
 // Everything that runs only while this process leads: one ControllerSet per round.
 class Controllers {
  public:
-  Controllers(const Options& o, const cloud::Config& config, const std::map<std::string, std::string>& env,
-              kube::RestClient& client, vsphere::CredentialSource& creds, metrics::Registry& registry,
-              QueueMetricsProvider& queue_metrics, std::shared_ptr<std::vector<cloud::VCenter*>> live)
-      : o_(o), config_(config), env_(env), client_(client), creds_(creds), registry_(registry),
-        queue_metrics_(queue_metrics), live_(std::move(live)) {}
+  Controllers(const Options& o, const cloud::Config& config,
+              const std::map<std::string, std::string>& env, kube::RestClient& client,
+              vsphere::CredentialSource& creds, metrics::Registry& registry,
+              QueueMetricsProvider& queue_metrics,
+              std::shared_ptr<std::vector<cloud::VCenter*>> live)
+      : o_(o),
+        config_(config),
+        env_(env),
+        client_(client),
+        creds_(creds),
+        registry_(registry),
+        queue_metrics_(queue_metrics),
+        live_(std::move(live)) {}
 
   // OK unless running and the Node list/watch has not synced (Kubernetes API not answering).
   absl::Status KubeHealth() const {
@@ -108,13 +118,7 @@ class Controllers {
   // One round of Run() (public only for it). Returns whether to run another: a reload ended it,
   // not `outer`.
   bool RunRound(const absl::Notification& outer) {
-    {
-      absl::MutexLock l(&reload_mu_);
-      if (pending_apply_) {
-        pending_apply_();
-        pending_apply_ = nullptr;
-      }
-    }
+    ApplyPendingReload();
     // The previous round's objects, users before what they use.
     set_.reset();
     events_client_.reset();
@@ -132,6 +136,27 @@ class Controllers {
       }
       stop.Notify();
     });
+    StartSet();
+    nodes_ptr_ = &set_->node_informer();
+    stop.WaitForNotification();
+    nodes_ptr_ = nullptr;
+    set_->Stop();
+    relay.join();
+    return !outer.HasBeenNotified();
+  }
+
+ private:
+  // The config change Reload() queued, if any, before this round reads the config.
+  void ApplyPendingReload() ABSL_LOCKS_EXCLUDED(reload_mu_) {
+    absl::MutexLock l(&reload_mu_);
+    if (pending_apply_) {
+      pending_apply_();
+      pending_apply_ = nullptr;
+    }
+  }
+
+  // This round's clients and controllers, started.
+  void StartSet() {
     // One rate-limit budget per user, as client-go's ClientBuilder gives every controller its own
     // client: Events (sent from the recorder's thread) never delay a Node write, and
     // --kube-api-qps/--kube-api-burst mean for each controller what they mean for the Go binary.
@@ -150,23 +175,15 @@ class Controllers {
     so.metrics = &registry_;
     so.queue_metrics = &queue_metrics_;
     so.live_vcenters = live_;
-    set_ = std::make_unique<ControllerSet>(
-        config_, creds_,
-        ControllerClients{.informers = client_,
-                          .events = *events_client_,
-                          .node = *node_client_,
-                          .lifecycle = *lifecycle_client_},
-        std::move(so));
+    set_ = std::make_unique<ControllerSet>(config_, creds_,
+                                           ControllerClients{.informers = client_,
+                                                             .events = *events_client_,
+                                                             .node = *node_client_,
+                                                             .lifecycle = *lifecycle_client_},
+                                           std::move(so));
     set_->Start();
-    nodes_ptr_ = &set_->node_informer();
-    stop.WaitForNotification();
-    nodes_ptr_ = nullptr;
-    set_->Stop();
-    relay.join();
-    return !outer.HasBeenNotified();
   }
 
- private:
   const Options& o_;
   const cloud::Config& config_;
   const std::map<std::string, std::string>& env_;
@@ -182,116 +199,165 @@ class Controllers {
   std::function<void()> pending_apply_ ABSL_GUARDED_BY(reload_mu_);
 };
 
-}  // namespace
+// The process, from start to exit. Members are what lives as long as the process, declared in
+// the order they start, so that they are destroyed in the reverse order. A step that returns
+// false has logged why, and the process exits 1.
+class Manager {
+ public:
+  Manager(const Options& o, const std::map<std::string, std::string>& env, absl::Notification& stop)
+      : o_(o), env_(env), stop_(stop) {}
 
-int Run(const Options& o, const std::map<std::string, std::string>& env, absl::Notification& stop) {
-  LOG_INFO("vsphere-cloud-controller-manager {} starting", kVersion);
-  for (const auto& w : o.warnings) LOG_WARN("{}", w);
-
-  auto parsed = LoadConfig(o, env);
-  if (!parsed.ok()) {
-    LOG_ERROR("invalid cloud config: {}", parsed.status().message());
-    return 1;
+  // Returns the exit code.
+  int Run() {
+    LOG_INFO("vsphere-cloud-controller-manager {} starting", kVersion);
+    for (const auto& w : o_.warnings) LOG_WARN("{}", w);
+    if (!LoadCloudConfig() || !Connect()) return 1;
+    StartMetrics();
+    StartCredentials();
+    AddHealthChecks();
+    if (!StartHealthServer()) return 1;
+    controllers_.emplace(o_, config(), env_, *informers_client_, *creds_, registry_,
+                         *queue_metrics_, live_vcs_);
+    // With leader election the leader-election check already fails when the API cannot be
+    // reached (the lease is not renewed); this one also covers --leader-elect=false.
+    health_.AddCheck(
+        "kubernetes", [this] { return controllers_->KubeHealth(); }, /*liveness=*/false);
+    StartConfigReloader();
+    if (!o_.leader_elect) {
+      RunLeading(stop_);
+    } else if (!RunWithElection()) {
+      return 1;
+    }
+    return Shutdown();
   }
-  for (const auto& w : parsed->warnings) LOG_WARN("cloud config: {}", w);
-  for (const auto& n : parsed->notices) LOG_INFO("cloud config: {}", n);
-  const cloud::Config& config = parsed->config;
-  // One log line per config line: every line of the log keeps klog's header.
-  for (absl::string_view line : absl::StrSplit(config.ToString(), '\n', absl::SkipEmpty()))
-    VLOG(2, "cloud config: {}", line);
 
-  auto kcfg = kube::BuildConfig(o.master, o.kubeconfig);
-  if (!kcfg.ok()) {
-    LOG_ERROR("Kubernetes client configuration: {}", kcfg.status().message());
-    return 1;
-  }
-  kcfg->qps = o.kube_api_qps;
-  kcfg->burst = o.kube_api_burst;
-  auto client = kube::RestClient::New(*kcfg);
-  if (!client.ok()) {
-    LOG_ERROR("Kubernetes client: {}", client.status().message());
-    return 1;
+ private:
+  const cloud::Config& config() const { return parsed_.config; }
+
+  bool LoadCloudConfig() {
+    auto parsed = LoadConfig(o_, env_);
+    if (!parsed.ok()) {
+      LOG_ERROR("invalid cloud config: {}", parsed.status().message());
+      return false;
+    }
+    parsed_ = *std::move(parsed);
+    for (const auto& w : parsed_.warnings) LOG_WARN("cloud config: {}", w);
+    for (const auto& n : parsed_.notices) LOG_INFO("cloud config: {}", n);
+    // One log line per config line: every line of the log keeps klog's header.
+    for (absl::string_view line : absl::StrSplit(config().ToString(), '\n', absl::SkipEmpty()))
+      VLOG(2, "cloud config: {}", line);
+    return true;
   }
 
-  metrics::Registry& registry = metrics::Registry::Default();
-  RegisterBuildInfo(registry, kVersion);
-  QueueMetricsProvider queue_metrics(registry);
-  auto live_vcs = std::make_shared<std::vector<cloud::VCenter*>>();
-  RegisterVCenterGauges(registry, live_vcs);
-  metrics::Family* leader_gauge = LeaderGauge(registry);
-  auto* kube_requests = registry.Gauge("rest_client_requests_sent", "Kubernetes API requests sent.");
-  kube::RestClient* rc = client->get();  // counts its views' requests too
-  // The shared informers' client (Node cache, Secrets); every controller makes its own view.
-  std::unique_ptr<kube::RestClient> informers_client = rc->WithOwnRateLimit("shared-informers");
-  registry.OnScrape([kube_requests, rc] { kube_requests->Set({}, static_cast<double>(rc->requests_sent())); });
+  // The Kubernetes client (does not contact the server yet).
+  bool Connect() {
+    auto kcfg = kube::BuildConfig(o_.master, o_.kubeconfig);
+    if (!kcfg.ok()) {
+      LOG_ERROR("Kubernetes client configuration: {}", kcfg.status().message());
+      return false;
+    }
+    kcfg->qps = o_.kube_api_qps;
+    kcfg->burst = o_.kube_api_burst;
+    auto client = kube::RestClient::New(*kcfg);
+    if (!client.ok()) {
+      LOG_ERROR("Kubernetes client: {}", client.status().message());
+      return false;
+    }
+    client_ = *std::move(client);
+    return true;
+  }
+
+  void StartMetrics() {
+    RegisterBuildInfo(registry_, kVersion);
+    queue_metrics_.emplace(registry_);
+    RegisterVCenterGauges(registry_, live_vcs_);
+    leader_gauge_ = LeaderGauge(registry_);
+    auto* kube_requests =
+        registry_.Gauge("rest_client_requests_sent", "Kubernetes API requests sent.");
+    kube::RestClient* rc = client_.get();  // counts its views' requests too
+    // The shared informers' client (Node cache, Secrets); every controller makes its own view.
+    informers_client_ = rc->WithOwnRateLimit("shared-informers");
+    registry_.OnScrape(
+        [kube_requests, rc] { kube_requests->Set({}, static_cast<double>(rc->requests_sent())); });
+  }
 
   // Credentials: Secrets are watched before the first login, so no login ever uses empty ones.
-  std::set<std::string> secret_namespaces;
-  for (const auto& vc : config.vcenters)
-    if (vc.credential_source == cloud::CredentialSourceKind::kGlobalSecret ||
-        vc.credential_source == cloud::CredentialSourceKind::kVCenterSecret)
-      secret_namespaces.insert(vc.secret_namespace);
-  KubeSecretWatcher secrets(*informers_client, secret_namespaces);
-  secrets.Start();
-  if (!secret_namespaces.empty() && !secrets.WaitForSync(absl::Seconds(30)))
-    LOG_WARN("Secrets not listed yet; vCenters that need them wait for their credentials");
-  cloud::CredentialStore creds(config, secret_namespaces.empty() ? nullptr : &secrets);
-  if (absl::Status s = creds.Start(); !s.ok()) LOG_WARN("credentials: {}", s.message());
-
-  // Secure port.
-  HealthServer health(&registry);
-  std::unique_ptr<kube::LeaderElector> elector;
-  std::atomic<bool> leading{false};
-  health.AddCheck("leader-election", [&]() -> absl::Status {
-    return elector ? elector->Check(absl::Seconds(20)) : absl::OkStatus();
-  }, /*liveness=*/true);
-  for (const auto& vc : config.vcenters) {
-    const std::string label = vc.label;
-    health.AddCheck(absl::StrCat("vcenter-", label), [&leading, live_vcs, label]() -> absl::Status {
-      if (!leading) return absl::OkStatus();  // standby replicas do not connect
-      for (cloud::VCenter* v : *live_vcs)
-        if (v->label() == label) return v->Health();
-      return absl::UnavailableError("not connected yet");
-    }, /*liveness=*/false);
+  void StartCredentials() {
+    for (const auto& vc : config().vcenters)
+      if (vc.credential_source == cloud::CredentialSourceKind::kGlobalSecret ||
+          vc.credential_source == cloud::CredentialSourceKind::kVCenterSecret)
+        secret_namespaces_.insert(vc.secret_namespace);
+    secrets_.emplace(*informers_client_, secret_namespaces_);
+    secrets_->Start();
+    if (!secret_namespaces_.empty() && !secrets_->WaitForSync(absl::Seconds(30)))
+      LOG_WARN("Secrets not listed yet; vCenters that need them wait for their credentials");
+    creds_.emplace(config(), secret_namespaces_.empty() ? nullptr : &*secrets_);
+    if (absl::Status s = creds_->Start(); !s.ok()) LOG_WARN("credentials: {}", s.message());
   }
-  if (o.secure_port != 0) {
-    absl::StatusOr<KeyPair> kp = o.tls_cert_file.empty() ? MakeSelfSigned(Hostname())
-                                                         : LoadKeyPair(o.tls_cert_file, o.tls_private_key_file);
+
+  // The secure port's checks (the Kubernetes one comes with the controllers).
+  void AddHealthChecks() {
+    health_.AddCheck(
+        "leader-election",
+        [this]() -> absl::Status {
+          return elector_ ? elector_->Check(absl::Seconds(20)) : absl::OkStatus();
+        },
+        /*liveness=*/true);
+    for (const auto& vc : config().vcenters) {
+      const std::string label = vc.label;
+      health_.AddCheck(
+          absl::StrCat("vcenter-", label),
+          [this, live_vcs = live_vcs_, label]() -> absl::Status {
+            if (!leading_) return absl::OkStatus();  // standby replicas do not connect
+            for (cloud::VCenter* v : *live_vcs)
+              if (v->label() == label) return v->Health();
+            return absl::UnavailableError("not connected yet");
+          },
+          /*liveness=*/false);
+    }
+  }
+
+  // Secure port (none with --secure-port=0).
+  bool StartHealthServer() {
+    if (o_.secure_port == 0) return true;
+    absl::StatusOr<KeyPair> kp = o_.tls_cert_file.empty()
+                                     ? MakeSelfSigned(Hostname())
+                                     : LoadKeyPair(o_.tls_cert_file, o_.tls_private_key_file);
     if (!kp.ok()) {
       LOG_ERROR("serving certificate: {}", kp.status().message());
-      return 1;
+      return false;
     }
-    auto port = health.Start(o.bind_address, o.secure_port, &*kp);
+    auto port = health_.Start(o_.bind_address, o_.secure_port, &*kp);
     if (!port.ok()) {
       LOG_ERROR("{}", port.status().message());
-      return 1;
+      return false;
     }
-    LOG_INFO("serving /healthz, /readyz, /livez and /metrics on https://{}:{}", o.bind_address, *port);
+    LOG_INFO("serving /healthz, /readyz, /livez and /metrics on https://{}:{}", o_.bind_address,
+             *port);
+    return true;
   }
-
-  Controllers controllers(o, config, env, *informers_client, creds, registry, queue_metrics, live_vcs);
-  // With leader election the leader-election check already fails when the API cannot be reached
-  // (the lease is not renewed); this one also covers --leader-elect=false.
-  health.AddCheck("kubernetes", [&controllers] { return controllers.KubeHealth(); },
-                  /*liveness=*/false);
 
   // --cloud-config changing on disk (config_reloader.h). Invalid: the running config stays, an
   // error is logged and a Warning Event recorded. Live: the controllers restart in-process with
   // it. Otherwise: exit 1 after releasing the lease and logging out, so that the pod restarts
   // with the new file (the Go binary exits with klog.Fatalf's 255 on any event on the file).
-  std::atomic<bool> config_exit{false};
-  kube::KubeEventSink config_event_sink(**client);
-  kube::EventRecorderOptions config_event_options;
-  config_event_options.host = Hostname();
-  kube::EventRecorder config_events(config_event_sink, config_event_options);
-  const kube::ObjectReference config_event_object = ConfigEventObject(o, env);
-  ConfigReloader::Options reload_options;
-  reload_options.path = o.cloud_config;
-  reload_options.env = env;
-  reload_options.strict = o.strict_config;
-  reload_options.period = o.cloud_config_check_period;
-  ConfigReloader reloader(reload_options, config);
-  auto on_config_check = [&](const ConfigCheck& c) {
+  void StartConfigReloader() {
+    config_event_sink_.emplace(*client_);
+    kube::EventRecorderOptions config_event_options;
+    config_event_options.host = Hostname();
+    config_events_.emplace(*config_event_sink_, config_event_options);
+    config_event_object_ = ConfigEventObject(o_, env_);
+    ConfigReloader::Options reload_options;
+    reload_options.path = o_.cloud_config;
+    reload_options.env = env_;
+    reload_options.strict = o_.strict_config;
+    reload_options.period = o_.cloud_config_check_period;
+    reloader_.emplace(reload_options, config());
+    if (o_.cloud_config_check_period > absl::ZeroDuration())
+      reloader_->Start([this](const ConfigCheck& c) { OnConfigCheck(c); });
+  }
+
+  void OnConfigCheck(const ConfigCheck& c) {
     for (const auto& w : c.warnings) LOG_WARN("cloud config: {}", w);
     switch (c.kind) {
       case ConfigCheck::Kind::kUnchanged:
@@ -302,78 +368,131 @@ int Run(const Options& o, const std::map<std::string, std::string>& env, absl::N
       case ConfigCheck::Kind::kUnreadable:
       case ConfigCheck::Kind::kInvalid:
         LOG_ERROR("{}", c.message);
-        config_events.Warning(config_event_object, "InvalidCloudConfig", c.message);
+        config_events_->Warning(config_event_object_, "InvalidCloudConfig", c.message);
         break;
       case ConfigCheck::Kind::kApplyLive:
         LOG_INFO("{}", c.message);
-        config_events.Normal(config_event_object, "CloudConfigApplied", c.message);
-        controllers.Reload([&parsed, next = *c.config] {
-          parsed->config = next;
+        config_events_->Normal(config_event_object_, "CloudConfigApplied", c.message);
+        controllers_->Reload([this, next = *c.config] {
+          parsed_.config = next;
           LOG_INFO("cloud config: the controllers run with the new config");
         });
         break;
       case ConfigCheck::Kind::kRestart:
         LOG_ERROR("{}; exiting so that the pod restarts with the new file", c.message);
-        config_events.Warning(config_event_object, "CloudConfigNeedsRestart", c.message);
-        config_exit = true;
-        if (!stop.HasBeenNotified()) stop.Notify();
+        config_events_->Warning(config_event_object_, "CloudConfigNeedsRestart", c.message);
+        config_exit_ = true;
+        if (!stop_.HasBeenNotified()) stop_.Notify();
         break;
     }
-  };
-  if (o.cloud_config_check_period > absl::ZeroDuration()) reloader.Start(on_config_check);
-  int exit_code = 0;
-  if (!o.leader_elect) {
-    leading = true;
-    leader_gauge->Set({o.leader_elect_resource_name}, 1);
-    controllers.Run(stop);
-  } else {
-    std::unique_ptr<kube::RestClient> election_client = rc->WithOwnRateLimit("leader-election");
-    kube::KubeLeaseLock lock(*election_client, o.leader_elect_resource_namespace, o.leader_elect_resource_name);
+  }
+
+  // The controllers, until `stop` (the process's, or the end of this term as leader).
+  void RunLeading(const absl::Notification& stop) {
+    leading_ = true;
+    leader_gauge_->Set({o_.leader_elect_resource_name}, 1);
+    controllers_->Run(stop);
+  }
+
+  // Runs for the lease until stop (lease released) or loss; false when the elector could not be
+  // made (exit 1).
+  bool RunWithElection() {
+    std::unique_ptr<kube::RestClient> election_client =
+        client_->WithOwnRateLimit("leader-election");
+    kube::KubeLeaseLock lock(*election_client, o_.leader_elect_resource_namespace,
+                             o_.leader_elect_resource_name);
     kube::LeaderElectionConfig lc;
     lc.identity = absl::StrCat(Hostname(), "_", RandomSuffix());
-    lc.lease_duration = o.lease_duration;
-    lc.renew_deadline = o.renew_deadline;
-    lc.retry_period = o.retry_period;
-    kube::LeaderCallbacks cb;
-    cb.on_started_leading = [&](const absl::Notification& stop_leading) {
-      LOG_INFO("became leader ({}), starting controllers", lc.identity);
-      leading = true;
-      leader_gauge->Set({o.leader_elect_resource_name}, 1);
-      controllers.Run(stop_leading);
-      leading = false;
-      leader_gauge->Set({o.leader_elect_resource_name}, 0);
-    };
-    cb.on_stopped_leading = [&] {
-      if (!stop.HasBeenNotified()) {
-        LOG_ERROR("leaderelection lost: every controller stopped; exiting to restart as a candidate");
-        exit_code = 1;
-        stop.Notify();
-      }
-    };
-    cb.on_new_leader = [&](const std::string& id) {
-      if (id != lc.identity) LOG_INFO("new leader elected: {}", id);
-    };
-    auto e = kube::LeaderElector::New(lc, lock, cb, Clock::Real(), Random::Real());
+    lc.lease_duration = o_.lease_duration;
+    lc.renew_deadline = o_.renew_deadline;
+    lc.retry_period = o_.retry_period;
+    auto e = kube::LeaderElector::New(lc, lock, ElectionCallbacks(lc.identity), Clock::Real(),
+                                      Random::Real());
     if (!e.ok()) {
       LOG_ERROR("leader election: {}", e.status().message());
-      health.Stop();  // its checks refer to objects destroyed on return
-      return 1;
+      health_.Stop();  // its checks refer to objects destroyed on return
+      return false;
     }
-    elector = *std::move(e);
-    LOG_INFO("attempting to acquire leader lease {}/{} as {}", o.leader_elect_resource_namespace,
-             o.leader_elect_resource_name, lc.identity);
-    elector->Run(stop);  // returns after stop (lease released) or loss
-    elector->Shutdown();
+    elector_ = *std::move(e);
+    LOG_INFO("attempting to acquire leader lease {}/{} as {}", o_.leader_elect_resource_namespace,
+             o_.leader_elect_resource_name, lc.identity);
+    elector_->Run(stop_);  // returns after stop (lease released) or loss
+    elector_->Shutdown();
+    return true;
   }
-  reloader.Stop();
-  // A queued config Event goes out, but an unreachable API server does not hold up the exit.
-  config_events.Shutdown(absl::Seconds(5));
-  if (config_exit) exit_code = 1;
-  health.Stop();
-  creds.Stop();
-  secrets.Stop();
-  LOG_INFO("exiting with code {}", exit_code);
-  return exit_code;
+
+  // Leading runs the controllers; losing the lease (not a stop) ends the process with exit 1.
+  kube::LeaderCallbacks ElectionCallbacks(const std::string& identity) {
+    kube::LeaderCallbacks cb;
+    cb.on_started_leading = [this, identity](const absl::Notification& stop_leading) {
+      LOG_INFO("became leader ({}), starting controllers", identity);
+      RunLeading(stop_leading);
+      leading_ = false;
+      leader_gauge_->Set({o_.leader_elect_resource_name}, 0);
+    };
+    cb.on_stopped_leading = [this] {
+      if (!stop_.HasBeenNotified()) {
+        LOG_ERROR(
+            "leaderelection lost: every controller stopped; exiting to restart as a candidate");
+        exit_code_ = 1;
+        stop_.Notify();
+      }
+    };
+    cb.on_new_leader = [identity](const std::string& id) {
+      if (id != identity) LOG_INFO("new leader elected: {}", id);
+    };
+    return cb;
+  }
+
+  // Stops what Run started, in reverse; returns the exit code.
+  int Shutdown() {
+    reloader_->Stop();
+    // A queued config Event goes out, but an unreachable API server does not hold up the exit.
+    config_events_->Shutdown(absl::Seconds(5));
+    if (config_exit_) exit_code_ = 1;
+    health_.Stop();
+    creds_->Stop();
+    secrets_->Stop();
+    LOG_INFO("exiting with code {}", exit_code_);
+    return exit_code_;
+  }
+
+  const Options& o_;
+  const std::map<std::string, std::string>& env_;
+  absl::Notification& stop_;  // SIGTERM/SIGINT, or a config change that needs a restart
+
+  cloud::ParseResult parsed_;  // parsed_.config: replaced in place by a live reload
+  std::unique_ptr<kube::RestClient> client_;
+
+  metrics::Registry& registry_ = metrics::Registry::Default();
+  std::optional<QueueMetricsProvider> queue_metrics_;
+  const std::shared_ptr<std::vector<cloud::VCenter*>> live_vcs_ =
+      std::make_shared<std::vector<cloud::VCenter*>>();
+  metrics::Family* leader_gauge_ = nullptr;
+  std::unique_ptr<kube::RestClient> informers_client_;
+
+  std::set<std::string> secret_namespaces_;
+  std::optional<KubeSecretWatcher> secrets_;
+  std::optional<cloud::CredentialStore> creds_;
+
+  HealthServer health_{&registry_};
+  std::unique_ptr<kube::LeaderElector> elector_;
+  std::atomic<bool> leading_{false};
+  std::optional<Controllers> controllers_;
+
+  std::atomic<bool> config_exit_{false};
+  std::optional<kube::KubeEventSink> config_event_sink_;
+  std::optional<kube::EventRecorder> config_events_;
+  kube::ObjectReference config_event_object_;
+  std::optional<ConfigReloader> reloader_;
+
+  int exit_code_ = 0;  // 1 once the lease is lost
+};
+
+}  // namespace
+
+int Run(const Options& o, const std::map<std::string, std::string>& env, absl::Notification& stop) {
+  return Manager(o, env, stop).Run();
 }
 
 }  // namespace ccm::app
