@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "controller_env.h"
+#include "csi/controller/controller_plugin.h"
 #include "csi/core/constants.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -338,6 +339,23 @@ TEST_F(ControllerConformanceTest, ConcurrentCreateOfTheSameNameIsAbortedOthersRu
   EXPECT_EQ(std::count_if(volumes->begin(), volumes->end(),
                           [](const auto& v) { return v.name == "pvc-slow"; }),
             1);
+}
+
+// ---- Wiring ----
+
+TEST(ControllerPluginTest, KubernetesSecretCredentialsAreAClearStartUpError) {
+  cloud::Config config;
+  cloud::VirtualCenterConfig vc;
+  vc.label = vc.server = "vc.example.com";
+  vc.credential_source = cloud::CredentialSourceKind::kGlobalSecret;
+  vc.secret_name = "vsphere-config-secret";
+  vc.secret_namespace = "vmware-system-csi";
+  config.vcenters = {vc};
+  auto plugin = StartControllerPlugin(config);
+  ASSERT_EQ(plugin.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(plugin.status().message()),
+              HasSubstr("vmware-system-csi/vsphere-config-secret"));
+  EXPECT_THAT(std::string(plugin.status().message()), HasSubstr("secrets-directory"));
 }
 
 }  // namespace

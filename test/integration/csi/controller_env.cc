@@ -1,7 +1,7 @@
 #include "controller_env.h"
 
 #include "absl/strings/str_cat.h"
-#include "csi/controller/controller_service.h"
+#include "csi/controller/controller_plugin.h"
 #include "csi/core/constants.h"
 #include "csi/core/volume_id.h"
 #include "csi/server/identity_service.h"
@@ -48,26 +48,21 @@ absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::Start(const std::s
 
   BackendOptions bo;
   bo.datastore_change_delay = change_delay;
-  auto backend = ControllerBackend::Create(env->config_, bo);
-  if (!backend.ok()) return backend.status();
-  env->backend_ = *std::move(backend);
-  if (absl::Status s = env->backend_->Start(); !s.ok()) return s;
+  auto plugin = StartControllerPlugin(env->config_, bo);  // the binary's controller wiring
+  if (!plugin.ok()) return plugin.status();
+  env->backend_ = plugin->backend;
 
   IdentityOptions io;
   io.name = std::string(kDriverName);
   io.vendor_version = "test";
   io.controller_service = true;
   io.accessibility_constraints = true;
-  std::weak_ptr<ControllerBackend> weak = env->backend_;
-  io.ready = [weak]() -> absl::StatusOr<bool> {
-    auto b = weak.lock();
-    return b != nullptr && b->Ready();
-  };
+  io.ready = plugin->ready;
   auto identity = IdentityService::Create(io);
   if (!identity.ok()) return identity.status();
   CsiServices services;
   services.identity = *std::move(identity);
-  services.controller = std::make_unique<ControllerService>(env->backend_);
+  services.controller = std::move(plugin->service);
   CsiServerOptions so;
   so.endpoint = "unix://" + env->dir_.File("csi.sock");
   so.shutdown_grace = absl::Seconds(1);
