@@ -14,6 +14,9 @@
 #include "app/csi_driver.h"
 #include "app/csi_options.h"
 #include "common/logging.h"
+#ifdef CCM_CSI_SYNCER
+#include "app/csi_syncer.h"
+#endif
 
 extern char** environ;
 
@@ -25,6 +28,14 @@ int main(int argc, char** argv) {
     if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   std::vector<std::string> args(argv, argv + argc);
+#ifdef CCM_CSI_SYNCER
+  // X_CSI_MODE=syncer: the CNS metadata syncer (the reference's separate vsphere-syncer image).
+  if (ccm::app::IsCsiSyncerMode(env)) {
+    const int code = ccm::app::CsiSyncerMain(args, env);
+    std::fflush(stdout);
+    std::_Exit(code);  // the signal thread may still be waiting
+  }
+#endif
   auto options = ccm::app::ParseCsiOptions(args, env);
   if (!options.ok()) {
     std::cerr << "error: " << options.status().message() << "\n\n" << ccm::app::CsiUsageText();

@@ -1,0 +1,264 @@
+#include "app/csi_syncer.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "app/health_server.h"
+#include "cloud/config/config.h"
+#include "cloud/credentials/credential_store.h"
+#include "cloud/vsphere/vcenter.h"
+#include "common/logging.h"
+#include "common/metrics.h"
+#include "common/random.h"
+#include "csi/syncer/metadata_syncer.h"
+#include "kube/client.h"
+#include "kube/config.h"
+#include "kube/informer.h"
+#include "kube/kube_lease_lock.h"
+#include "kube/leader_election.h"
+#include "vsphere/client.h"
+#include "vsphere/cns/cns_client.h"
+
+namespace ccm::app {
+namespace {
+
+const kube::Resource& Pvs() {
+  static const kube::Resource r{"", "v1", "persistentvolumes", "PersistentVolume", false};
+  return r;
+}
+const kube::Resource& Pvcs() {
+  static const kube::Resource r{"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true};
+  return r;
+}
+const kube::Resource& Pods() {
+  static const kube::Resource r{"", "v1", "pods", "Pod", true};
+  return r;
+}
+
+absl::StatusOr<cloud::Config> ReadConfig(const std::string& path,
+                                         const std::map<std::string, std::string>& env) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot read CSI config ", path, ": ",
+                                                      std::strerror(errno),
+                                                      " (set VSPHERE_CSI_CONFIG to its path)"));
+  }
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  cloud::ParseOptions po;
+  po.file_name = path;
+  absl::StatusOr<cloud::ParseResult> r = cloud::ParseConfig(bytes.str(), env, po);
+  if (!r.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid CSI config ", path, ": ", r.status().message()));
+  }
+  for (const auto& w : r->warnings) LOG_WARN("CSI config {}: {}", path, w);
+  const cloud::Config& c = r->config;
+  if (c.global.cluster_id.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("CSI config ", path,
+                     ": [Global] cluster-id is required by the syncer (it names this "
+                     "cluster's volumes in CNS)"));
+  }
+  for (const cloud::VirtualCenterConfig& vc : c.vcenters) {
+    if (vc.credential_source == cloud::CredentialSourceKind::kGlobalSecret ||
+        vc.credential_source == cloud::CredentialSourceKind::kVCenterSecret) {
+      return absl::UnimplementedError(absl::StrCat(
+          "vCenter ", vc.label,
+          ": credentials from a Kubernetes Secret are not supported by the "
+          "syncer; put user and password in csi-vsphere.conf or use secrets-directory"));
+    }
+  }
+  return c;
+}
+
+std::string Hostname() {
+  char buf[256] = {};
+  gethostname(buf, sizeof(buf) - 1);
+  return buf;
+}
+
+// Everything the syncer runs on; built before the Lease is sought, started when leading.
+struct SyncerWiring {
+  cloud::Config config;
+  std::unique_ptr<kube::RestClient> client;
+  std::unique_ptr<kube::RestClient> informer_client;
+  std::unique_ptr<cloud::CredentialStore> credentials;
+  std::vector<std::unique_ptr<vsphere::Client>> vim;
+  std::vector<std::unique_ptr<vsphere::cns::CnsClient>> cns;
+  std::vector<csi::syncer::CnsTarget> targets;
+
+  // Runs informers and syncer until `stop`.
+  void Lead(const CsiSyncerOptions& o, const absl::Notification& stop) {
+    kube::SharedInformerFactory factory(*informer_client);
+    kube::Informer& pvs = factory.For(Pvs());
+    kube::Informer& pvcs = factory.For(Pvcs());
+    kube::Informer& pods = factory.For(Pods());
+    csi::syncer::MetadataSyncerOptions so;
+    so.cluster_id = config.global.cluster_id;
+    so.cluster_distribution = config.global.cluster_distribution;
+    so.full_sync_period = o.full_sync_interval;
+    so.workers = o.workers;
+    so.query_page = std::min(1000, std::max(1, config.global.query_limit));
+    so.registry = &metrics::Registry::Default();
+    csi::syncer::MetadataSyncer syncer(pvs, pvcs, pods, targets, std::move(so));
+    factory.Start();
+    syncer.Start();
+    LOG_INFO("CNS metadata syncer running for cluster-id {} (full sync every {})",
+             config.global.cluster_id, absl::FormatDuration(o.full_sync_interval));
+    stop.WaitForNotification();
+    syncer.Stop();
+    factory.Stop();
+  }
+};
+
+absl::StatusOr<std::unique_ptr<SyncerWiring>> Wire(const CsiSyncerOptions& o,
+                                                   const std::map<std::string, std::string>& env) {
+  auto w = std::make_unique<SyncerWiring>();
+  absl::StatusOr<cloud::Config> config = ReadConfig(o.config_path, env);
+  if (!config.ok()) return config.status();
+  w->config = *std::move(config);
+  absl::StatusOr<kube::Config> kc = kube::BuildConfig(o.master, o.kubeconfig);
+  if (!kc.ok()) return kc.status();
+  auto client = kube::RestClient::New(*kc);
+  if (!client.ok()) return client.status();
+  w->client = *std::move(client);
+  w->informer_client = w->client->WithOwnRateLimit("vsphere-syncer");
+  w->credentials = std::make_unique<cloud::CredentialStore>(w->config, nullptr);
+  if (absl::Status s = w->credentials->Start(); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("vCenter credentials: ", s.message()));
+  }
+  for (const cloud::VirtualCenterConfig& vc : w->config.vcenters) {
+    vsphere::ClientOptions co;
+    co.url = cloud::SdkUrl(vc);
+    co.server = vc.server;
+    co.tls.insecure = vc.insecure_flag;
+    co.tls.ca_file = vc.ca_file;
+    co.tls.thumbprint = vc.thumbprint;
+    co.soap_roundtrip_count = vc.soap_roundtrip_count;
+    w->vim.push_back(std::make_unique<vsphere::Client>(co, w->credentials.get()));
+    w->cns.push_back(std::make_unique<vsphere::cns::CnsClient>(*w->vim.back()));
+    auto creds = w->credentials->Get(vc.server);
+    w->targets.push_back({vc.label, w->cns.back().get(), creds.ok() ? creds->username : vc.user});
+  }
+  return w;
+}
+
+}  // namespace
+
+int RunCsiSyncer(const CsiSyncerOptions& o, const std::map<std::string, std::string>& env,
+                 absl::Notification& stop) {
+  for (const auto& warning : o.warnings) LOG_WARN("{}", warning);
+  absl::StatusOr<std::unique_ptr<SyncerWiring>> wiring = Wire(o, env);
+  if (!wiring.ok()) {
+    LOG_ERROR("syncer: {}", wiring.status().message());
+    return 1;
+  }
+  SyncerWiring& w = **wiring;
+  metrics::Registry& registry = metrics::Registry::Default();
+  // The reference's build-info gauge, same name and label.
+  registry.Gauge("vsphere_syncer_info", "Syncer Info", {"version"})->Set({CCM_VERSION}, 1);
+  std::unique_ptr<HealthServer> http;
+  if (o.metrics_port > 0) {
+    http = std::make_unique<HealthServer>(&registry);
+    absl::StatusOr<int> port = http->Start(o.metrics_bind_address, o.metrics_port, nullptr);
+    if (!port.ok()) {
+      LOG_ERROR("syncer metrics port: {}", port.status().message());
+      return 1;
+    }
+    LOG_INFO("serving /metrics and /healthz on {}:{}", o.metrics_bind_address, *port);
+  }
+
+  int code = 0;
+  if (!o.leader_election) {
+    w.Lead(o, stop);
+  } else {
+    const std::string ns = !o.leader_election_namespace.empty() ? o.leader_election_namespace
+                                                                : w.client->DefaultNamespace();
+    std::unique_ptr<kube::RestClient> election_client =
+        w.client->WithOwnRateLimit("leader-election");
+    kube::KubeLeaseLock lock(*election_client, ns, kSyncerLeaseName);
+    kube::LeaderElectionConfig lc;
+    lc.identity =
+        absl::StrCat(Hostname(), "_", static_cast<int64_t>(Random::Real().Uniform() * 1e9));
+    lc.lease_duration = o.lease_duration;
+    lc.renew_deadline = o.renew_deadline;
+    lc.retry_period = o.retry_period;
+    kube::LeaderCallbacks cb;
+    cb.on_started_leading = [&](const absl::Notification& stop_leading) {
+      LOG_INFO("became leader of {}/{} ({})", ns, kSyncerLeaseName, lc.identity);
+      w.Lead(o, stop_leading);
+    };
+    cb.on_stopped_leading = [&] {
+      if (!stop.HasBeenNotified()) LOG_ERROR("lost the Lease {}/{}: exiting", ns, kSyncerLeaseName);
+    };
+    cb.on_new_leader = [&](const std::string& id) {
+      if (id != lc.identity) LOG_INFO("syncer leader is {}", id);
+    };
+    auto elector = kube::LeaderElector::New(lc, lock, cb, Clock::Real(), Random::Real());
+    if (!elector.ok()) {
+      LOG_ERROR("leader election: {}", elector.status().message());
+      if (http) http->Stop();
+      return 1;
+    }
+    (*elector)->Run(stop);
+    code = (*elector)->Lost() ? 1 : 0;
+    (*elector)->Shutdown();
+  }
+  if (http) http->Stop();
+  w.credentials->Stop();
+  return code;
+}
+
+bool IsCsiSyncerMode(const std::map<std::string, std::string>& env) {
+  auto it = env.find("X_CSI_MODE");
+  return it != env.end() && absl::EqualsIgnoreCase(it->second, "syncer");
+}
+
+int CsiSyncerMain(const std::vector<std::string>& args,
+                  const std::map<std::string, std::string>& env) {
+  absl::StatusOr<CsiSyncerOptions> o = ParseCsiSyncerOptions(args, env);
+  if (!o.ok()) {
+    std::cerr << "error: " << o.status().message() << "\n\n" << CsiSyncerUsageText();
+    return 2;
+  }
+  if (o->help) {
+    std::cout << CsiSyncerUsageText();
+    return 0;
+  }
+  if (o->version) {
+    std::cout << CCM_VERSION << "\n";
+    return 0;
+  }
+  logging::Init(o->verbosity);
+  LOG_INFO("vsphere-csi-driver {} starting in syncer mode", CCM_VERSION);
+  // SIGTERM / SIGINT on a thread of our own (sigwait), never in a signal handler.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  absl::Notification stop;
+  std::thread signals([&set, &stop] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    LOG_INFO("received signal {}, shutting down", sig);
+    stop.Notify();
+  });
+  signals.detach();
+  return RunCsiSyncer(*o, env, stop);
+}
+
+}  // namespace ccm::app

@@ -1,0 +1,58 @@
+#pragma once
+// What CNS should say about one volume, from the Kubernetes objects that own it, and the
+// metadata update that gets it there. Pure: JSON objects in, CNS value types out.
+//
+// The entities are the reference's (pkg/syncer/metadatasyncer.go, vanilla flavor):
+//  - PERSISTENT_VOLUME: the PV's name and labels, no namespace.
+//  - PERSISTENT_VOLUME_CLAIM: when the PV is bound to it (claimRef names it and the PVC's
+//    spec.volumeName is the PV): its name, namespace and labels, referring to the PV.
+//  - POD: every Running Pod that mounts that PVC: its name and namespace, referring to the PVC.
+//    No labels, as the reference (csiUpdatePod passes none).
+// Every entity carries the config's cluster-id. Entities of other clusters on the same volume
+// are never touched.
+
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "vsphere/cns/types.h"
+
+namespace ccm::csi::syncer {
+
+using Json = nlohmann::json;
+namespace cns = ::ccm::vsphere::cns;
+
+inline constexpr char kEntityPv[] = "PERSISTENT_VOLUME";
+inline constexpr char kEntityPvc[] = "PERSISTENT_VOLUME_CLAIM";
+inline constexpr char kEntityPod[] = "POD";
+
+// spec.csi.driver == csi.vsphere.vmware.com and a volume handle.
+bool IsOurPv(const Json& pv);
+// spec.csi.volumeHandle ("" when absent).
+std::string VolumeHandle(const Json& pv);
+// "namespace/name" of spec.claimRef, "" when unbound.
+std::string ClaimKey(const Json& pv);
+// The PVC names ("namespace/name") of the Pod's persistentVolumeClaim volumes.
+std::vector<std::string> PodClaimKeys(const Json& pod);
+// A Pod whose volumes are in use: status.phase Running and not being deleted.
+bool PodIsRunning(const Json& pod);
+
+// Desired entities of the volume behind `pv`. `pvc` may be null (unbound, or the PVC is gone);
+// it is used only when bound to this PV. `pods` are the Pods that mount the PVC (filtered here).
+std::vector<cns::EntityMetadata> DesiredEntities(const Json& pv, const Json* pvc,
+                                                 const std::vector<Json>& pods,
+                                                 const std::string& cluster_id);
+
+// The entity metadata to send so that CNS's entities of `cluster_id` become `desired`: desired
+// entities that are missing or differ (labels compared as sets, references in any order), and a
+// removal (remove=true) for each entity of this cluster that is not desired. Empty when nothing
+// differs. Entities of other clusters are left out.
+std::vector<cns::EntityMetadata> PlanEntityUpdate(const std::vector<cns::EntityMetadata>& current,
+                                                  const std::vector<cns::EntityMetadata>& desired,
+                                                  const std::string& cluster_id);
+
+// Whether the volume's own entities belong to `cluster_id` (the reference's full sync queries
+// volumes by container cluster id; an entity of ours on a volume of another cluster counts).
+bool HasEntitiesOf(const cns::VolumeMetadata& metadata, const std::string& cluster_id);
+
+}  // namespace ccm::csi::syncer

@@ -1,0 +1,126 @@
+#include "csi/syncer/entities.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace ccm::csi::syncer {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+Json Pv(const std::string& name, const std::string& driver = "csi.vsphere.vmware.com") {
+  return {{"metadata", {{"name", name}, {"labels", {{"b", "2"}, {"a", "1"}}}}},
+          {"spec",
+           {{"csi", {{"driver", driver}, {"volumeHandle", "vol-" + name}}},
+            {"claimRef", {{"namespace", "ns1"}, {"name", "data"}}}}}};
+}
+
+Json Pvc(const std::string& volume) {
+  return {{"metadata", {{"name", "data"}, {"namespace", "ns1"}, {"labels", {{"tier", "gold"}}}}},
+          {"spec", {{"volumeName", volume}}}};
+}
+
+Json Pod(const std::string& name, const std::string& phase, const std::string& claim = "data") {
+  return {{"metadata", {{"name", name}, {"namespace", "ns1"}, {"labels", {{"app", "db"}}}}},
+          {"spec",
+           {{"volumes",
+             {{{"name", "v"}, {"persistentVolumeClaim", {{"claimName", claim}}}},
+              {{"name", "scratch"}, {"emptyDir", Json::object()}}}}}},
+          {"status", {{"phase", phase}}}};
+}
+
+TEST(EntitiesTest, OurPvsOnly) {
+  EXPECT_TRUE(IsOurPv(Pv("pv1")));
+  EXPECT_FALSE(IsOurPv(Pv("pv1", "other.csi.example.com")));
+  EXPECT_FALSE(IsOurPv(Json{{"metadata", {{"name", "nfs"}}}, {"spec", {{"nfs", {}}}}}));
+  EXPECT_EQ(VolumeHandle(Pv("pv1")), "vol-pv1");
+  EXPECT_EQ(ClaimKey(Pv("pv1")), "ns1/data");
+  EXPECT_THAT(PodClaimKeys(Pod("p", "Running")), ElementsAre("ns1/data"));
+}
+
+TEST(EntitiesTest, PvAlone) {
+  auto e = DesiredEntities(Pv("pv1"), nullptr, {}, "c1");
+  ASSERT_THAT(e, SizeIs(1));
+  EXPECT_EQ(e[0].entity_type, kEntityPv);
+  EXPECT_EQ(e[0].entity_name, "pv1");
+  EXPECT_EQ(e[0].namespace_name, "");
+  EXPECT_EQ(e[0].cluster_id, "c1");
+  EXPECT_EQ(e[0].labels, (cns::KeyValues{{"a", "1"}, {"b", "2"}}));  // sorted
+}
+
+TEST(EntitiesTest, BoundPvcAndRunningPods) {
+  const Json pvc = Pvc("pv1");
+  auto e = DesiredEntities(
+      Pv("pv1"), &pvc,
+      {Pod("web-1", "Running"), Pod("web-2", "Pending"), Pod("other", "Running", "other-claim")},
+      "c1");
+  ASSERT_THAT(e, SizeIs(3));
+  EXPECT_EQ(e[1].entity_type, kEntityPvc);
+  EXPECT_EQ(e[1].namespace_name, "ns1");
+  EXPECT_EQ(e[1].labels, (cns::KeyValues{{"tier", "gold"}}));
+  EXPECT_THAT(e[1].referred_entity, ElementsAre(cns::EntityReference{kEntityPv, "pv1", "", "c1"}));
+  EXPECT_EQ(e[2].entity_type, kEntityPod);
+  EXPECT_EQ(e[2].entity_name, "web-1");
+  EXPECT_THAT(e[2].labels, IsEmpty());  // as the reference: Pods carry no labels
+  EXPECT_THAT(e[2].referred_entity,
+              ElementsAre(cns::EntityReference{kEntityPvc, "data", "ns1", "c1"}));
+}
+
+TEST(EntitiesTest, PvcBoundElsewhereIsNotOurs) {
+  const Json pvc = Pvc("another-pv");
+  EXPECT_THAT(DesiredEntities(Pv("pv1"), &pvc, {Pod("web-1", "Running")}, "c1"), SizeIs(1));
+}
+
+TEST(EntitiesTest, DeletingPodIsNotRunning) {
+  Json pod = Pod("web-1", "Running");
+  EXPECT_TRUE(PodIsRunning(pod));
+  pod["metadata"]["deletionTimestamp"] = "2025-01-01T00:00:00Z";
+  EXPECT_FALSE(PodIsRunning(pod));
+}
+
+TEST(PlanTest, NothingWhenEqualInAnyOrder) {
+  const Json pvc = Pvc("pv1");
+  auto want = DesiredEntities(Pv("pv1"), &pvc, {Pod("web-1", "Running")}, "c1");
+  auto have = want;
+  std::reverse(have.begin(), have.end());
+  std::reverse(have[2].labels.begin(), have[2].labels.end());
+  EXPECT_THAT(PlanEntityUpdate(have, want, "c1"), IsEmpty());
+}
+
+TEST(PlanTest, WritesMissingAndChangedRemovesStale) {
+  const Json pvc = Pvc("pv1");
+  auto want = DesiredEntities(Pv("pv1"), &pvc, {}, "c1");
+  std::vector<cns::EntityMetadata> have = {want[0]};
+  have[0].labels = {{"a", "old"}};
+  cns::EntityMetadata gone_pod{kEntityPod, "web-0", "ns1", {}, false, "c1", {}};
+  cns::EntityMetadata foreign{kEntityPod, "x", "ns9", {}, false, "other-cluster", {}};
+  have.push_back(gone_pod);
+  have.push_back(foreign);
+  auto plan = PlanEntityUpdate(have, want, "c1");
+  ASSERT_THAT(plan, SizeIs(3));
+  EXPECT_EQ(plan[0], want[0]);  // labels changed
+  EXPECT_EQ(plan[1], want[1]);  // PVC missing
+  EXPECT_EQ(plan[2].entity_name, "web-0");
+  EXPECT_TRUE(plan[2].remove);
+}
+
+TEST(PlanTest, EverythingOfOursRemovedWhenNothingIsDesired) {
+  std::vector<cns::EntityMetadata> have = {
+      {kEntityPv, "pv1", "", {{"a", "1"}}, false, "c1", {}},
+      {kEntityPvc, "data", "ns1", {}, false, "c1", {{kEntityPv, "pv1", "", "c1"}}}};
+  auto plan = PlanEntityUpdate(have, {}, "c1");
+  ASSERT_THAT(plan, SizeIs(2));
+  for (const auto& e : plan) {
+    EXPECT_TRUE(e.remove);
+    EXPECT_THAT(e.labels, IsEmpty());
+  }
+  cns::VolumeMetadata m;
+  m.entity_metadata = have;
+  EXPECT_TRUE(HasEntitiesOf(m, "c1"));
+  EXPECT_FALSE(HasEntitiesOf(m, "c2"));
+}
+
+}  // namespace
+}  // namespace ccm::csi::syncer

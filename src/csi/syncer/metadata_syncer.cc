@@ -1,0 +1,398 @@
+#include "csi/syncer/metadata_syncer.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/logging.h"
+#include "csi/core/volume_id.h"
+#include "kube/objects.h"
+
+namespace ccm::csi::syncer {
+namespace {
+
+kube::WorkQueueOptions QueueOptions(MetadataSyncerOptions& o, Clock& clock) {
+  kube::WorkQueueOptions q;
+  q.name = "cns-metadata";
+  q.clock = &clock;
+  q.limiter = std::move(o.rate_limiter);
+  q.metrics = o.queue_metrics;
+  return q;
+}
+
+// The CNS id of a volume handle ("" when it does not parse).
+std::string CnsIdOf(const std::string& handle) {
+  absl::StatusOr<VolumeRef> ref = ParseVolumeId(handle);
+  return ref.ok() ? ref->cns_id : "";
+}
+
+}  // namespace
+
+MetadataSyncer::MetadataSyncer(kube::Informer& pvs, kube::Informer& pvcs, kube::Informer& pods,
+                               std::vector<CnsTarget> targets, MetadataSyncerOptions options)
+    : pvs_(pvs),
+      pvcs_(pvcs),
+      pods_(pods),
+      targets_(std::move(targets)),
+      cluster_id_(options.cluster_id),
+      cluster_distribution_(options.cluster_distribution),
+      full_sync_period_(options.full_sync_period),
+      workers_(std::max(1, options.workers)),
+      query_page_(std::max(1, options.query_page)),
+      clock_(options.clock ? *options.clock : Clock::Real()),
+      own_registry_(options.registry ? nullptr : std::make_unique<metrics::Registry>()),
+      registry_(options.registry ? *options.registry : *own_registry_),
+      full_sync_hist_(registry_.Histogram("vsphere_full_sync_ops_histogram",
+                                          "Histogram vector for CSI Full Sync operations.",
+                                          {"status"}, {2, 5, 10, 15, 20, 25, 30, 60, 120, 180})),
+      pv_missing_(registry_.Gauge(
+          "vsphere_cns_volume_pv_missing",
+          "Number of CNS volumes whose corresponding Kubernetes PV was not found", {"vc"})),
+      not_found_(
+          registry_.Gauge("vsphere_syncer_pv_volume_not_found",
+                          "PersistentVolumes of this driver whose CNS volume no vCenter knows")),
+      updates_(registry_.Counter("vsphere_syncer_metadata_updates_total",
+                                 "CnsUpdateVolumeMetadata calls by the syncer, by result",
+                                 {"result"})),
+      queue_(QueueOptions(options, clock_)),
+      runner_(clock_) {
+  for (const CnsTarget& t : targets_) pv_missing_->Set({t.vcenter}, 0);
+  not_found_->Set({}, 0);
+  handlers_.emplace_back(&pvs_,
+                         pvs_.AddEventHandler({
+                             .on_add = [this](const Json& pv) { OnPv(nullptr, &pv); },
+                             .on_update = [this](const Json& o, const Json& n) { OnPv(&o, &n); },
+                             .on_delete = [this](const Json& pv) { OnPv(&pv, nullptr); },
+                         }));
+  handlers_.emplace_back(&pvcs_, pvcs_.AddEventHandler({
+                                     .on_add = [this](const Json& pvc) { OnPvc(pvc); },
+                                     .on_update = [this](const Json&, const Json& n) { OnPvc(n); },
+                                     .on_delete = [this](const Json& pvc) { OnPvc(pvc); },
+                                 }));
+  handlers_.emplace_back(&pods_,
+                         pods_.AddEventHandler({
+                             .on_add = [this](const Json& pod) { OnPod(nullptr, &pod); },
+                             .on_update = [this](const Json& o, const Json& n) { OnPod(&o, &n); },
+                             .on_delete = [this](const Json& pod) { OnPod(&pod, nullptr); },
+                         }));
+}
+
+MetadataSyncer::~MetadataSyncer() {
+  Stop();
+  for (auto& [informer, id] : handlers_) informer->RemoveEventHandler(id);
+}
+
+void MetadataSyncer::Start() {
+  runner_.Start({
+      .name = "CNS metadata syncer",
+      .informers = {&pvs_, &pvcs_, &pods_},
+      .workers = workers_,
+      .process_next_item = [this] { return ProcessNextItem(); },
+      .shut_down_queue = [this] { queue_.ShutDown(); },
+      .period = full_sync_period_,
+      .pass_at_start = true,
+      .pass = [this] { RunFullSync(); },
+  });
+}
+
+void MetadataSyncer::Stop() {
+  runner_.Stop();
+  queue_.ShutDown();
+}
+
+// ---- Events: everything becomes "sync the volume of that PV". ----
+
+void MetadataSyncer::OnPv(const Json* old_pv, const Json* new_pv) {
+  std::vector<std::string> handles;
+  {
+    absl::MutexLock l(&mu_);
+    if (old_pv != nullptr && IsOurPv(*old_pv)) {
+      std::string id = CnsIdOf(VolumeHandle(*old_pv));
+      auto it = pv_by_cns_id_.find(id);
+      if (it != pv_by_cns_id_.end() && it->second == kube::Name(*old_pv)) pv_by_cns_id_.erase(it);
+      handles.push_back(VolumeHandle(*old_pv));
+    }
+    if (new_pv != nullptr && IsOurPv(*new_pv)) {
+      pv_by_cns_id_[CnsIdOf(VolumeHandle(*new_pv))] = kube::Name(*new_pv);
+      handles.push_back(VolumeHandle(*new_pv));
+    }
+  }
+  for (const std::string& h : handles) queue_.Add(h);
+}
+
+void MetadataSyncer::OnPvc(const Json& pvc) {
+  // The PV it is (or was) bound to; an unbound claim has no volume yet.
+  const std::string volume = pvc.value("/spec/volumeName"_json_pointer, std::string());
+  if (volume.empty()) return;
+  kube::ObjectPtr pv = pvs_.Get(volume);
+  if (pv != nullptr && IsOurPv(*pv)) queue_.Add(VolumeHandle(*pv));
+}
+
+void MetadataSyncer::OnPod(const Json* old_pod, const Json* new_pod) {
+  // Only a change of "running with these claims" changes what CNS should say.
+  const bool was = old_pod != nullptr && PodIsRunning(*old_pod);
+  const bool is = new_pod != nullptr && PodIsRunning(*new_pod);
+  std::set<std::string> claims;
+  {
+    absl::MutexLock l(&mu_);
+    if (old_pod != nullptr) {
+      for (const std::string& c : PodClaimKeys(*old_pod)) {
+        claims.insert(c);
+        auto it = pods_by_claim_.find(c);
+        if (it == pods_by_claim_.end()) continue;
+        it->second.erase(kube::ObjectKey(*old_pod));
+        if (it->second.empty()) pods_by_claim_.erase(it);
+      }
+    }
+    if (new_pod != nullptr) {
+      for (const std::string& c : PodClaimKeys(*new_pod)) {
+        claims.insert(c);
+        pods_by_claim_[c].insert(kube::ObjectKey(*new_pod));
+      }
+    }
+  }
+  if (was == is && old_pod != nullptr && new_pod != nullptr) return;
+  if (!was && !is) return;
+  for (const std::string& c : claims) EnqueueClaim(c);
+}
+
+void MetadataSyncer::EnqueueClaim(const std::string& claim_key) {
+  kube::ObjectPtr pvc = pvcs_.Get(claim_key);
+  if (pvc != nullptr) OnPvc(*pvc);
+}
+
+// ---- The worker: the one place that logs and retries. ----
+
+bool MetadataSyncer::ProcessNextItem() {
+  std::optional<std::string> key = queue_.Get();
+  if (!key) return false;
+  absl::Status s = SyncVolume(*key);
+  if (s.ok()) {
+    queue_.Forget(*key);
+  } else {
+    LOG_WARN("CNS metadata of volume {}: {} (attempt {}, will retry)", *key, s,
+             queue_.NumRequeues(*key) + 1);
+    queue_.AddRateLimited(*key);
+  }
+  queue_.Done(*key);
+  return true;
+}
+
+MetadataSyncer::Desired MetadataSyncer::DesiredForPv(const Json& pv) const {
+  Desired d;
+  d.has_pv = true;
+  const std::string claim_key = ClaimKey(pv);
+  kube::ObjectPtr pvc = claim_key.empty() ? nullptr : pvcs_.Get(claim_key);
+  std::vector<Json> pods;
+  if (pvc != nullptr) {
+    std::set<std::string> pod_keys;
+    {
+      absl::MutexLock l(&mu_);
+      auto it = pods_by_claim_.find(claim_key);
+      if (it != pods_by_claim_.end()) pod_keys = it->second;
+    }
+    for (const std::string& k : pod_keys) {
+      if (kube::ObjectPtr p = pods_.Get(k)) pods.push_back(*p);
+    }
+  }
+  d.entities = DesiredEntities(pv, pvc.get(), pods, cluster_id_);
+  return d;
+}
+
+MetadataSyncer::Desired MetadataSyncer::DesiredFor(const std::string& cns_id) const {
+  std::string pv_name;
+  {
+    absl::MutexLock l(&mu_);
+    auto it = pv_by_cns_id_.find(cns_id);
+    if (it != pv_by_cns_id_.end()) pv_name = it->second;
+  }
+  kube::ObjectPtr pv = pv_name.empty() ? nullptr : pvs_.Get(pv_name);
+  if (pv == nullptr || !IsOurPv(*pv) || CnsIdOf(VolumeHandle(*pv)) != cns_id) return {};
+  return DesiredForPv(*pv);
+}
+
+absl::StatusOr<MetadataSyncer::Found> MetadataSyncer::Lookup(const std::string& handle) const {
+  absl::StatusOr<VolumeRef> ref = ParseVolumeId(handle);
+  if (!ref.ok()) return ref.status();
+  std::vector<std::string> labels;
+  for (const CnsTarget& t : targets_) labels.push_back(t.vcenter);
+  absl::StatusOr<std::vector<std::string>> ask = VCentersToAsk(*ref, labels);
+  if (!ask.ok()) return ask.status();
+  std::vector<VCenterAnswer> answers;
+  std::map<std::string, Found> found;
+  for (const CnsTarget& t : targets_) {
+    if (std::find(ask->begin(), ask->end(), t.vcenter) == ask->end()) continue;
+    vsphere::cns::QueryFilter f;
+    f.volume_ids = {ref->cns_id};
+    absl::StatusOr<vsphere::cns::QueryResult> r = t.cns->QueryVolume(f);
+    VCenterAnswer a{t.vcenter, r.status(), r.ok() && !r->volumes.empty()};
+    if (a.found) found[t.vcenter] = {&t, r->volumes.front()};
+    answers.push_back(std::move(a));
+  }
+  absl::StatusOr<std::string> where = DecideVolumeVCenter(handle, answers);
+  if (!where.ok()) return where.status();
+  return found[*where];
+}
+
+vsphere::cns::ContainerCluster MetadataSyncer::ClusterFor(const CnsTarget& t) const {
+  vsphere::cns::ContainerCluster c;
+  c.cluster_id = cluster_id_;
+  c.vsphere_user = t.vsphere_user;
+  c.cluster_distribution = cluster_distribution_;
+  return c;
+}
+
+std::string MetadataSyncer::KeyFor(const std::string& cns_id, const CnsTarget& t) const {
+  absl::StatusOr<std::string> id = FormatVolumeId(cns_id, t.vcenter, targets_.size());
+  return id.ok() ? *id : cns_id;
+}
+
+absl::Status MetadataSyncer::SyncVolume(const std::string& handle) {
+  const std::string cns_id = CnsIdOf(handle);
+  if (cns_id.empty()) return absl::OkStatus();  // nothing CNS could know; logged nowhere twice
+  const Desired want = DesiredFor(cns_id);
+  absl::StatusOr<Found> found = Lookup(handle);
+  if (absl::IsNotFound(found.status())) {
+    absl::MutexLock l(&mu_);
+    if (want.has_pv && pvs_without_volume_.insert(handle).second) {
+      LOG_WARN(
+          "PersistentVolume of volume {}: CNS does not know the volume; its metadata cannot "
+          "be registered (looked at again by every full sync)",
+          handle);
+    }
+    if (!want.has_pv) pvs_without_volume_.erase(handle);
+    SetGauges();
+    return absl::OkStatus();
+  }
+  if (!found.ok()) return found.status();
+  {
+    absl::MutexLock l(&mu_);
+    if (pvs_without_volume_.erase(handle) > 0) SetGauges();
+  }
+  const vsphere::cns::VolumeMetadata& have = found->volume.metadata;
+  std::vector<cns::EntityMetadata> plan =
+      PlanEntityUpdate(have.entity_metadata, want.entities, cluster_id_);
+  // A PV's volume must also name our cluster (a statically provisioned one may not yet).
+  const bool register_cluster = want.has_pv && have.container_cluster.cluster_id != cluster_id_;
+  if (plan.empty() && !register_cluster) return absl::OkStatus();
+
+  vsphere::cns::VolumeMetadata update;
+  update.container_cluster = ClusterFor(*found->target);
+  update.container_cluster_array = {update.container_cluster};
+  update.entity_metadata = std::move(plan);
+  absl::Status s = found->target->cns->UpdateVolumeMetadata(found->volume.volume_id, update);
+  if (absl::IsNotFound(s)) return absl::OkStatus();  // deleted meanwhile: nothing to describe
+  updates_->Add({s.ok() ? "success" : "failure"});
+  if (!s.ok()) return s;
+  VLOG(2, "CNS metadata of volume {}: {} entities written", handle, update.entity_metadata.size());
+  absl::MutexLock l(&mu_);
+  ++metadata_updates_;
+  return absl::OkStatus();
+}
+
+// ---- Full sync ----
+
+void MetadataSyncer::RunFullSync() {
+  const absl::Time start = clock_.Now();
+  absl::Status s = FullSync();
+  const double secs = absl::ToDoubleSeconds(clock_.Now() - start);
+  full_sync_hist_->Observe({s.ok() ? "pass" : "fail"}, secs);
+  if (!s.ok()) LOG_WARN("CNS full sync failed (next in {}): {}", absl::FormatDuration(full_sync_period_), s);
+}
+
+absl::Status MetadataSyncer::FullSync() {
+  // 1. Every CNS volume of our cluster-id, by CNS id.
+  std::map<std::string, Found> in_cns;
+  for (const CnsTarget& t : targets_) {
+    vsphere::cns::QueryFilter f;
+    f.container_cluster_ids = {cluster_id_};
+    f.cursor = vsphere::cns::Cursor{0, query_page_, 0};
+    while (true) {
+      absl::StatusOr<vsphere::cns::QueryResult> r = t.cns->QueryVolume(f);
+      if (!r.ok()) {
+        absl::MutexLock l(&mu_);
+        ++full_sync_failures_;
+        return absl::Status(r.status().code(),
+                            absl::StrCat("query CNS volumes of cluster ", cluster_id_, " in ",
+                                         t.vcenter, ": ", r.status().message()));
+      }
+      for (auto& v : r->volumes) {
+        const std::string id = v.volume_id;
+        in_cns[id] = {&t, std::move(v)};
+      }
+      if (r->volumes.empty() || r->cursor.offset >= r->cursor.total_records) break;
+      f.cursor->offset = r->cursor.offset;
+    }
+  }
+  // 2. Every PV of ours: queue those CNS disagrees with (or does not list under our cluster).
+  std::set<std::string> named;
+  int queued = 0;
+  for (const kube::ObjectPtr& pv : pvs_.List()) {
+    if (!IsOurPv(*pv)) continue;
+    const std::string handle = VolumeHandle(*pv);
+    const std::string cns_id = CnsIdOf(handle);
+    named.insert(cns_id);
+    auto it = in_cns.find(cns_id);
+    if (it != in_cns.end()) {
+      const Desired want = DesiredForPv(*pv);
+      if (PlanEntityUpdate(it->second.volume.metadata.entity_metadata, want.entities, cluster_id_)
+              .empty()) {
+        continue;
+      }
+    }
+    queue_.Add(handle);
+    ++queued;
+  }
+  // 3. Orphans: in CNS under our cluster-id, named by no PV in this pass and the previous one.
+  std::vector<std::string> cleanup;
+  {
+    absl::MutexLock l(&mu_);
+    std::set<std::string> candidates;
+    orphans_.clear();
+    for (const auto& [id, f] : in_cns) {
+      if (named.count(id)) continue;
+      candidates.insert(id);
+      if (!orphan_candidates_.count(id)) continue;
+      orphans_[f.target->vcenter].insert(id);
+      if (reported_orphans_.insert(id).second) {
+        LOG_WARN(
+            "CNS volume {} ({}) in vCenter {} belongs to cluster-id {} but no "
+            "PersistentVolume names it; it is kept, not deleted (delete it in vSphere if it "
+            "is garbage, or create a PV with volumeHandle {})",
+            id, f.volume.name, f.target->vcenter, cluster_id_, KeyFor(id, *f.target));
+      }
+      if (HasEntitiesOf(f.volume.metadata, cluster_id_)) cleanup.push_back(KeyFor(id, *f.target));
+    }
+    orphan_candidates_ = std::move(candidates);
+    for (auto it = reported_orphans_.begin(); it != reported_orphans_.end();) {
+      it = in_cns.count(*it) && !named.count(*it) ? std::next(it) : reported_orphans_.erase(it);
+    }
+    ++full_syncs_;
+    SetGauges();
+  }
+  for (const std::string& k : cleanup) queue_.Add(k);
+  VLOG(2, "CNS full sync: {} volumes of cluster {}, {} queued, {} orphan metadata cleanups",
+       in_cns.size(), cluster_id_, queued, cleanup.size());
+  return absl::OkStatus();
+}
+
+void MetadataSyncer::SetGauges() {
+  for (const CnsTarget& t : targets_) {
+    auto it = orphans_.find(t.vcenter);
+    pv_missing_->Set({t.vcenter}, it == orphans_.end() ? 0 : it->second.size());
+  }
+  not_found_->Set({}, pvs_without_volume_.size());
+}
+
+SyncerStats MetadataSyncer::stats() const {
+  absl::MutexLock l(&mu_);
+  SyncerStats s;
+  s.full_syncs = full_syncs_;
+  s.full_sync_failures = full_sync_failures_;
+  s.metadata_updates = metadata_updates_;
+  for (const auto& [vc, ids] : orphans_) s.orphans.insert(ids.begin(), ids.end());
+  s.pvs_without_volume = pvs_without_volume_;
+  return s;
+}
+
+}  // namespace ccm::csi::syncer

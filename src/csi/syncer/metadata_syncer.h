@@ -1,0 +1,163 @@
+#pragma once
+// The CNS metadata syncer: keeps what vCenter's Cloud Native Storage says about each volume of
+// this cluster (which PV, PVC and Pods own it, their labels, the cluster-id) equal to what
+// Kubernetes says, as the reference's vsphere-syncer does for vanilla clusters.
+//
+//   PV / PVC / Pod informer events -> the volume handle of the PV concerned -> work queue ->
+//   SyncVolume(handle): read the volume from CNS, compare its entities of our cluster-id with
+//   DesiredEntities (entities.h), send one CnsUpdateVolumeMetadata with the differences
+//   (removals included), or nothing when they agree.
+//
+// A full sync runs at start and every `full_sync_period` (the reference's
+// FULL_SYNC_INTERVAL_MINUTES): it queries every CNS volume of our cluster-id (paged) and queues
+// each PV whose metadata drifted or whose volume CNS does not list under our cluster-id (a
+// statically provisioned volume: its metadata gets registered). A CNS volume of our cluster-id
+// that no PV names in two consecutive full syncs is an orphan: logged once, counted in
+// vsphere_cns_volume_pv_missing{vc}, and its entities of our cluster (a deleted PV's, PVC's,
+// Pods') are removed. It is never deleted: the reference unregisters such volumes from CNS;
+// deciding that a disk is garbage is left to a person. Two passes, because a volume exists in
+// CNS for a moment before the external-provisioner creates its PV.
+//
+// Errors: a failed sync is retried through the queue's per-item backoff; a failed full sync is
+// counted and tried again at the next period. Nothing is dropped: a PV whose CNS volume is not
+// found (NotFound from every vCenter that was asked) is counted in
+// vsphere_syncer_pv_volume_not_found and looked at again by every full sync.
+//
+// Leader election is the caller's: run one syncer per cluster (see app/csi_syncer.h).
+// Thread-safe.
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "common/clock.h"
+#include "common/metrics.h"
+#include "csi/syncer/entities.h"
+#include "kube/controller_runner.h"
+#include "kube/informer.h"
+#include "kube/rate_limiter.h"
+#include "kube/work_queue.h"
+#include "vsphere/cns/cns_client.h"
+
+namespace ccm::csi::syncer {
+
+// One vCenter's CNS.
+struct CnsTarget {
+  std::string vcenter;  // the config's label; qualified volume IDs name it
+  vsphere::cns::CnsClient* cns = nullptr;
+  std::string vsphere_user;  // the CNS container cluster's user
+};
+
+struct MetadataSyncerOptions {
+  std::string cluster_id;            // csi-vsphere.conf [Global] cluster-id (required)
+  std::string cluster_distribution;  // [Global] cluster-distribution (optional)
+  absl::Duration full_sync_period = absl::Minutes(30);
+  int workers = 1;
+  int query_page = 1000;                            // CNS answers at most 1000 volumes per page
+  Clock* clock = nullptr;                           // null: the real clock
+  std::unique_ptr<kube::RateLimiter> rate_limiter;  // null: the default controller limiter
+  kube::WorkQueueMetricsProvider* queue_metrics = nullptr;
+  metrics::Registry* registry = nullptr;  // null: a private one
+};
+
+// Counters for tests and logs (the metrics carry the same).
+struct SyncerStats {
+  int64_t full_syncs = 0;
+  int64_t full_sync_failures = 0;
+  int64_t metadata_updates = 0;              // CnsUpdateVolumeMetadata calls that succeeded
+  std::set<std::string> orphans;             // CNS volume ids without a PV (confirmed)
+  std::set<std::string> pvs_without_volume;  // volume handles CNS does not know
+};
+
+class MetadataSyncer {
+ public:
+  // The informers are the caller's (started by it, PVs cluster-wide, PVCs and Pods in all
+  // namespaces); `targets` has one entry per configured vCenter, in config order.
+  MetadataSyncer(kube::Informer& pvs, kube::Informer& pvcs, kube::Informer& pods,
+                 std::vector<CnsTarget> targets, MetadataSyncerOptions options);
+  ~MetadataSyncer();  // Stop()
+  MetadataSyncer(const MetadataSyncer&) = delete;
+  MetadataSyncer& operator=(const MetadataSyncer&) = delete;
+
+  // Returns at once: waits for the informers, then runs the first full sync and the workers.
+  void Start();
+  void Stop();
+
+  // One volume (a PV's volume handle, or an orphan's id). OK when CNS agrees afterwards or the
+  // volume is not in CNS; an error when CNS could not be asked or refused the update.
+  absl::Status SyncVolume(const std::string& handle);
+  // One full sync pass (see above).
+  absl::Status FullSync();
+
+  SyncerStats stats() const;
+
+ private:
+  struct Found {
+    const CnsTarget* target = nullptr;
+    vsphere::cns::Volume volume;
+  };
+  struct Desired {
+    bool has_pv = false;  // a PV of ours names the volume
+    std::vector<cns::EntityMetadata> entities;
+  };
+
+  void OnPv(const Json* old_pv, const Json* new_pv);
+  void OnPvc(const Json& pvc);
+  void OnPod(const Json* old_pod, const Json* new_pod);
+  void EnqueueClaim(const std::string& claim_key);
+  bool ProcessNextItem();
+  void RunFullSync();
+
+  // What Kubernetes says about the volume with this CNS id.
+  Desired DesiredFor(const std::string& cns_id) const;
+  Desired DesiredForPv(const Json& pv) const;
+  // The volume from the vCenter(s) the handle may live in; NotFound when none has it.
+  absl::StatusOr<Found> Lookup(const std::string& handle) const;
+  vsphere::cns::ContainerCluster ClusterFor(const CnsTarget& t) const;
+  std::string KeyFor(const std::string& cns_id, const CnsTarget& t) const;
+  void SetGauges() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  kube::Informer& pvs_;
+  kube::Informer& pvcs_;
+  kube::Informer& pods_;
+  const std::vector<CnsTarget> targets_;
+  const std::string cluster_id_;
+  const std::string cluster_distribution_;
+  const absl::Duration full_sync_period_;
+  const int workers_;
+  const int query_page_;
+  Clock& clock_;
+  std::unique_ptr<metrics::Registry> own_registry_;
+  metrics::Registry& registry_;
+  metrics::Family* full_sync_hist_;
+  metrics::Family* pv_missing_;  // vsphere_cns_volume_pv_missing{vc}
+  metrics::Family* not_found_;   // vsphere_syncer_pv_volume_not_found
+  metrics::Family* updates_;     // vsphere_syncer_metadata_updates_total{result}
+  kube::WorkQueue queue_;
+  kube::ControllerRunner runner_;
+  std::vector<std::pair<kube::Informer*, kube::Informer::HandlerId>> handlers_;
+
+  mutable absl::Mutex mu_;
+  // CNS volume id -> name of the PV naming it (kept from PV events).
+  absl::flat_hash_map<std::string, std::string> pv_by_cns_id_ ABSL_GUARDED_BY(mu_);
+  // PVC key -> keys of the Pods mounting it (kept from Pod events).
+  absl::flat_hash_map<std::string, std::set<std::string>> pods_by_claim_ ABSL_GUARDED_BY(mu_);
+  // Orphan candidates of the previous full sync, and confirmed orphans, by vCenter.
+  std::set<std::string> orphan_candidates_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::set<std::string>> orphans_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string> reported_orphans_ ABSL_GUARDED_BY(mu_);  // logged once each
+  std::set<std::string> pvs_without_volume_ ABSL_GUARDED_BY(mu_);
+  int64_t full_syncs_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t full_sync_failures_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t metadata_updates_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace ccm::csi::syncer

@@ -1,0 +1,227 @@
+#include "integration/csi/syncer_env.h"
+
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "kube/config.h"
+#include "kube/rate_limiter.h"
+#include "kube/resource.h"
+#include "testing/eventually.h"
+#include "vsphere/property_collector.h"
+
+namespace ccm::csi::syncer::testing {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kSpec[] = R"({
+  "users": {"admin": "secret"},
+  "datacenters": [{
+    "name": "dc1",
+    "clusters": [{"name": "c1", "hosts": 1}],
+    "vms": [{"name": "node-1"}],
+    "datastores": [{"name": "ds1", "capacity_mb": 102400}]
+  }]
+})";
+
+const kube::Resource& Pvs() {
+  static const kube::Resource r{"", "v1", "persistentvolumes", "PersistentVolume", false};
+  return r;
+}
+const kube::Resource& Pvcs() {
+  static const kube::Resource r{"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true};
+  return r;
+}
+const kube::Resource& Pods() {
+  static const kube::Resource r{"", "v1", "pods", "Pod", true};
+  return r;
+}
+
+absl::Status Put(ccm::testing::KubeEmulator& emu, const std::string& resource, const json& obj) {
+  absl::StatusOr<json> r = emu.Put(resource, obj);
+  return r.ok() ? absl::OkStatus() : r.status();
+}
+
+}  // namespace
+
+SyncerEnv::SyncerEnv() {
+  char tmpl[] = "/tmp/csi-syncer-XXXXXX";
+  dir_ = mkdtemp(tmpl);
+}
+
+SyncerEnv::~SyncerEnv() {
+  StopSyncer();
+  emu_.Stop();
+  if (factory_) factory_->Stop();
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+absl::Status SyncerEnv::Start(bool start_syncer) {
+  auto p = ccm::testing::VcsimProcess::Start(kSpec);
+  if (!p.ok()) return p.status();
+  vcsim_ = *std::move(p);
+  vsphere::ClientOptions o;
+  o.url = vcsim_->info().url;
+  o.tls.ca_file = vcsim_->info().ca_file;
+  o.retry_backoff.initial = absl::Milliseconds(1);
+  o.timeout = absl::Seconds(20);
+  vim_ = std::make_unique<vsphere::Client>(std::move(o), &creds_);
+  cns_ = std::make_unique<vsphere::cns::CnsClient>(*vim_);
+  vcenter_ = "127.0.0.1";
+  auto ds = vsphere::RetrieveAllOfType(*vim_, "Datastore", {"name"});
+  if (!ds.ok()) return ds.status();
+  if (ds->empty()) return absl::InternalError("the simulator has no datastore");
+  datastore_ = ds->front().obj;
+
+  absl::StatusOr<std::string> url = emu_.Start();
+  if (!url.ok()) return url.status();
+  const std::string kubeconfig = dir_ + "/kubeconfig";
+  if (absl::Status s = emu_.WriteKubeconfig(kubeconfig); !s.ok()) return s;
+  for (const char* ns : {"ns1", "ns2", "vmware-system-csi"}) {
+    absl::StatusOr<json> n = emu_.Create("namespaces", {{"metadata", {{"name", ns}}}});
+    if (!n.ok()) return n.status();
+  }
+  absl::StatusOr<kube::Config> config = kube::LoadKubeconfig(kubeconfig);
+  if (!config.ok()) return config.status();
+  config->qps = 1000;
+  config->burst = 1000;
+  auto rc = kube::RestClient::New(*config);
+  if (!rc.ok()) return rc.status();
+  rest_ = *std::move(rc);
+  kube::InformerOptions io;
+  io.backoff = {absl::Milliseconds(50), absl::Milliseconds(500), 2.0, 0.0};
+  factory_ = std::make_unique<kube::SharedInformerFactory>(*rest_, io);
+  pvs_ = &factory_->For(Pvs());
+  pvcs_ = &factory_->For(Pvcs());
+  pods_ = &factory_->For(Pods());
+  factory_->Start();
+  if (!factory_->WaitForSync(absl::Seconds(20))) return absl::DeadlineExceededError("sync");
+  return start_syncer ? StartSyncer() : absl::OkStatus();
+}
+
+absl::Status SyncerEnv::StartSyncer() {
+  registry_ = std::make_unique<metrics::Registry>();
+  MetadataSyncerOptions so;
+  so.cluster_id = kClusterId;
+  so.full_sync_period = kPeriod;
+  so.clock = &clock_;
+  so.registry = registry_.get();
+  so.query_page = 2;  // several pages with a handful of volumes
+  so.rate_limiter =
+      std::make_unique<kube::ItemExponentialRateLimiter>(absl::Seconds(1), absl::Seconds(8));
+  syncer_ = std::make_unique<MetadataSyncer>(
+      *pvs_, *pvcs_, *pods_, std::vector<CnsTarget>{{vcenter_, cns_.get(), "admin"}},
+      std::move(so));
+  syncer_->Start();
+  if (!ccm::testing::Eventually([&] { return syncer_->stats().full_syncs >= 1; })) {
+    return absl::DeadlineExceededError("the first full sync did not end");
+  }
+  return absl::OkStatus();
+}
+
+void SyncerEnv::StopSyncer() { syncer_.reset(); }
+
+absl::StatusOr<std::string> SyncerEnv::CreateVolume(const std::string& name,
+                                                    const std::string& cluster_id) {
+  vsphere::cns::CreateSpec s;
+  s.name = name;
+  s.capacity_mb = 1024;
+  s.datastores = {datastore_};
+  s.metadata.container_cluster.cluster_id = cluster_id;
+  s.metadata.container_cluster.vsphere_user = "admin";
+  auto r = cns_->CreateVolume(s);
+  if (!r.ok()) return r.status();
+  return r->volume_id;
+}
+
+absl::StatusOr<vsphere::cns::Volume> SyncerEnv::Volume(const std::string& volume_id) {
+  vsphere::cns::QueryFilter f;
+  f.volume_ids = {volume_id};
+  auto r = cns_->QueryVolume(f);
+  if (!r.ok()) return r.status();
+  if (r->volumes.empty()) return absl::NotFoundError(volume_id);
+  return r->volumes.front();
+}
+
+std::vector<vsphere::cns::EntityMetadata> SyncerEnv::Entities(const std::string& volume_id) {
+  auto v = Volume(volume_id);
+  return v.ok() ? v->metadata.entity_metadata : std::vector<vsphere::cns::EntityMetadata>{};
+}
+
+bool SyncerEnv::HasEntity(const std::string& volume_id, const std::string& type,
+                          const std::string& name, const std::string& ns) {
+  for (const auto& e : Entities(volume_id)) {
+    if (e.entity_type == type && e.entity_name == name && e.namespace_name == ns &&
+        e.cluster_id == kClusterId) {
+      return true;
+    }
+  }
+  return false;
+}
+
+absl::Status SyncerEnv::PutPv(const std::string& name, const std::string& handle,
+                              const std::string& claim_ns, const std::string& claim,
+                              const std::string& driver) {
+  json pv = {{"apiVersion", "v1"},
+             {"kind", "PersistentVolume"},
+             {"metadata", {{"name", name}, {"labels", {{"backup", "daily"}}}}},
+             {"spec",
+              {{"capacity", {{"storage", "1Gi"}}},
+               {"accessModes", {"ReadWriteOnce"}},
+               {"persistentVolumeReclaimPolicy", "Retain"},
+               {"csi", {{"driver", driver}, {"volumeHandle", handle}, {"fsType", "ext4"}}}}},
+             {"status", {{"phase", claim.empty() ? "Available" : "Bound"}}}};
+  if (!claim.empty()) {
+    pv["spec"]["claimRef"] = {
+        {"kind", "PersistentVolumeClaim"}, {"namespace", claim_ns}, {"name", claim}};
+  }
+  return Put(emu_, "persistentvolumes", pv);
+}
+
+absl::Status SyncerEnv::PutPvc(const std::string& ns, const std::string& name,
+                               const std::string& volume, const json& labels) {
+  json pvc = {{"apiVersion", "v1"},
+              {"kind", "PersistentVolumeClaim"},
+              {"metadata", {{"name", name}, {"namespace", ns}, {"labels", labels}}},
+              {"spec",
+               {{"accessModes", {"ReadWriteOnce"}},
+                {"resources", {{"requests", {{"storage", "1Gi"}}}}},
+                {"volumeName", volume}}},
+              {"status", {{"phase", "Bound"}}}};
+  return Put(emu_, "persistentvolumeclaims", pvc);
+}
+
+absl::Status SyncerEnv::PutPod(const std::string& ns, const std::string& name,
+                               const std::string& claim, const std::string& phase) {
+  json pod = {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", {{"name", name}, {"namespace", ns}, {"labels", {{"app", name}}}}},
+      {"spec",
+       {{"containers", {{{"name", "c"}, {"image", "busybox"}}}},
+        {"volumes", {{{"name", "data"}, {"persistentVolumeClaim", {{"claimName", claim}}}}}}}},
+      {"status", {{"phase", phase}}}};
+  return Put(emu_, "pods", pod);
+}
+
+absl::Status SyncerEnv::SetLabels(const std::string& resource, const std::string& ns,
+                                  const std::string& name, const json& labels) {
+  absl::StatusOr<json> obj = emu_.Get(resource, ns, name);
+  if (!obj.ok()) return obj.status();
+  (*obj)["metadata"]["labels"] = labels;
+  return Put(emu_, resource, *obj);
+}
+
+bool SyncerEnv::RunFullSync() {
+  const int64_t before = syncer_->stats().full_syncs + syncer_->stats().full_sync_failures;
+  clock_.Advance(kPeriod);
+  return ccm::testing::Eventually([&] {
+    SyncerStats s = syncer_->stats();
+    return s.full_syncs + s.full_sync_failures > before;
+  });
+}
+
+}  // namespace ccm::csi::syncer::testing

@@ -1,0 +1,90 @@
+#pragma once
+// Test environment of the CNS metadata syncer: the simulator (vCenter with CNS), a CnsClient on
+// it, the API emulator with a RestClient and PV/PVC/Pod informers, and the syncer under test on a
+// FakeClock (its full-sync period and retry backoff move only when the test advances it).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "csi/syncer/metadata_syncer.h"
+#include "fixtures/kube_emulator/kube_emulator.h"
+#include "fixtures/vcsim/vcsim_process.h"
+#include "kube/client.h"
+#include "kube/informer.h"
+#include "testing/fake_clock.h"
+#include "testing/static_credentials.h"
+#include "vsphere/client.h"
+#include "vsphere/cns/cns_client.h"
+
+namespace ccm::csi::syncer::testing {
+
+inline constexpr char kClusterId[] = "cluster-1";
+inline constexpr absl::Duration kPeriod = absl::Minutes(30);
+
+class SyncerEnv {
+ public:
+  SyncerEnv();
+  ~SyncerEnv();
+  // Starts both fixtures, the informers and (unless told not to) the syncer, whose first full
+  // sync runs at once.
+  absl::Status Start(bool start_syncer = true);
+  // Stops the syncer only (the fixtures stay): a second Start() builds a new one.
+  void StopSyncer();
+  absl::Status StartSyncer();
+
+  // A CNS volume (1 GiB) of `cluster_id` ("" = none, as a disk registered by hand).
+  absl::StatusOr<std::string> CreateVolume(const std::string& name,
+                                           const std::string& cluster_id = kClusterId);
+  // The volume's entity metadata, as CNS answers a query for it.
+  std::vector<vsphere::cns::EntityMetadata> Entities(const std::string& volume_id);
+  absl::StatusOr<vsphere::cns::Volume> Volume(const std::string& volume_id);
+  // Whether CNS has an entity of this type and name (namespace "" for PVs) of our cluster.
+  bool HasEntity(const std::string& volume_id, const std::string& type, const std::string& name,
+                 const std::string& ns = "");
+
+  // Objects written straight into the emulator (as the provisioner, scheduler and kubelet would).
+  absl::Status PutPv(const std::string& name, const std::string& handle,
+                     const std::string& claim_ns = "", const std::string& claim = "",
+                     const std::string& driver = "csi.vsphere.vmware.com");
+  absl::Status PutPvc(const std::string& ns, const std::string& name, const std::string& volume,
+                      const nlohmann::json& labels = nlohmann::json::object());
+  absl::Status PutPod(const std::string& ns, const std::string& name, const std::string& claim,
+                      const std::string& phase = "Running");
+  absl::Status SetLabels(const std::string& resource, const std::string& ns,
+                         const std::string& name, const nlohmann::json& labels);
+
+  // Advances the clock by the full-sync period and waits until one more full sync has ended.
+  bool RunFullSync();
+
+  ccm::testing::VcsimProcess& vcsim() { return *vcsim_; }
+  ccm::testing::KubeEmulator& emu() { return emu_; }
+  vsphere::cns::CnsClient& cns() { return *cns_; }
+  MetadataSyncer& syncer() { return *syncer_; }
+  ccm::FakeClock& clock() { return clock_; }
+  metrics::Registry& registry() { return *registry_; }
+  const std::string& vcenter() const { return vcenter_; }
+  const std::string& dir() const { return dir_; }
+  std::string kubeconfig() const { return dir_ + "/kubeconfig"; }
+
+ private:
+  std::string dir_;
+  std::unique_ptr<ccm::testing::VcsimProcess> vcsim_;
+  vsphere::StaticCredentialSource creds_{vsphere::Credentials{"admin", Secret("secret")}};
+  std::unique_ptr<vsphere::Client> vim_;
+  std::unique_ptr<vsphere::cns::CnsClient> cns_;
+  std::string vcenter_;
+  vsphere::Moref datastore_;
+  ccm::testing::KubeEmulator emu_;
+  std::unique_ptr<kube::RestClient> rest_;
+  std::unique_ptr<kube::SharedInformerFactory> factory_;
+  kube::Informer* pvs_ = nullptr;
+  kube::Informer* pvcs_ = nullptr;
+  kube::Informer* pods_ = nullptr;
+  ccm::FakeClock clock_;
+  std::unique_ptr<metrics::Registry> registry_;
+  std::unique_ptr<MetadataSyncer> syncer_;
+};
+
+}  // namespace ccm::csi::syncer::testing

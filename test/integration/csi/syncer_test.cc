@@ -1,0 +1,245 @@
+// The CNS metadata syncer end to end: objects written to the API emulator show in the
+// simulator's CNS as the vSphere client would show them, drift is repaired by the full sync,
+// orphans are reported and kept, and statically provisioned volumes are registered.
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "integration/csi/syncer_env.h"
+#include "testing/eventually.h"
+
+namespace ccm::csi::syncer::testing {
+namespace {
+
+using ::ccm::testing::Eventually;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::UnorderedElementsAre;
+namespace cns = ::ccm::vsphere::cns;
+
+class SyncerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(env_.Start().ok()); }
+
+  // A volume with PV pv-<name>, PVC ns1/<name> and Running Pod ns1/<name>-pod.
+  std::string Workload(const std::string& name) {
+    absl::StatusOr<std::string> id = env_.CreateVolume("pvc-" + name);
+    EXPECT_TRUE(id.ok()) << id.status();
+    EXPECT_TRUE(env_.PutPv("pv-" + name, *id, "ns1", name).ok());
+    absl::Status pvc = env_.PutPvc("ns1", name, "pv-" + name, {{"tier", "gold"}});
+    EXPECT_TRUE(pvc.ok()) << pvc;
+    absl::Status pod = env_.PutPod("ns1", name + "-pod", name);
+    EXPECT_TRUE(pod.ok()) << pod;
+    return *id;
+  }
+  bool Complete(const std::string& id, const std::string& name) {
+    return env_.HasEntity(id, kEntityPv, "pv-" + name) &&
+           env_.HasEntity(id, kEntityPvc, name, "ns1") &&
+           env_.HasEntity(id, kEntityPod, name + "-pod", "ns1");
+  }
+  double Metric(const std::string& family, const metrics::Labels& labels = {}) {
+    metrics::Family* f = env_.registry().Find(family);
+    return f == nullptr ? -1 : f->Value(labels);
+  }
+
+  SyncerEnv env_;
+};
+
+TEST_F(SyncerTest, PvPvcAndPodMetadataAppearInCns) {
+  const std::string id = Workload("db");
+  ASSERT_TRUE(Eventually([&] { return Complete(id, "db"); })) << id;
+  std::vector<cns::EntityMetadata> entities = env_.Entities(id);
+  ASSERT_EQ(entities.size(), 3u);
+  for (const cns::EntityMetadata& e : entities) {
+    EXPECT_EQ(e.cluster_id, kClusterId);
+    if (e.entity_type == kEntityPv) {
+      EXPECT_THAT(e.labels, ElementsAre(std::pair<std::string, std::string>("backup", "daily")));
+      EXPECT_THAT(e.referred_entity, IsEmpty());
+    } else if (e.entity_type == kEntityPvc) {
+      EXPECT_THAT(e.labels, ElementsAre(std::pair<std::string, std::string>("tier", "gold")));
+      EXPECT_THAT(e.referred_entity,
+                  ElementsAre(cns::EntityReference{kEntityPv, "pv-db", "", kClusterId}));
+    } else {
+      EXPECT_EQ(e.entity_type, kEntityPod);
+      EXPECT_THAT(e.referred_entity,
+                  ElementsAre(cns::EntityReference{kEntityPvc, "db", "ns1", kClusterId}));
+    }
+  }
+  auto v = env_.Volume(id);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->metadata.container_cluster.cluster_id, kClusterId);
+  EXPECT_GE(Metric("vsphere_syncer_metadata_updates_total", {"success"}), 1);
+}
+
+TEST_F(SyncerTest, LabelChangesAreWritten) {
+  const std::string id = Workload("web");
+  ASSERT_TRUE(Eventually([&] { return Complete(id, "web"); }));
+  ASSERT_TRUE(
+      env_.SetLabels("persistentvolumeclaims", "ns1", "web", {{"tier", "silver"}, {"team", "a"}})
+          .ok());
+  ASSERT_TRUE(env_.SetLabels("persistentvolumes", "", "pv-web", nlohmann::json::object()).ok());
+  auto labels_of = [&](const std::string& type) {
+    for (const auto& e : env_.Entities(id)) {
+      if (e.entity_type == type) {
+        cns::KeyValues l = e.labels;
+        std::sort(l.begin(), l.end());
+        return l;
+      }
+    }
+    return cns::KeyValues{{"missing", ""}};
+  };
+  ASSERT_TRUE(Eventually([&] {
+    return labels_of(kEntityPvc) == cns::KeyValues{{"team", "a"}, {"tier", "silver"}} &&
+           labels_of(kEntityPv).empty();
+  }));
+}
+
+TEST_F(SyncerTest, DeletedPodAndPvcAreRemovedFromCns) {
+  const std::string id = Workload("cache");
+  ASSERT_TRUE(Eventually([&] { return Complete(id, "cache"); }));
+  ASSERT_TRUE(env_.emu().Delete("pods", "ns1", "cache-pod").ok());
+  ASSERT_TRUE(Eventually([&] { return !env_.HasEntity(id, kEntityPod, "cache-pod", "ns1"); }));
+  EXPECT_TRUE(env_.HasEntity(id, kEntityPvc, "cache", "ns1"));
+  // A Pod that is not Running (Succeeded) does not own the volume either.
+  ASSERT_TRUE(env_.PutPod("ns1", "job", "cache", "Running").ok());
+  ASSERT_TRUE(Eventually([&] { return env_.HasEntity(id, kEntityPod, "job", "ns1"); }));
+  ASSERT_TRUE(env_.PutPod("ns1", "job", "cache", "Succeeded").ok());
+  ASSERT_TRUE(Eventually([&] { return !env_.HasEntity(id, kEntityPod, "job", "ns1"); }));
+  // The PVC goes; the PV (Retain) stays, claimRef still naming it.
+  ASSERT_TRUE(env_.emu().Delete("persistentvolumeclaims", "ns1", "cache").ok());
+  ASSERT_TRUE(Eventually([&] {
+    auto e = env_.Entities(id);
+    return e.size() == 1 && e[0].entity_type == kEntityPv;
+  }));
+  // The PV goes: its entity too; the volume itself stays in CNS.
+  ASSERT_TRUE(env_.emu().Delete("persistentvolumes", "", "pv-cache").ok());
+  ASSERT_TRUE(Eventually([&] { return env_.Entities(id).empty(); }));
+  EXPECT_TRUE(env_.Volume(id).ok());
+}
+
+TEST_F(SyncerTest, FullSyncRepairsDriftBothWays) {
+  const std::string id = Workload("drift");
+  ASSERT_TRUE(Eventually([&] { return Complete(id, "drift"); }));
+  // Behind the syncer's back: the PVC entity removed, a Pod that does not exist added.
+  cns::VolumeMetadata m;
+  m.container_cluster.cluster_id = kClusterId;
+  m.entity_metadata = {{kEntityPvc, "drift", "ns1", {}, true, kClusterId, {}},
+                       {kEntityPod, "ghost", "ns1", {}, false, kClusterId, {}}};
+  ASSERT_TRUE(env_.cns().UpdateVolumeMetadata(id, m).ok());
+  ASSERT_FALSE(env_.HasEntity(id, kEntityPvc, "drift", "ns1"));
+  ASSERT_TRUE(env_.HasEntity(id, kEntityPod, "ghost", "ns1"));
+  // Nothing in Kubernetes changed, so only the periodic full sync can notice.
+  ASSERT_TRUE(env_.RunFullSync());
+  ASSERT_TRUE(Eventually(
+      [&] { return Complete(id, "drift") && !env_.HasEntity(id, kEntityPod, "ghost", "ns1"); }));
+  EXPECT_EQ(env_.Entities(id).size(), 3u);
+  EXPECT_EQ(env_.registry().Find("vsphere_full_sync_ops_histogram")->Count({"pass"}), 2u);
+}
+
+TEST_F(SyncerTest, OrphanIsReportedAndKept) {
+  const std::string kept = Workload("kept");
+  auto orphan = env_.CreateVolume("pvc-orphan");
+  auto foreign = env_.CreateVolume("pvc-foreign", "another-cluster");
+  ASSERT_TRUE(orphan.ok() && foreign.ok());
+  // The orphan still carries the entity of a PV deleted while the syncer was not looking.
+  cns::VolumeMetadata m;
+  m.container_cluster.cluster_id = kClusterId;
+  m.entity_metadata = {{kEntityPv, "pv-long-gone", "", {}, false, kClusterId, {}}};
+  ASSERT_TRUE(env_.cns().UpdateVolumeMetadata(*orphan, m).ok());
+  ASSERT_TRUE(Eventually([&] { return Complete(kept, "kept"); }));
+
+  // First sighting: a candidate only (a volume exists in CNS before its PV).
+  ASSERT_TRUE(env_.RunFullSync());
+  EXPECT_THAT(env_.syncer().stats().orphans, IsEmpty());
+  // Second: reported, counted, its stale entity removed, the volume kept.
+  ASSERT_TRUE(env_.RunFullSync());
+  EXPECT_THAT(env_.syncer().stats().orphans, ElementsAre(*orphan));
+  EXPECT_EQ(Metric("vsphere_cns_volume_pv_missing", {env_.vcenter()}), 1);
+  ASSERT_TRUE(Eventually([&] { return env_.Entities(*orphan).empty(); }));
+  auto volumes = env_.vcsim().CnsVolumes();
+  ASSERT_TRUE(volumes.ok());
+  std::set<std::string> ids;
+  for (const auto& v : *volumes) ids.insert(v.id);
+  EXPECT_TRUE(ids.count(*orphan) && ids.count(*foreign) && ids.count(kept));
+  auto counters = env_.vcsim().CnsCounters();
+  ASSERT_TRUE(counters.ok());
+  EXPECT_EQ((*counters)["CnsDeleteVolume"], 0);
+
+  // A PV for it appears: no longer an orphan at the next full sync, its metadata registered.
+  ASSERT_TRUE(env_.PutPv("pv-adopted", *orphan).ok());
+  ASSERT_TRUE(Eventually([&] { return env_.HasEntity(*orphan, kEntityPv, "pv-adopted"); }));
+  ASSERT_TRUE(env_.RunFullSync());
+  EXPECT_THAT(env_.syncer().stats().orphans, IsEmpty());
+  EXPECT_EQ(Metric("vsphere_cns_volume_pv_missing", {env_.vcenter()}), 0);
+}
+
+TEST_F(SyncerTest, StaticallyProvisionedVolumeGetsItsMetadata) {
+  // A disk registered in CNS by hand: no container cluster.
+  auto id = env_.CreateVolume("hand-made", "");
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(env_.PutPv("static-pv", *id, "ns2", "static").ok());
+  ASSERT_TRUE(env_.PutPvc("ns2", "static", "static-pv").ok());
+  ASSERT_TRUE(Eventually([&] {
+    return env_.HasEntity(*id, kEntityPv, "static-pv") &&
+           env_.HasEntity(*id, kEntityPvc, "static", "ns2");
+  }));
+  auto v = env_.Volume(*id);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->metadata.container_cluster.cluster_id, kClusterId);
+  // A PV naming a volume CNS does not know is counted, never an error loop.
+  ASSERT_TRUE(env_.PutPv("typo-pv", "3f1c7a2e-0000-4000-8000-000000000000").ok());
+  ASSERT_TRUE(Eventually([&] { return env_.syncer().stats().pvs_without_volume.size() == 1; }));
+  EXPECT_EQ(Metric("vsphere_syncer_pv_volume_not_found"), 1);
+  // PVs of other drivers are none of our business.
+  ASSERT_TRUE(env_.PutPv("nfs-pv", *id, "", "", "nfs.csi.k8s.io").ok());
+  ASSERT_TRUE(env_.RunFullSync());
+  EXPECT_FALSE(env_.HasEntity(*id, kEntityPv, "nfs-pv"));
+}
+
+TEST_F(SyncerTest, ExistingObjectsAreSyncedAtStart) {
+  env_.StopSyncer();
+  const std::string id = Workload("early");
+  ASSERT_TRUE(env_.StartSyncer().ok());
+  ASSERT_TRUE(Eventually([&] { return Complete(id, "early"); }));
+}
+
+// Least privilege: every API call the syncer made is granted to the controller's ServiceAccount
+// by the rendered manifest.
+TEST_F(SyncerTest, ApiCallsAreAllowedByTheControllerRole) {
+  const std::string id = Workload("rbac");
+  ASSERT_TRUE(Eventually([&] { return Complete(id, "rbac"); }));
+  std::set<std::string> allowed;  // "verb resource"
+  for (const YAML::Node& d :
+       YAML::LoadAllFromFile(CCM_SOURCE_DIR "/manifests/vsphere-csi-driver.yaml")) {
+    if (!d.IsMap() || !d["kind"] || !d["metadata"]) continue;
+    const std::string kind = d["kind"].as<std::string>();
+    const std::string name = d["metadata"]["name"].as<std::string>();
+    if (!((kind == "ClusterRole" && name == "vsphere-csi-controller-role") ||
+          (kind == "Role" && name == "vsphere-csi-controller-leases"))) {
+      continue;
+    }
+    for (const auto& rule : d["rules"])
+      for (const auto& r : rule["resources"])
+        for (const auto& v : rule["verbs"])
+          allowed.insert(v.as<std::string>() + " " + r.as<std::string>());
+  }
+  ASSERT_FALSE(allowed.empty());
+  int checked = 0;
+  for (const auto& [key, count] : env_.emu().RequestCounts()) {
+    const std::string& ua = key;
+    if (absl::StartsWith(ua, "get discovery")) continue;
+    std::vector<std::string> vr = absl::StrSplit(key, absl::MaxSplits(' ', 1));
+    ASSERT_EQ(vr.size(), 2u);
+    // The test's own writes go through the emulator directly and are not counted.
+    EXPECT_TRUE(allowed.count(key)) << key << " is not granted to vsphere-csi-controller";
+    ++checked;
+  }
+  EXPECT_GE(checked, 6);  // list + watch of PVs, PVCs and Pods
+}
+
+}  // namespace
+}  // namespace ccm::csi::syncer::testing
