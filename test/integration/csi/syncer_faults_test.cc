@@ -78,9 +78,8 @@ TEST_F(SyncerFaultsTest, FailedMetadataUpdatesAreRetried) {
   auto id = env_.CreateVolume("pvc-retry");
   ASSERT_TRUE(id.ok());
   // Every update task fails (its info.error), changing nothing.
-  ASSERT_TRUE(env_.vcsim()
-                  .SetCnsFault("CnsUpdateVolumeMetadata", "CnsFault", "injected", -1, "task")
-                  .ok());
+  ASSERT_TRUE(
+      env_.vcsim().SetCnsFault("CnsUpdateVolumeMetadata", "CnsFault", "injected", -1, "task").ok());
   ASSERT_TRUE(Objects(*id, "retry").ok());
   ASSERT_TRUE(Eventually([&] { return Calls("CnsUpdateVolumeMetadata") >= 1; }));
   EXPECT_TRUE(env_.Entities(*id).empty());
@@ -97,7 +96,9 @@ TEST_F(SyncerFaultsTest, UnreachableVCenterIsRetried) {
   // The full sync cannot ask CNS: counted as failed, nothing reported or written.
   ASSERT_TRUE(env_.RunFullSync());
   EXPECT_EQ(env_.syncer().stats().full_sync_failures, 1);
-  EXPECT_EQ(env_.registry().Find("vsphere_full_sync_ops_histogram")->Count({"fail"}), 1u);
+  EXPECT_TRUE(Eventually([&] {
+    return env_.registry().Find("vsphere_full_sync_ops_histogram")->Count({"fail"}) == 1u;
+  }));
   ASSERT_TRUE(env_.vcsim().SetFault("none").ok());
   ASSERT_TRUE(EventuallyWithRetries([&] { return Complete(*id, "down"); }));
   ASSERT_TRUE(env_.RunFullSync());
@@ -114,9 +115,10 @@ TEST_F(SyncerFaultsTest, DriftDuringAnOutageIsRepairedByTheNextFullSync) {
   m.container_cluster.cluster_id = kClusterId;
   m.entity_metadata = {{kEntityPvc, "outage", "ns1", {}, true, kClusterId, {}}};
   ASSERT_TRUE(env_.cns().UpdateVolumeMetadata(*id, m).ok());
-  ASSERT_TRUE(env_.vcsim().SetCnsFault("CnsQueryVolume", "CnsFault", "injected", 1, "soap").ok());
+  ASSERT_TRUE(env_.vcsim().SetCnsFault("CnsQueryVolume", "CnsFault", "injected", -1, "soap").ok());
   ASSERT_TRUE(env_.RunFullSync());
   EXPECT_EQ(env_.syncer().stats().full_sync_failures, 1);
+  ASSERT_TRUE(env_.vcsim().ClearCnsFaults().ok());
   EXPECT_FALSE(env_.HasEntity(*id, kEntityPvc, "outage", "ns1"));
   ASSERT_TRUE(env_.RunFullSync());
   ASSERT_TRUE(Eventually([&] { return Complete(*id, "outage"); }));

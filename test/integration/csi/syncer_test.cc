@@ -72,7 +72,9 @@ TEST_F(SyncerTest, PvPvcAndPodMetadataAppearInCns) {
   auto v = env_.Volume(id);
   ASSERT_TRUE(v.ok());
   EXPECT_EQ(v->metadata.container_cluster.cluster_id, kClusterId);
-  EXPECT_GE(Metric("vsphere_syncer_metadata_updates_total", {"success"}), 1);
+  // Counted once the worker has the task's answer, a moment after CNS shows the change.
+  EXPECT_TRUE(Eventually(
+      [&] { return Metric("vsphere_syncer_metadata_updates_total", {"success"}) >= 1; }));
 }
 
 TEST_F(SyncerTest, LabelChangesAreWritten) {
@@ -137,7 +139,9 @@ TEST_F(SyncerTest, FullSyncRepairsDriftBothWays) {
   ASSERT_TRUE(Eventually(
       [&] { return Complete(id, "drift") && !env_.HasEntity(id, kEntityPod, "ghost", "ns1"); }));
   EXPECT_EQ(env_.Entities(id).size(), 3u);
-  EXPECT_EQ(env_.registry().Find("vsphere_full_sync_ops_histogram")->Count({"pass"}), 2u);
+  EXPECT_TRUE(Eventually([&] {
+    return env_.registry().Find("vsphere_full_sync_ops_histogram")->Count({"pass"}) == 2u;
+  }));
 }
 
 TEST_F(SyncerTest, OrphanIsReportedAndKept) {
