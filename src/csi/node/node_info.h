@@ -14,6 +14,7 @@
 // Thread-safety: Get may be called from several gRPC threads at once.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -24,8 +25,10 @@
 namespace ccm::csi::node {
 
 struct NodeInfoOptions {
-  std::string node_name;           // $NODE_NAME
-  kube::Client* client = nullptr;  // null: no API access (ID from product_serial only)
+  std::string node_name;  // $NODE_NAME
+  // Shared: the service keeps it for its lifetime. Null: no API access (ID from product_serial
+  // only, no topology).
+  std::shared_ptr<kube::Client> client;
   std::string product_serial_path = "/sys/class/dmi/id/product_serial";
   TopologyConfig topology;
   int64_t max_volumes_per_node = 0;

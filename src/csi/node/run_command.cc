@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -14,6 +15,22 @@
 extern char** environ;
 
 namespace ccm::csi::node {
+
+namespace {
+
+// posix_spawnp without PATH searches only /bin:/usr/bin, which misses mkfs.* and blkid in
+// /usr/sbin; a container started without PATH still finds them.
+std::string Program(const std::string& name) {
+  if (name.find('/') != std::string::npos || getenv("PATH") != nullptr) return name;
+  for (const char* dir :
+       {"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}) {
+    std::string path = absl::StrCat(dir, "/", name);
+    if (access(path.c_str(), X_OK) == 0) return path;
+  }
+  return name;
+}
+
+}  // namespace
 
 std::string CommandLine(const std::vector<std::string>& argv) { return absl::StrJoin(argv, " "); }
 
@@ -30,11 +47,12 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv) {
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  const std::string program = Program(argv[0]);
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
-  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  int rc = posix_spawnp(&pid, program.c_str(), &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
   if (rc != 0) {

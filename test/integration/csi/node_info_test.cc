@@ -65,7 +65,7 @@ class NodeInfoTest : public ::testing::Test {
   node::NodeInfoOptions Info(const std::string& name, TopologyConfig topology = {}) {
     node::NodeInfoOptions o;
     o.node_name = name;
-    o.client = client_.get();
+    o.client = client_;
     o.product_serial_path = serial_;
     o.topology = std::move(topology);
     o.max_volumes_per_node = 59;
@@ -74,7 +74,7 @@ class NodeInfoTest : public ::testing::Test {
 
   static inline int counter_ = 0;
   KubeEmulator emu_;
-  std::unique_ptr<kube::RestClient> client_;
+  std::shared_ptr<kube::RestClient> client_;
   std::string dir_, serial_;
   std::unique_ptr<NodeEnv> env_;
 };
