@@ -1,0 +1,159 @@
+// vsphere-csi-driver in syncer mode (X_CSI_MODE=syncer), the real binary with the reference's
+// vsphere-syncer arguments: it takes the Lease vsphere-syncer, writes the CNS metadata, serves
+// its metrics on the syncer port, makes only API calls the manifest's controller roles grant, and
+// on SIGTERM releases the Lease and exits 0.
+#include <httplib.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "integration/child_process.h"
+#include "integration/csi/syncer_env.h"
+#include "testing/eventually.h"
+
+namespace ccm::csi::syncer::testing {
+namespace {
+
+using ::ccm::integration::ChildProcess;
+using ::ccm::testing::Eventually;
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  socklen_t len = sizeof(a);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+std::string LeaseHolder(SyncerEnv& env) {
+  auto l = env.emu().Get("leases", "vmware-system-csi", "vsphere-syncer");
+  if (!l.ok()) return "<none>";
+  return l->value("/spec/holderIdentity"_json_pointer, std::string());
+}
+
+// "verb resource" pairs the controller's ClusterRole and leases Role grant.
+std::set<std::string> ControllerGrants() {
+  std::set<std::string> allowed;
+  for (const YAML::Node& d :
+       YAML::LoadAllFromFile(CCM_SOURCE_DIR "/manifests/vsphere-csi-driver.yaml")) {
+    if (!d.IsMap() || !d["kind"] || !d["metadata"]) continue;
+    const std::string kind = d["kind"].as<std::string>();
+    const std::string name = d["metadata"]["name"].as<std::string>();
+    if (!((kind == "ClusterRole" && name == "vsphere-csi-controller-role") ||
+          (kind == "Role" && name == "vsphere-csi-controller-leases"))) {
+      continue;
+    }
+    for (const auto& rule : d["rules"])
+      for (const auto& r : rule["resources"])
+        for (const auto& v : rule["verbs"])
+          allowed.insert(v.as<std::string>() + " " + r.as<std::string>());
+  }
+  return allowed;
+}
+
+TEST(CsiSyncerBinaryTest, SyncsUnderTheLeaseServesMetricsAndStops) {
+  SyncerEnv env;
+  ASSERT_TRUE(env.Start(/*start_syncer=*/false).ok());
+  const std::string url = env.vcsim().info().url;  // https://127.0.0.1:PORT/sdk
+  const std::string port = url.substr(url.rfind(':') + 1, url.find("/sdk") - url.rfind(':') - 1);
+  const std::string conf = env.dir() + "/csi-vsphere.conf";
+  std::ofstream(conf) << "[Global]\ncluster-id = \"" << kClusterId << "\"\n\n"
+                      << "[VirtualCenter \"127.0.0.1\"]\nport = \"" << port << "\"\n"
+                      << "user = \"admin\"\npassword = \"secret\"\n"
+                      << "ca-file = \"" << env.vcsim().info().ca_file << "\"\n"
+                      << "datacenters = \"dc1\"\n";
+  auto id = env.CreateVolume("pvc-bin");
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(env.PutPv("pv-bin", *id, "ns1", "bin").ok());
+  ASSERT_TRUE(env.PutPvc("ns1", "bin", "pv-bin").ok());
+  ASSERT_TRUE(env.PutPod("ns1", "bin-pod", "bin").ok());
+  env.emu().ResetRequestCounts();
+
+  const int metrics_port = FreePort();
+  auto p = ChildProcess::Start(
+      {"/usr/bin/env", "-i", "X_CSI_MODE=syncer", "VSPHERE_CSI_CONFIG=" + conf,
+       "FULL_SYNC_INTERVAL_MINUTES=30", "POD_NAMESPACE=vmware-system-csi", CSI_DRIVER_BINARY,
+       // The reference's vsphere-syncer container arguments, then ours.
+       "--leader-election", "--leader-election-lease-duration=30s",
+       "--leader-election-renew-deadline=20s", "--leader-election-retry-period=10s",
+       "--fss-name=internal-feature-states.csi.vsphere.vmware.com",
+       "--fss-namespace=vmware-system-csi", "--kubeconfig=" + env.kubeconfig(),
+       absl::StrCat("--metrics-port=", metrics_port), "--metrics-bind-address=127.0.0.1", "--v=2"},
+      env.dir() + "/syncer");
+  ASSERT_TRUE(p.ok()) << p.status();
+  ChildProcess& syncer = **p;
+
+  ASSERT_TRUE(Eventually([&] {
+    return env.HasEntity(*id, kEntityPv, "pv-bin") &&
+           env.HasEntity(*id, kEntityPvc, "bin", "ns1") &&
+           env.HasEntity(*id, kEntityPod, "bin-pod", "ns1");
+  })) << syncer.Stderr();
+  EXPECT_NE(LeaseHolder(env), "<none>");
+  EXPECT_FALSE(LeaseHolder(env).empty());
+
+  httplib::Client http("127.0.0.1", metrics_port);
+  auto res = http.Get("/metrics");
+  ASSERT_TRUE(res) << syncer.Stderr();
+  EXPECT_EQ(res->status, 200);
+  for (const char* m : {"vsphere_syncer_info{version=", "vsphere_full_sync_ops_histogram",
+                        "vsphere_cns_volume_pv_missing{vc=\"127.0.0.1\"} 0",
+                        "vsphere_syncer_metadata_updates_total{result=\"success\"}"}) {
+    EXPECT_TRUE(absl::StrContains(res->body, m)) << m << "\n" << res->body;
+  }
+  auto health = http.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+
+  syncer.Signal(SIGTERM);
+  EXPECT_EQ(syncer.WaitExit(absl::Seconds(15)), 0) << syncer.Stderr();
+  EXPECT_EQ(LeaseHolder(env), "");  // released on the way out
+
+  // Least privilege, with the Lease: every call is granted to vsphere-csi-controller.
+  const std::set<std::string> allowed = ControllerGrants();
+  ASSERT_FALSE(allowed.empty());
+  bool leases = false;
+  for (const auto& [key, count] : env.emu().RequestCounts()) {
+    if (absl::StartsWith(key, "get discovery")) continue;
+    leases |= absl::EndsWith(key, " leases");
+    EXPECT_TRUE(allowed.count(key)) << key << " is not granted to vsphere-csi-controller";
+  }
+  EXPECT_TRUE(leases);
+}
+
+TEST(CsiSyncerBinaryTest, StartUpErrorsNameWhatToFix) {
+  char tmpl[] = "/tmp/csi-syncer-bin-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const std::string conf = dir + "/csi-vsphere.conf";
+  std::ofstream(conf) << "[VirtualCenter \"vc.example.com\"]\nuser = \"u\"\npassword = \"p\"\n";
+  auto p =
+      ChildProcess::Start({"/usr/bin/env", "-i", "X_CSI_MODE=syncer", "VSPHERE_CSI_CONFIG=" + conf,
+                           CSI_DRIVER_BINARY, "--kubeconfig=/nonexistent"},
+                          dir + "/no-cluster-id");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ((*p)->WaitExit(absl::Seconds(10)), 1);
+  EXPECT_TRUE(absl::StrContains((*p)->Stderr(), "cluster-id is required")) << (*p)->Stderr();
+
+  auto bad = ChildProcess::Start({"/usr/bin/env", "-i", "X_CSI_MODE=syncer", CSI_DRIVER_BINARY,
+                                  "--operation-mode=WEBHOOK_SERVER"},
+                                 dir + "/webhook");
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ((*bad)->WaitExit(absl::Seconds(10)), 2);
+  EXPECT_TRUE(absl::StrContains((*bad)->Stderr(), "operation-mode")) << (*bad)->Stderr();
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ccm::csi::syncer::testing
