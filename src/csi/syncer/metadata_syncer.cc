@@ -297,7 +297,8 @@ void MetadataSyncer::RunFullSync() {
   absl::Status s = FullSync();
   const double secs = absl::ToDoubleSeconds(clock_.Now() - start);
   full_sync_hist_->Observe({s.ok() ? "pass" : "fail"}, secs);
-  if (!s.ok()) LOG_WARN("CNS full sync failed (next in {}): {}", absl::FormatDuration(full_sync_period_), s);
+  if (!s.ok())
+    LOG_WARN("CNS full sync failed (next in {}): {}", absl::FormatDuration(full_sync_period_), s);
 }
 
 absl::Status MetadataSyncer::FullSync() {
