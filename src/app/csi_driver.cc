@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "app/csi_node.h"
 #include "app/health_server.h"
 #include "common/logging.h"
 #include "csi/core/constants.h"
@@ -17,7 +18,8 @@ namespace ccm::app {
 
 absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
                                                  const cloud::Config* config,
-                                                 metrics::Registry* registry) {
+                                                 metrics::Registry* registry,
+                                                 const std::map<std::string, std::string>& env) {
   CsiServiceSet set;
   if (options.mode == CsiMode::kController) {
     if (config == nullptr) return absl::InvalidArgumentError("controller mode needs the CSI config");
@@ -25,8 +27,11 @@ absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
     // The controller replaces `ready` with "every configured vCenter session is logged in".
     set.controller = std::make_unique<::csi::v1::Controller::Service>();
   } else {
-    // Placeholder until src/csi/node lands. The node plugin is ready once it serves.
-    set.node = std::make_unique<::csi::v1::Node::Service>();
+    // The node plugin is ready once it serves (NodeGetInfo answers Unavailable until its Node
+    // can be read, and the registrar retries).
+    absl::StatusOr<csi::node::NodeServiceOptions> node = NodeServiceOptionsFromEnv(options, env);
+    if (!node.ok()) return node.status();
+    set.node = std::make_unique<csi::node::NodeService>(*std::move(node));
   }
   return set;
 }
@@ -75,7 +80,7 @@ int RunCsiDriver(const CsiOptions& options, const std::map<std::string, std::str
   }
 
   absl::StatusOr<CsiServiceSet> set =
-      BuildCsiServiceSet(options, config ? &config->config : nullptr, &registry);
+      BuildCsiServiceSet(options, config ? &config->config : nullptr, &registry, env);
   if (!set.ok()) {
     LOG_ERROR("cannot set up the CSI services: {}", set.status().message());
     return 1;

@@ -33,10 +33,12 @@ struct CsiServiceSet {
 };
 
 // `config` is set in controller mode (csi-vsphere.conf, parsed), null in node mode (the node
-// plugin holds no vCenter credentials).
+// plugin holds no vCenter credentials). `env`: the process environment (node mode reads its
+// variables, csi_node.h).
 absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
                                                  const cloud::Config* config,
-                                                 metrics::Registry* registry);
+                                                 metrics::Registry* registry,
+                                                 const std::map<std::string, std::string>& env);
 
 // Reads and parses csi-vsphere.conf (the same formats as vsphere.conf). Errors name the file.
 absl::StatusOr<cloud::ParseResult> ReadCsiConfig(const std::string& path,

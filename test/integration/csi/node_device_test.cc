@@ -68,8 +68,8 @@ class NodeDeviceTest : public ::testing::Test {
                       std::string* staging) {
     *staging = env_->NewStagingDir();
     std::string target = env_->NewTargetPath();
-    EXPECT_TRUE(Stage(StageReq(volume, disk->uuid, *staging, MountCap(fs))).ok());
-    EXPECT_TRUE(Publish(PublishReq(volume, disk->uuid, *staging, target, MountCap(fs))).ok());
+    EXPECT_TRUE(Stage(StageReq(volume, disk->uuid, *staging, NodeMountCap(fs))).ok());
+    EXPECT_TRUE(Publish(PublishReq(volume, disk->uuid, *staging, target, NodeMountCap(fs))).ok());
     return target;
   }
 
@@ -107,9 +107,9 @@ TEST_F(NodeDeviceTest, RawBlockPublishGivesAWorkingDevice) {
   const std::string target = env_->NewTargetPath();
   // The leak check sees our devices (so its empty answer at the end means something).
   EXPECT_EQ(LoopDevicesBackedUnder(env_->dir()).size(), 1u);
-  ASSERT_TRUE(Stage(StageReq("vol-b", disk->uuid, staging, BlockCap())).ok());
+  ASSERT_TRUE(Stage(StageReq("vol-b", disk->uuid, staging, NodeBlockCap())).ok());
   EXPECT_TRUE(MountsUnder(staging).empty());  // nothing to stage for block
-  auto publish = PublishReq("vol-b", disk->uuid, staging, target, BlockCap());
+  auto publish = PublishReq("vol-b", disk->uuid, staging, target, NodeBlockCap());
   ASSERT_TRUE(Publish(publish).ok()) << Publish(publish).error_message();
   ASSERT_TRUE(Publish(publish).ok());  // again: OK
 
@@ -138,10 +138,10 @@ TEST_F(NodeDeviceTest, RawBlockPublishGivesAWorkingDevice) {
 
   // Read-only raw block is refused (a ro bind of a device node does not stop writes).
   grpc::Status ro = Publish(PublishReq("vol-b", disk->uuid, staging, env_->NewTargetPath(),
-                                       BlockCap(), /*readonly=*/true));
+                                       NodeBlockCap(), /*readonly=*/true));
   EXPECT_EQ(ro.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << ro.error_message();
   // A filesystem publish at the block target: AlreadyExists.
-  grpc::Status other = Publish(PublishReq("vol-b", disk->uuid, staging, target, MountCap()));
+  grpc::Status other = Publish(PublishReq("vol-b", disk->uuid, staging, target, NodeMountCap()));
   EXPECT_NE(other.error_code(), grpc::StatusCode::OK);
 
   // The disk goes away under the published device: the condition says so.
@@ -262,7 +262,7 @@ TEST_F(NodeDeviceTest, BlockExpandIsANoOpWithTheDeviceSize) {
   ASSERT_TRUE(disk.ok()) << disk.status();
   const std::string target = env_->NewTargetPath();
   const std::string staging = env_->NewStagingDir();
-  ASSERT_TRUE(Publish(PublishReq("vol-be", disk->uuid, staging, target, BlockCap())).ok());
+  ASSERT_TRUE(Publish(PublishReq("vol-be", disk->uuid, staging, target, NodeBlockCap())).ok());
   ASSERT_TRUE(disk->loop->Grow(2 * kDiskSize).ok());
   ::csi::v1::NodeExpandVolumeResponse resp;
   ASSERT_TRUE(Expand("vol-be", target, 2 * kDiskSize, &resp).ok());
@@ -274,7 +274,7 @@ TEST_F(NodeDeviceTest, DeviceThatNeverAppearsFailsFastWithAClearError) {
   StartEnv(absl::Milliseconds(300));
   const std::string uuid = NodeEnv::NewDiskUuid();
   const absl::Time start = absl::Now();
-  grpc::Status s = Stage(StageReq("vol-n", uuid, env_->NewStagingDir(), MountCap()));
+  grpc::Status s = Stage(StageReq("vol-n", uuid, env_->NewStagingDir(), NodeMountCap()));
   const absl::Duration took = absl::Now() - start;
   EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND) << s.error_message();
   EXPECT_NE(s.error_message().find(uuid), std::string::npos) << s.error_message();
@@ -284,7 +284,7 @@ TEST_F(NodeDeviceTest, DeviceThatNeverAppearsFailsFastWithAClearError) {
   EXPECT_LT(took, absl::Seconds(10));
   // A dangling link (udev left it, the disk is gone) is the same as none.
   ASSERT_TRUE(env_->Link(uuid, env_->dir() + "/no-such-device").ok());
-  s = Stage(StageReq("vol-n", uuid, env_->NewStagingDir(), MountCap()));
+  s = Stage(StageReq("vol-n", uuid, env_->NewStagingDir(), NodeMountCap()));
   EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND) << s.error_message();
 }
 
@@ -293,7 +293,7 @@ TEST_F(NodeDeviceTest, BadInput) {
   ASSERT_TRUE(disk.ok()) << disk.status();
   const std::string staging = env_->NewStagingDir();
   auto code = [&](::csi::v1::NodeStageVolumeRequest r) { return Stage(r).error_code(); };
-  auto good = StageReq("vol-i", disk->uuid, staging, MountCap());
+  auto good = StageReq("vol-i", disk->uuid, staging, NodeMountCap());
   auto r = good;
   r.clear_volume_id();
   EXPECT_EQ(code(r), grpc::StatusCode::INVALID_ARGUMENT);
@@ -306,20 +306,21 @@ TEST_F(NodeDeviceTest, BadInput) {
   r = good;
   r.mutable_publish_context()->clear();
   EXPECT_EQ(code(r), grpc::StatusCode::INVALID_ARGUMENT);
-  r = StageReq("vol-i", disk->uuid, staging, MountCap("nfs"));
+  r = StageReq("vol-i", disk->uuid, staging, NodeMountCap("nfs"));
   EXPECT_EQ(code(r), grpc::StatusCode::INVALID_ARGUMENT);
-  r = StageReq("vol-i", disk->uuid, staging,
-               MountCap("ext4", ::csi::v1::VolumeCapability::AccessMode::MULTI_NODE_MULTI_WRITER));
+  r = StageReq(
+      "vol-i", disk->uuid, staging,
+      NodeMountCap("ext4", ::csi::v1::VolumeCapability::AccessMode::MULTI_NODE_MULTI_WRITER));
   EXPECT_EQ(code(r), grpc::StatusCode::INVALID_ARGUMENT);
-  r = StageReq("vol-i", disk->uuid, "relative/path", MountCap());
+  r = StageReq("vol-i", disk->uuid, "relative/path", NodeMountCap());
   EXPECT_EQ(code(r), grpc::StatusCode::INVALID_ARGUMENT);
   // A staging path the CO did not create.
-  r = StageReq("vol-i", disk->uuid, env_->dir() + "/missing/globalmount", MountCap());
+  r = StageReq("vol-i", disk->uuid, env_->dir() + "/missing/globalmount", NodeMountCap());
   grpc::Status s = Stage(r);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
   EXPECT_NE(s.error_message().find("does not exist"), std::string::npos);
 
-  auto p = PublishReq("vol-i", disk->uuid, staging, env_->NewTargetPath(), MountCap());
+  auto p = PublishReq("vol-i", disk->uuid, staging, env_->NewTargetPath(), NodeMountCap());
   auto pcode = [&](::csi::v1::NodePublishVolumeRequest q) { return Publish(q).error_code(); };
   auto q = p;
   q.clear_target_path();

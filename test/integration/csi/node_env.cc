@@ -103,9 +103,9 @@ std::string NodeEnv::NewTargetPath() {
   return absl::StrCat(dir_, "/pods/pod-", ++counter_, "/volumes/pv/mount");
 }
 
-::csi::v1::VolumeCapability MountCap(const std::string& fs,
-                                     ::csi::v1::VolumeCapability::AccessMode::Mode mode,
-                                     const std::vector<std::string>& flags) {
+::csi::v1::VolumeCapability NodeMountCap(const std::string& fs,
+                                         ::csi::v1::VolumeCapability::AccessMode::Mode mode,
+                                         const std::vector<std::string>& flags) {
   ::csi::v1::VolumeCapability cap;
   cap.mutable_mount()->set_fs_type(fs);
   for (const auto& f : flags) cap.mutable_mount()->add_mount_flags(f);
@@ -113,7 +113,7 @@ std::string NodeEnv::NewTargetPath() {
   return cap;
 }
 
-::csi::v1::VolumeCapability BlockCap() {
+::csi::v1::VolumeCapability NodeBlockCap() {
   ::csi::v1::VolumeCapability cap;
   cap.mutable_block();
   cap.mutable_access_mode()->set_mode(::csi::v1::VolumeCapability::AccessMode::SINGLE_NODE_WRITER);

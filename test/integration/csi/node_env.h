@@ -65,12 +65,12 @@ class NodeEnv {
 };
 
 // Requests with the common fields set.
-::csi::v1::VolumeCapability MountCap(
+::csi::v1::VolumeCapability NodeMountCap(
     const std::string& fs = "ext4",
     ::csi::v1::VolumeCapability::AccessMode::Mode mode =
         ::csi::v1::VolumeCapability::AccessMode::SINGLE_NODE_WRITER,
     const std::vector<std::string>& flags = {});
-::csi::v1::VolumeCapability BlockCap();
+::csi::v1::VolumeCapability NodeBlockCap();
 ::csi::v1::NodeStageVolumeRequest StageReq(const std::string& volume, const std::string& uuid,
                                            const std::string& staging,
                                            const ::csi::v1::VolumeCapability& cap);

@@ -64,7 +64,7 @@ TEST_P(NodeVolumeTest, LifecycleKeepsDataAcrossStages) {
   ASSERT_TRUE(disk.ok()) << disk.status();
   const std::string staging = env_->NewStagingDir();
   const std::string target = env_->NewTargetPath();
-  const auto cap = MountCap(fs);
+  const auto cap = NodeMountCap(fs);
   auto stage = StageReq("vol-1", disk->uuid, staging, cap);
   auto publish = PublishReq("vol-1", disk->uuid, staging, target, cap);
 
@@ -101,7 +101,7 @@ TEST_P(NodeVolumeTest, ReadOnlyPublishRefusesWrites) {
   const std::string staging = env_->NewStagingDir();
   const std::string rw = env_->NewTargetPath();
   const std::string ro = env_->NewTargetPath();
-  const auto cap = MountCap(GetParam());
+  const auto cap = NodeMountCap(GetParam());
   ASSERT_TRUE(Stage(StageReq("vol-ro", disk->uuid, staging, cap)).ok());
   ASSERT_TRUE(Publish(PublishReq("vol-ro", disk->uuid, staging, rw, cap)).ok());
   ASSERT_TRUE(WriteFile(rw + "/seen.txt", "from the writer").ok());
@@ -131,7 +131,7 @@ TEST_F(NodeStageTest, DefaultsToExt4AndAppliesMountFlags) {
   ASSERT_TRUE(disk.ok()) << disk.status();
   const std::string staging = env_->NewStagingDir();
   ASSERT_TRUE(
-      Stage(StageReq("vol-d", disk->uuid, staging, MountCap("", kWriter, {"noatime"}))).ok());
+      Stage(StageReq("vol-d", disk->uuid, staging, NodeMountCap("", kWriter, {"noatime"}))).ok());
   EXPECT_EQ(FsOf(disk->loop->path()), "ext4");
   auto mounts = RunTool({"findmnt", "-n", "-o", "FSTYPE,OPTIONS", staging});
   ASSERT_TRUE(mounts.ok()) << mounts.status();
@@ -152,7 +152,7 @@ TEST_F(NodeStageTest, AnotherFilesystemIsRefusedAndNeverFormatted) {
   ASSERT_TRUE(RunTool({"umount", own}).ok());
 
   const std::string staging = env_->NewStagingDir();
-  grpc::Status s = Stage(StageReq("vol-x", disk->uuid, staging, MountCap("xfs")));
+  grpc::Status s = Stage(StageReq("vol-x", disk->uuid, staging, NodeMountCap("xfs")));
   EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
   EXPECT_NE(s.error_message().find("ext4"), std::string::npos) << s.error_message();
   EXPECT_NE(s.error_message().find("xfs"), std::string::npos) << s.error_message();
@@ -160,12 +160,12 @@ TEST_F(NodeStageTest, AnotherFilesystemIsRefusedAndNeverFormatted) {
   EXPECT_TRUE(MountsUnder(staging).empty());
 
   // As ext4 it stages, and the data is there.
-  ASSERT_TRUE(Stage(StageReq("vol-x", disk->uuid, staging, MountCap("ext4"))).ok());
+  ASSERT_TRUE(Stage(StageReq("vol-x", disk->uuid, staging, NodeMountCap("ext4"))).ok());
   auto text = ReadFile(staging + "/precious.txt");
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_EQ(*text, "do not format");
   // The same staging path with another filesystem asked: AlreadyExists.
-  s = Stage(StageReq("vol-x", disk->uuid, staging, MountCap("xfs")));
+  s = Stage(StageReq("vol-x", disk->uuid, staging, NodeMountCap("xfs")));
   EXPECT_EQ(s.error_code(), grpc::StatusCode::ALREADY_EXISTS) << s.error_message();
   ASSERT_TRUE(Unstage("vol-x", staging).ok());
 }
@@ -174,19 +174,19 @@ TEST_F(NodeStageTest, ReadOnlyVolumeIsNeverFormattedAndMountsReadOnly) {
   auto disk = env_->NewDisk();
   ASSERT_TRUE(disk.ok()) << disk.status();
   const std::string staging = env_->NewStagingDir();
-  grpc::Status s = Stage(StageReq("vol-r", disk->uuid, staging, MountCap("ext4", kReader)));
+  grpc::Status s = Stage(StageReq("vol-r", disk->uuid, staging, NodeMountCap("ext4", kReader)));
   EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
   EXPECT_EQ(FsOf(disk->loop->path()), "");  // still empty
 
   // Formatted by a writer first, then staged read-only elsewhere: mounted ro.
   const std::string writer = env_->NewStagingDir();
-  ASSERT_TRUE(Stage(StageReq("vol-r", disk->uuid, writer, MountCap("ext4"))).ok());
+  ASSERT_TRUE(Stage(StageReq("vol-r", disk->uuid, writer, NodeMountCap("ext4"))).ok());
   ASSERT_TRUE(Unstage("vol-r", writer).ok());
-  ASSERT_TRUE(Stage(StageReq("vol-r", disk->uuid, staging, MountCap("ext4", kReader))).ok());
+  ASSERT_TRUE(Stage(StageReq("vol-r", disk->uuid, staging, NodeMountCap("ext4", kReader))).ok());
   absl::Status w = WriteFile(staging + "/x", "x");
   EXPECT_EQ(w.code(), absl::ErrnoToStatusCode(EROFS)) << w;
   // The same path asked read-write: AlreadyExists.
-  s = Stage(StageReq("vol-r", disk->uuid, staging, MountCap("ext4", kWriter)));
+  s = Stage(StageReq("vol-r", disk->uuid, staging, NodeMountCap("ext4", kWriter)));
   EXPECT_EQ(s.error_code(), grpc::StatusCode::ALREADY_EXISTS) << s.error_message();
   ASSERT_TRUE(Unstage("vol-r", staging).ok());
 }
@@ -198,7 +198,7 @@ TEST_F(NodeStageTest, PathsInUseByAnotherVolumeAreAlreadyExists) {
   const std::string staging_a = env_->NewStagingDir();
   const std::string staging_b = env_->NewStagingDir();
   const std::string target = env_->NewTargetPath();
-  const auto cap = MountCap("ext4");
+  const auto cap = NodeMountCap("ext4");
   ASSERT_TRUE(Stage(StageReq("vol-a", a->uuid, staging_a, cap)).ok());
   ASSERT_TRUE(Stage(StageReq("vol-b", b->uuid, staging_b, cap)).ok());
 
@@ -223,7 +223,7 @@ TEST_F(NodeStageTest, PublishBeforeStageIsFailedPrecondition) {
   ASSERT_TRUE(disk.ok()) << disk.status();
   const std::string staging = env_->NewStagingDir();
   const std::string target = env_->NewTargetPath();
-  grpc::Status s = Publish(PublishReq("vol-p", disk->uuid, staging, target, MountCap("ext4")));
+  grpc::Status s = Publish(PublishReq("vol-p", disk->uuid, staging, target, NodeMountCap("ext4")));
   EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
   EXPECT_NE(s.error_message().find("not staged"), std::string::npos) << s.error_message();
 }
@@ -234,7 +234,7 @@ TEST_F(NodeStageTest, ConcurrentCallOnTheSameVolumeIsAborted) {
   ASSERT_TRUE(disk.ok()) << disk.status();
   const std::string staging = env_->NewStagingDir();
   grpc::Status first;
-  std::thread stage([&] { first = Stage(StageReq("vol-c", disk->uuid, staging, MountCap())); });
+  std::thread stage([&] { first = Stage(StageReq("vol-c", disk->uuid, staging, NodeMountCap())); });
   grpc::Status second;
   EXPECT_TRUE(ccm::testing::Eventually([&] {
     second = Unstage("vol-c", staging);
