@@ -10,12 +10,22 @@ class QueueMetrics final : public kube::WorkQueueMetrics {
   QueueMetrics(std::string name, metrics::Family* depth, metrics::Family* adds,
                metrics::Family* latency, metrics::Family* work, metrics::Family* retries,
                metrics::Family* unfinished, metrics::Family* longest)
-      : l_{std::move(name)}, depth_(depth), adds_(adds), latency_(latency), work_(work),
-        retries_(retries), unfinished_(unfinished), longest_(longest) {}
+      : l_{std::move(name)},
+        depth_(depth),
+        adds_(adds),
+        latency_(latency),
+        work_(work),
+        retries_(retries),
+        unfinished_(unfinished),
+        longest_(longest) {}
   void SetDepth(int64_t d) override { depth_->Set(l_, static_cast<double>(d)); }
   void IncAdds() override { adds_->Add(l_); }
-  void ObserveQueueLatency(absl::Duration d) override { latency_->Observe(l_, absl::ToDoubleSeconds(d)); }
-  void ObserveWorkDuration(absl::Duration d) override { work_->Observe(l_, absl::ToDoubleSeconds(d)); }
+  void ObserveQueueLatency(absl::Duration d) override {
+    latency_->Observe(l_, absl::ToDoubleSeconds(d));
+  }
+  void ObserveWorkDuration(absl::Duration d) override {
+    work_->Observe(l_, absl::ToDoubleSeconds(d));
+  }
   void IncRetries() override { retries_->Add(l_); }
   void SetUnfinishedWorkSeconds(double s) override { unfinished_->Set(l_, s); }
   void SetLongestRunningProcessorSeconds(double s) override { longest_->Set(l_, s); }
@@ -33,7 +43,8 @@ std::vector<double> QueueBuckets() {  // client-go: 1e-8 .. 10s, factor 10
 
 QueueMetricsProvider::QueueMetricsProvider(metrics::Registry& r)
     : depth_(r.Gauge("workqueue_depth", "Current depth of workqueue.", {"name"})),
-      adds_(r.Counter("workqueue_adds_total", "Total number of adds handled by workqueue.", {"name"})),
+      adds_(r.Counter("workqueue_adds_total", "Total number of adds handled by workqueue.",
+                      {"name"})),
       latency_(r.Histogram("workqueue_queue_duration_seconds",
                            "How long in seconds an item stays in workqueue before being requested.",
                            {"name"}, QueueBuckets())),
@@ -44,41 +55,28 @@ QueueMetricsProvider::QueueMetricsProvider(metrics::Registry& r)
                          {"name"})),
       unfinished_(r.Gauge("workqueue_unfinished_work_seconds",
                           "How many seconds of work has been done that is in progress.", {"name"})),
-      longest_(r.Gauge("workqueue_longest_running_processor_seconds",
-                       "How many seconds has the longest running processor for workqueue been running.",
-                       {"name"})) {}
+      longest_(
+          r.Gauge("workqueue_longest_running_processor_seconds",
+                  "How many seconds has the longest running processor for workqueue been running.",
+                  {"name"})) {}
 
-std::unique_ptr<kube::WorkQueueMetrics> QueueMetricsProvider::NewQueueMetrics(const std::string& name) {
+std::unique_ptr<kube::WorkQueueMetrics> QueueMetricsProvider::NewQueueMetrics(
+    const std::string& name) {
   return std::make_unique<QueueMetrics>(name, depth_, adds_, latency_, work_, retries_, unfinished_,
                                         longest_);
 }
 
-vsphere::RequestObserver VCenterRequestObserver(metrics::Registry& r, const std::string& vcenter) {
-  auto* duration = r.Histogram("cloudprovider_vsphere_api_request_duration_seconds",
-                               "Latency of vCenter SOAP requests.", {"vcenter", "request"},
-                               metrics::LatencyBuckets());
-  auto* total = r.Counter("cloudprovider_vsphere_api_requests_total",
-                          "vCenter SOAP requests by method and outcome (status code name).",
-                          {"vcenter", "request", "outcome"});
-  auto* errors = r.Counter("cloudprovider_vsphere_api_request_errors",
-                           "vCenter SOAP requests that failed.", {"vcenter", "request"});
-  return [=](absl::string_view method, absl::StatusCode code, absl::Duration latency) {
-    std::string m(method);
-    duration->Observe({vcenter, m}, absl::ToDoubleSeconds(latency));
-    total->Add({vcenter, m, absl::StatusCodeToString(code)});
-    if (code != absl::StatusCode::kOk) errors->Add({vcenter, m});
-  };
-}
-
-void RegisterVCenterGauges(metrics::Registry& r, std::shared_ptr<std::vector<cloud::VCenter*>> vcs) {
-  auto* session = r.Gauge("cloudprovider_vsphere_session_state",
-                          "1 for the current SOAP session state of each vCenter.",
-                          {"vcenter", "state"});
+void RegisterVCenterGauges(metrics::Registry& r,
+                           std::shared_ptr<std::vector<cloud::VCenter*>> vcs) {
+  auto* session =
+      r.Gauge("cloudprovider_vsphere_session_state",
+              "1 for the current SOAP session state of each vCenter.", {"vcenter", "state"});
   auto* logins = r.Gauge("cloudprovider_vsphere_session_generation",
                          "Number of successful (re)logins of the SOAP session.", {"vcenter"});
   auto* synced = r.Gauge("cloudprovider_vsphere_inventory_synced",
                          "1 when the VM inventory cache is current.", {"vcenter"});
-  auto* vms = r.Gauge("cloudprovider_vsphere_inventory_vms", "VMs in the inventory cache.", {"vcenter"});
+  auto* vms =
+      r.Gauge("cloudprovider_vsphere_inventory_vms", "VMs in the inventory cache.", {"vcenter"});
   auto* updates = r.Gauge("cloudprovider_vsphere_inventory_updates_total",
                           "Object updates applied from WaitForUpdatesEx.", {"vcenter"});
   auto* resyncs = r.Gauge("cloudprovider_vsphere_inventory_resyncs_total",
@@ -89,8 +87,9 @@ void RegisterVCenterGauges(metrics::Registry& r, std::shared_ptr<std::vector<clo
                          "Tag and category look-ups that needed a vCenter request.", {"vcenter"});
   auto* topo_hits = r.Gauge("cloudprovider_vsphere_zone_cache_hits_total",
                             "Zone look-ups answered from the topology cache.", {"vcenter"});
-  auto* topo_batches = r.Gauge("cloudprovider_vsphere_zone_tag_batches_total",
-                               "Batched tag requests (list-attached-tags-on-objects).", {"vcenter"});
+  auto* topo_batches =
+      r.Gauge("cloudprovider_vsphere_zone_tag_batches_total",
+              "Batched tag requests (list-attached-tags-on-objects).", {"vcenter"});
   r.OnScrape([=] {
     for (cloud::VCenter* vc : *vcs) {
       const std::string& l = vc->label();
@@ -115,7 +114,8 @@ void RegisterVCenterGauges(metrics::Registry& r, std::shared_ptr<std::vector<clo
 }
 
 void RegisterBuildInfo(metrics::Registry& r, const std::string& version) {
-  r.Gauge("vsphere_ccm_build_info", "Build information; the value is always 1.", {"version", "language"})
+  r.Gauge("vsphere_ccm_build_info", "Build information; the value is always 1.",
+          {"version", "language"})
       ->Set({version, "c++20"}, 1);
 }
 

@@ -1,12 +1,13 @@
 #pragma once
-// Prometheus metrics of the binary: work queues (client-go names), vCenter requests (the Go
-// provider's names, which it defines but never exposes, plus counts by outcome), vCenter session,
+// Prometheus metrics of the binary: work queues (client-go names), vCenter requests (see
+// vcenter_metrics.h), vCenter session,
 // inventory and tag-cache state (read at scrape time), leader status and build info.
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "app/vcenter_metrics.h"
 #include "cloud/vsphere/vcenter.h"
 #include "common/metrics.h"
 #include "kube/work_queue.h"
@@ -22,9 +23,6 @@ class QueueMetricsProvider final : public kube::WorkQueueMetricsProvider {
  private:
   metrics::Family *depth_, *adds_, *latency_, *work_, *retries_, *unfinished_, *longest_;
 };
-
-// Observer for one vCenter's SOAP client.
-vsphere::RequestObserver VCenterRequestObserver(metrics::Registry& r, const std::string& vcenter);
 
 // Session/inventory/tag gauges of these vCenters, refreshed at every scrape. The vCenters must
 // outlive the registry's use (the app unregisters by clearing the vector it owns).

@@ -9,7 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "app/csi_node.h"
 #include "app/health_server.h"
+#include "app/vcenter_metrics.h"
 #include "common/logging.h"
+#include "csi/controller/controller_plugin.h"
 #include "csi/core/constants.h"
 #include "csi/server/csi_server.h"
 #include "csi/server/identity_service.h"
@@ -22,13 +24,23 @@ absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
                                                  const std::map<std::string, std::string>& env) {
   CsiServiceSet set;
   if (options.mode == CsiMode::kController) {
-    if (config == nullptr) return absl::InvalidArgumentError("controller mode needs the CSI config");
-    // Placeholder until src/csi/controller lands: every Controller RPC answers Unimplemented.
-    // The controller replaces `ready` with "every configured vCenter session is logged in".
-    set.controller = std::make_unique<::csi::v1::Controller::Service>();
+    if (config == nullptr)
+      return absl::InvalidArgumentError("controller mode needs the CSI config");
+    // Ready when every vCenter session is up, its VM cache synced and the datastores loaded.
+    // vCenter requests, CNS included, counted like the CCM's (cloudprovider_vsphere_api_*).
+    csi::BackendOptions backend;
+    if (registry != nullptr) {
+      backend.observer_for = [registry](const std::string& vcenter) {
+        return VCenterRequestObserver(*registry, vcenter);
+      };
+    }
+    absl::StatusOr<csi::ControllerPlugin> plugin = csi::StartControllerPlugin(*config, backend);
+    if (!plugin.ok()) return plugin.status();
+    set.controller = std::move(plugin->service);
+    set.ready = std::move(plugin->ready);
   } else {
-    // The node plugin is ready once it serves (NodeGetInfo answers Unavailable until its Node
-    // can be read, and the registrar retries).
+    // The node plugin is ready once it serves (NodeGetInfo answers Unavailable while its Node
+    // lacks the configured topology labels, and the registrar retries).
     absl::StatusOr<csi::node::NodeServiceOptions> node = NodeServiceOptionsFromEnv(options, env);
     if (!node.ok()) return node.status();
     set.node = std::make_unique<csi::node::NodeService>(*std::move(node));
@@ -37,21 +49,23 @@ absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
 }
 
 absl::StatusOr<cloud::ParseResult> ReadCsiConfig(const std::string& path,
-                                                 const std::map<std::string, std::string>& env) {
+                                                 const std::map<std::string, std::string>& env,
+                                                 bool credentials_required) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot read CSI config ", path, ": ", std::strerror(errno),
-                     " (set ", kEnvCsiConfig, " to its path)"));
+    return absl::FailedPreconditionError(absl::StrCat("cannot read CSI config ", path, ": ",
+                                                      std::strerror(errno), " (set ", kEnvCsiConfig,
+                                                      " to its path)"));
   }
   std::stringstream bytes;
   bytes << in.rdbuf();
   cloud::ParseOptions po;
   po.file_name = path;
+  po.credentials_required = credentials_required;
   absl::StatusOr<cloud::ParseResult> r = cloud::ParseConfig(bytes.str(), env, po);
   if (!r.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("invalid CSI config ", path, ": ",
-                                                   r.status().message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid CSI config ", path, ": ", r.status().message()));
   }
   return r;
 }
@@ -118,12 +132,15 @@ int RunCsiDriver(const CsiOptions& options, const std::map<std::string, std::str
   if (options.mode == CsiMode::kController && options.metrics_port > 0) {
     http = std::make_unique<HealthServer>(&registry);
     // Readiness follows Probe; liveness only asks whether this process still answers.
-    http->AddCheck("csi-probe", [ready]() -> absl::Status {
-      if (!ready) return absl::OkStatus();
-      absl::StatusOr<bool> r = ready();
-      if (!r.ok()) return r.status();
-      return *r ? absl::OkStatus() : absl::UnavailableError("not ready yet");
-    }, /*liveness=*/false);
+    http->AddCheck(
+        "csi-probe",
+        [ready]() -> absl::Status {
+          if (!ready) return absl::OkStatus();
+          absl::StatusOr<bool> r = ready();
+          if (!r.ok()) return r.status();
+          return *r ? absl::OkStatus() : absl::UnavailableError("not ready yet");
+        },
+        /*liveness=*/false);
     absl::StatusOr<int> port =
         http->Start(options.metrics_bind_address, options.metrics_port, /*kp=*/nullptr);
     if (!port.ok()) {

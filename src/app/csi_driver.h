@@ -3,8 +3,8 @@
 // (and, in controller mode, the HTTP /metrics + /healthz server) -> run until told to stop.
 //
 // The seam for the Controller and Node services is BuildCsiServiceSet: it is the one place that
-// decides, per mode, what is served and how readiness is judged. Until the services land it
-// serves the generated base classes, which answer every RPC Unimplemented.
+// decides, per mode, what is served and how readiness is judged (the syncer mode does not serve
+// CSI: csi_syncer.h).
 
 #include <functional>
 #include <map>
@@ -41,8 +41,10 @@ absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
                                                  const std::map<std::string, std::string>& env);
 
 // Reads and parses csi-vsphere.conf (the same formats as vsphere.conf). Errors name the file.
+// The node plugin passes `credentials_required` false: it never logs in to vCenter.
 absl::StatusOr<cloud::ParseResult> ReadCsiConfig(const std::string& path,
-                                                 const std::map<std::string, std::string>& env);
+                                                 const std::map<std::string, std::string>& env,
+                                                 bool credentials_required = true);
 
 // Runs the driver until `stop` is notified. Returns the process exit code: 0 after a clean
 // stop, 1 when start-up fails (the reason is logged, naming what to fix).

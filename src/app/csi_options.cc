@@ -20,9 +20,10 @@ std::string Get(const std::map<std::string, std::string>& env, const char* name)
 const std::set<std::string>& IgnoredFlags() {
   static const std::set<std::string> k = {
       "use-gocsi",  // older reference releases: choose gocsi or its own gRPC server
-      "logtostderr", "alsologtostderr", "log-dir", "log-file", "stderrthreshold", "vmodule",
-      "add-dir-header", "skip-headers", "skip-log-headers", "one-output", "log-backtrace-at",
-      "log-flush-frequency", "logging-format"};
+      "logtostderr",      "alsologtostderr", "log-dir",          "log-file",
+      "stderrthreshold",  "vmodule",         "add-dir-header",   "skip-headers",
+      "skip-log-headers", "one-output",      "log-backtrace-at", "log-flush-frequency",
+      "logging-format"};
   return k;
 }
 
@@ -51,7 +52,8 @@ absl::StatusOr<CsiOptions> ParseCsiOptions(const std::vector<std::string>& args,
   if (absl::Status s = flags.Parse(args, &o.warnings); !s.ok()) return s;
   if (o.help || o.version) return o;
 
-  if (o.metrics_port > 65535) return BadFlag("metrics-port", std::to_string(o.metrics_port), "0..65535");
+  if (o.metrics_port > 65535)
+    return BadFlag("metrics-port", std::to_string(o.metrics_port), "0..65535");
   if (verbosity >= 0) {
     o.verbosity = verbosity;
   } else if (absl::AsciiStrToUpper(Get(env, kEnvLoggerLevel)) == "DEVELOPMENT") {
@@ -72,9 +74,9 @@ absl::StatusOr<CsiOptions> ParseCsiOptions(const std::vector<std::string>& args,
 
   o.endpoint = !endpoint_flag.empty() ? endpoint_flag : Get(env, kEnvCsiEndpoint);
   if (o.endpoint.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "CSI endpoint cannot be empty: set ", kEnvCsiEndpoint,
-        " (or --endpoint), e.g. unix:///csi/csi.sock"));
+    return absl::InvalidArgumentError(absl::StrCat("CSI endpoint cannot be empty: set ",
+                                                   kEnvCsiEndpoint,
+                                                   " (or --endpoint), e.g. unix:///csi/csi.sock"));
   }
   if (auto e = csi::ParseEndpoint(o.endpoint); !e.ok()) return e.status();
 
@@ -95,8 +97,11 @@ std::string CsiUsageText() {
 The vSphere CSI driver (csi.vsphere.vmware.com). Configured by the environment, as the reference
 driver is:
   CSI_ENDPOINT        (required) the CSI socket, e.g. unix:///csi/csi.sock (or a plain path)
-  X_CSI_MODE          (required) controller | node
-  VSPHERE_CSI_CONFIG  csi-vsphere.conf, read in controller mode (default /etc/cloud/csi-vsphere.conf)
+  X_CSI_MODE          (required) controller | node | syncer (the CNS metadata syncer)
+  VSPHERE_CSI_CONFIG  csi-vsphere.conf (default /etc/cloud/csi-vsphere.conf); the node plugin
+                      reads only its topology part, when the file exists
+  NODE_NAME           node mode (required): this node's Node object
+  MAX_VOLUMES_PER_NODE, CSI_DEVICE_BY_ID_DIR, CSI_DEVICE_WAIT, KUBECONFIG: node mode (README)
   LOGGER_LEVEL        PRODUCTION (default) | DEVELOPMENT (logs every RPC, like -v 4)
   CLUSTER_FLAVOR      VANILLA (the default; the only flavor implemented)
 

@@ -20,6 +20,13 @@ absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
   if (config.vcenters.empty()) {
     return absl::InvalidArgumentError("csi-vsphere.conf configures no vCenter");
   }
+  // Every volume is created under the container cluster; listing and the CreateVolume name
+  // look-up are scoped to it. Without one, volumes of other clusters would be seen as ours.
+  if (config.global.cluster_id.empty()) {
+    return absl::InvalidArgumentError(
+        "csi-vsphere.conf: [Global] cluster-id is required (a unique name for this Kubernetes "
+        "cluster, at most 64 characters; the syncer needs the same value)");
+  }
   for (const cloud::VirtualCenterConfig& vc : config.vcenters) {
     if (vc.credential_source == cloud::CredentialSourceKind::kGlobalSecret ||
         vc.credential_source == cloud::CredentialSourceKind::kVCenterSecret) {

@@ -33,8 +33,15 @@ absl::StatusOr<vsphere::Moref> ControllerService::FindNodeVm(VCenterEndpoint& vc
     return vm->moref;
   }
   // A node name (the reference without use-csinode-id): the VM whose guest hostname, else whose
-  // name, is the node name. From memory, like a UUID.
-  CCM_ASSIGN_OR_RETURN(std::vector<vsphere::VmFacts> vms, vc.vms->FindByHostname(node.value));
+  // name, is the node name. From memory, like a UUID. The cache answers NotFound (not an empty
+  // list) when no guest hostname matches: that is the case for the VM-name fallback.
+  absl::StatusOr<std::vector<vsphere::VmFacts>> by_hostname = vc.vms->FindByHostname(node.value);
+  if (!by_hostname.ok() && !absl::IsNotFound(by_hostname.status())) {
+    return WithContext(by_hostname.status(),
+                       absl::StrCat("node ", node_id, " in vCenter ", vc.label));
+  }
+  std::vector<vsphere::VmFacts> vms;
+  if (by_hostname.ok()) vms = *std::move(by_hostname);
   if (vms.empty()) {
     CCM_RETURN_IF_ERROR(vc.vms->ForEachVm([&](const vsphere::VmFacts& f) {
       if (absl::EqualsIgnoreCase(f.name, node.value)) vms.push_back(f);

@@ -6,8 +6,9 @@
 // offers expansion through the controller's EXPAND_VOLUME capability only; the external-resizer
 // looks at that). We announce CONTROLLER_SERVICE only where the Controller service is served,
 // so a client of the node socket is not told to call controller RPCs that answer Unimplemented;
-// VOLUME_ACCESSIBILITY_CONSTRAINTS where topology is in use (the spec requires it from any plugin
-// that returns accessible_topology, the node plugin's NodeGetInfo included); VolumeExpansion
+// VOLUME_ACCESSIBILITY_CONSTRAINTS as configured (the binary announces it from both plugins, as
+// the reference: the spec requires it from any plugin that may return accessible_topology, the
+// node plugin's NodeGetInfo included); VolumeExpansion
 // types only as configured (none by default, as the reference).
 //
 // Probe. `ready` answers ready (true), still starting (false), or unhealthy (an error, passed on

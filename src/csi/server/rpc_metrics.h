@@ -4,8 +4,9 @@
 //
 // Metric names. The reference driver has no per-RPC metric: its vsphere_csi_volume_ops_histogram
 // {voltype,optype,status,faulttype} is recorded by the controller code per volume operation
-// (create-volume, attach-volume, ...) and belongs there (the controller service records it; the
-// interceptor cannot know voltype or faulttype). These two are ours, named with the reference's
+// (create-volume, attach-volume, ...); this driver does not record it (the interceptor cannot
+// know voltype or faulttype), and vCenter/CNS requests are counted by the vCenter client's
+// cloudprovider_vsphere_api_* metrics instead. These two are ours, named with the reference's
 // `vsphere_` prefix like all its metrics (vsphere_csi_info, vsphere_cns_volume_ops_histogram,
 // vsphere_request_ops_seconds), and with the gRPC code spelled as the CSI sidecars'
 // csi_sidecar_operations_seconds{grpc_status_code} spells it, so both sides of a call can be
@@ -13,9 +14,9 @@
 //   vsphere_csi_operations_total{method,code}        counter; method = "CreateVolume", ...
 //   vsphere_csi_operation_duration_seconds{method}   histogram
 
-#include <memory>
-
 #include <grpcpp/support/server_interceptor.h>
+
+#include <memory>
 
 #include "absl/strings/string_view.h"
 #include "common/metrics.h"
@@ -29,8 +30,7 @@ inline constexpr const char* kOperationDuration = "vsphere_csi_operation_duratio
 // services, so the short name is enough and matches the sidecars' method_name label).
 absl::string_view ShortMethodName(absl::string_view full_method);
 
-class RpcMetricsInterceptorFactory
-    : public grpc::experimental::ServerInterceptorFactoryInterface {
+class RpcMetricsInterceptorFactory : public grpc::experimental::ServerInterceptorFactoryInterface {
  public:
   // `registry` null: log only.
   explicit RpcMetricsInterceptorFactory(metrics::Registry* registry);

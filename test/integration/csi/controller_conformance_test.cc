@@ -351,11 +351,24 @@ TEST(ControllerPluginTest, KubernetesSecretCredentialsAreAClearStartUpError) {
   vc.secret_name = "vsphere-config-secret";
   vc.secret_namespace = "vmware-system-csi";
   config.vcenters = {vc};
+  config.global.cluster_id = "cluster-1";
   auto plugin = StartControllerPlugin(config);
   ASSERT_EQ(plugin.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(std::string(plugin.status().message()),
               HasSubstr("vmware-system-csi/vsphere-config-secret"));
   EXPECT_THAT(std::string(plugin.status().message()), HasSubstr("secrets-directory"));
+}
+
+TEST(ControllerPluginTest, ClusterIdIsRequired) {
+  cloud::Config config;
+  cloud::VirtualCenterConfig vc;
+  vc.label = vc.server = "vc.example.com";
+  vc.user = "u";
+  vc.password = Secret("p");
+  config.vcenters = {vc};
+  auto plugin = StartControllerPlugin(config);
+  ASSERT_EQ(plugin.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(plugin.status().message()), HasSubstr("cluster-id is required"));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "controller_env.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "csi/controller/controller_plugin.h"
 #include "csi/core/constants.h"
@@ -28,23 +29,32 @@ std::string ZonesSpec() {
 
 absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::Start(const std::string& spec,
                                                                     absl::Duration change_delay) {
-  auto env = std::unique_ptr<ControllerEnv>(new ControllerEnv());
-  auto sim = ccm::testing::VcsimProcess::Start(spec);
-  if (!sim.ok()) return sim.status();
-  env->sim_ = *std::move(sim);
+  return StartMulti({spec}, change_delay);
+}
 
-  cloud::VirtualCenterConfig vc;
-  const std::string hp = env->sim_->host_port();
-  vc.label = "vc1";
-  vc.server = hp.substr(0, hp.rfind(':'));
-  vc.port = std::stoi(hp.substr(hp.rfind(':') + 1));
-  vc.ca_file = env->sim_->info().ca_file;
-  vc.user = "csi-user";
-  vc.password = Secret("csi-pass");
-  env->config_.vcenters = {vc};
+absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::StartMulti(
+    const std::vector<std::string>& specs, absl::Duration change_delay,
+    const std::function<void(cloud::Config&)>& configure) {
+  auto env = std::unique_ptr<ControllerEnv>(new ControllerEnv());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    auto sim = ccm::testing::VcsimProcess::Start(specs[i]);
+    if (!sim.ok()) return sim.status();
+    env->sims_.push_back(*std::move(sim));
+
+    cloud::VirtualCenterConfig vc;
+    const std::string hp = env->sims_.back()->host_port();
+    vc.label = absl::StrCat("vc", i + 1);
+    vc.server = hp.substr(0, hp.rfind(':'));
+    vc.port = std::stoi(hp.substr(hp.rfind(':') + 1));
+    vc.ca_file = env->sims_.back()->info().ca_file;
+    vc.user = "csi-user";
+    vc.password = Secret("csi-pass");
+    env->config_.vcenters.push_back(vc);
+  }
   env->config_.global.cluster_id = "test-cluster";
   env->config_.labels.zone = "k8s-zone";
   env->config_.labels.region = "k8s-region";
+  if (configure) configure(env->config_);
 
   BackendOptions bo;
   bo.datastore_change_delay = change_delay;
@@ -85,15 +95,19 @@ ControllerEnv::~ControllerEnv() {
 }
 
 std::string ControllerEnv::VmUuid(const std::string& name) const {
-  for (const auto& vm : sim_->info().vms) {
-    if (vm.name == name) return vm.uuid;
+  for (const auto& sim : sims_) {
+    for (const auto& vm : sim->info().vms) {
+      if (vm.name == name) return vm.uuid;
+    }
   }
   return "";
 }
 
 std::string ControllerEnv::VmMoid(const std::string& name) const {
-  for (const auto& vm : sim_->info().vms) {
-    if (vm.name == name) return vm.moid;
+  for (const auto& sim : sims_) {
+    for (const auto& vm : sim->info().vms) {
+      if (vm.name == name) return vm.moid;
+    }
   }
   return "";
 }
@@ -102,10 +116,15 @@ absl::StatusOr<ccm::testing::VcsimCnsVolume> ControllerEnv::CnsVolume(
     const std::string& volume_id) {
   auto ref = ParseVolumeId(volume_id);
   if (!ref.ok()) return ref.status();
-  auto volumes = sim_->CnsVolumes();
-  if (!volumes.ok()) return volumes.status();
-  for (const auto& v : *volumes) {
-    if (v.id == ref->cns_id) return v;
+  for (size_t i = 0; i < sims_.size(); ++i) {
+    if (!ref->vcenter.empty() && !absl::EqualsIgnoreCase(ref->vcenter, config_.vcenters[i].label)) {
+      continue;
+    }
+    auto volumes = sims_[i]->CnsVolumes();
+    if (!volumes.ok()) return volumes.status();
+    for (const auto& v : *volumes) {
+      if (v.id == ref->cns_id) return v;
+    }
   }
   return absl::NotFoundError(absl::StrCat("simulator has no volume ", volume_id));
 }

@@ -4,17 +4,25 @@
 // client stub. Zones: cluster zone-a (2 hosts) and zone-b (1 host) tagged with k8s-zone,
 // region-1 on the datacenter; ds-a mounted on zone-a only, ds-b on zone-b only, the small
 // default datastore1 (the simulator lists only the last host made, zone-b's, as mounting it).
+//
+// Several vCenters (StartMulti): one simulator per spec, configured as vCenters "vc1", "vc2", ...
+// in spec order. They share the server address 127.0.0.1 and differ by port: the config keys
+// vCenters by server:port, the CSI controller by label (qualified volume IDs name the label), but
+// credentials are looked up by server alone (cloud::CredentialStore), so every spec must accept
+// the same user, csi-user / csi-pass.
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "cloud/config/config.h"
 #include "csi/controller/controller_backend.h"
 #include "csi/proto/csi.grpc.pb.h"
 #include "csi/server/csi_server.h"
-#include "csi/server/test_socket.h"
 #include "fixtures/vcsim/vcsim_process.h"
+#include "testing/csi_socket.h"
 
 namespace ccm::csi::testing {
 
@@ -30,25 +38,33 @@ class ControllerEnv {
   // `change_delay`: the datastore inventory's refresh delay after a change (short for tests).
   static absl::StatusOr<std::unique_ptr<ControllerEnv>> Start(
       const std::string& spec, absl::Duration change_delay = absl::Milliseconds(200));
+  // One simulator per spec, as vCenters "vc1", "vc2", ...; `configure` (optional) may change the
+  // config (e.g. [Global] query-limit) before the plugin starts.
+  static absl::StatusOr<std::unique_ptr<ControllerEnv>> StartMulti(
+      const std::vector<std::string>& specs, absl::Duration change_delay = absl::Milliseconds(200),
+      const std::function<void(cloud::Config&)>& configure = nullptr);
   ~ControllerEnv();
 
-  ccm::testing::VcsimProcess& sim() { return *sim_; }
+  // The simulator of vCenter "vc<i+1>".
+  ccm::testing::VcsimProcess& sim(size_t i = 0) { return *sims_.at(i); }
+  size_t sim_count() const { return sims_.size(); }
   ControllerBackend& backend() { return *backend_; }
   ::csi::v1::Controller::Stub& controller() { return *controller_; }
   ::csi::v1::Identity::Stub& identity() { return *identity_; }
   const cloud::Config& config() const { return config_; }
 
-  // The BIOS UUID of a simulator VM by name ("" when none).
+  // The BIOS UUID of a simulator VM by name ("" when none), from every simulator.
   std::string VmUuid(const std::string& name) const;
   std::string VmMoid(const std::string& name) const;
-  // The CNS volume of a CSI volume ID, from the simulator's debug API.
+  // The CNS volume of a CSI volume ID, from the debug API of the simulator of the vCenter the ID
+  // names (of every simulator for a bare ID).
   absl::StatusOr<ccm::testing::VcsimCnsVolume> CnsVolume(const std::string& volume_id);
   // The simulator's datastore MOID by name (from the inventory's candidates).
   std::string DatastoreMoid(const std::string& name);
 
  private:
   ControllerEnv() = default;
-  std::unique_ptr<ccm::testing::VcsimProcess> sim_;
+  std::vector<std::unique_ptr<ccm::testing::VcsimProcess>> sims_;
   cloud::Config config_;
   std::shared_ptr<ControllerBackend> backend_;
   TempDir dir_;

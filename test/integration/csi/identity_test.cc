@@ -13,9 +13,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "csi/proto/csi.grpc.pb.h"
-#include "csi/server/test_socket.h"
 #include "httplib.h"
 #include "integration/child_process.h"
+#include "testing/csi_socket.h"
 #include "testing/eventually.h"
 
 namespace ccm::integration {
@@ -134,13 +134,19 @@ TEST(CsiDriverBinaryTest, ControllerServesMetricsOnItsPort) {
     auto r = http.Get("/metrics");
     if (!r || r->status != 200) return false;
     metrics = r->body;
-    return true;
-  })) << (*p)->Stderr();
+    // The vCenter requests (here the failed connection attempts) are counted like the CCM's.
+    return metrics.find("cloudprovider_vsphere_api_requests_total{vcenter=\"127.0.0.1\"") !=
+           std::string::npos;
+  })) << (*p)->Stderr()
+      << metrics;
   EXPECT_THAT(metrics, HasSubstr("vsphere_csi_info{version="));
   EXPECT_THAT(metrics, HasSubstr("vsphere_csi_operations_total{method=\"Probe\",code=\"OK\"}"));
+  // /healthz follows Probe: not ready while the configured vCenter (nothing listens on
+  // 127.0.0.1:443) cannot be logged in to.
+  EXPECT_FALSE(probe.ready().value());
   auto health = http.Get("/healthz");
   ASSERT_TRUE(health);
-  EXPECT_EQ(health->status, 200);
+  EXPECT_NE(health->status, 200);
 
   (*p)->Signal(SIGTERM);
   std::optional<int> code = (*p)->WaitExit(absl::Seconds(20));
