@@ -2,22 +2,21 @@
 // removal, per-method/per-code metrics, -v 4 logs, graceful stop.
 #include "csi/server/csi_server.h"
 
+#include <gmock/gmock.h>
+#include <grpcpp/client_context.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <sstream>
 #include <thread>
 
-#include <gmock/gmock.h>
-#include <grpcpp/client_context.h>
-#include <gtest/gtest.h>
-
 #include "absl/synchronization/notification.h"
 #include "common/logging.h"
 #include "csi/server/identity_service.h"
 #include "csi/server/rpc_metrics.h"
-#include "csi/server/test_socket.h"
 #include "spdlog/sinks/ostream_sink.h"
 #include "spdlog/sinks/stdout_sinks.h"
+#include "testing/csi_socket.h"
 #include "testing/eventually.h"
 
 namespace ccm::csi {
@@ -168,8 +167,7 @@ TEST(CsiServerTest, LogsEachRpcAtVerbosityFour) {
   logging::SetVerbosity(4);
   testing::TempDir dir;
   const std::string sock = dir.File("csi.sock");
-  CsiServer server({.endpoint = sock},
-                   NodeServices([]() -> absl::StatusOr<bool> {
+  CsiServer server({.endpoint = sock}, NodeServices([]() -> absl::StatusOr<bool> {
                      return absl::FailedPreconditionError("vCenter vc1 not ready");
                    }));
   ASSERT_TRUE(server.Start().ok());
@@ -181,7 +179,8 @@ TEST(CsiServerTest, LogsEachRpcAtVerbosityFour) {
   EXPECT_THAT(out, HasSubstr("CSI Probe: FailedPrecondition in "));
   EXPECT_THAT(out, HasSubstr("vCenter vc1 not ready"));
   // klog header: severity letter, date, time, thread, file:line.
-  EXPECT_THAT(out, ::testing::ContainsRegex(R"(I[0-9]{4} [0-9:.]+ +[0-9]+ rpc_metrics\.cc:[0-9]+\] CSI Probe)"));
+  EXPECT_THAT(out, ::testing::ContainsRegex(
+                       R"(I[0-9]{4} [0-9:.]+ +[0-9]+ rpc_metrics\.cc:[0-9]+\] CSI Probe)"));
 }
 
 TEST(CsiServerTest, StopLetsAnRpcInFlightFinish) {

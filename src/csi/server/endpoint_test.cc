@@ -1,14 +1,13 @@
 #include "csi/server/endpoint.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
-#include "csi/server/test_socket.h"
+#include "testing/csi_socket.h"
 
 namespace ccm::csi {
 namespace {

@@ -1,14 +1,14 @@
 // The Identity service over a real unix socket and a real gRPC client channel.
 #include "csi/server/identity_service.h"
 
-#include <atomic>
-
 #include <gmock/gmock.h>
 #include <grpcpp/client_context.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include "csi/server/csi_server.h"
-#include "csi/server/test_socket.h"
+#include "testing/csi_socket.h"
 
 namespace ccm::csi {
 namespace {
@@ -31,8 +31,8 @@ class IdentityOverSocket {
     } else {
       services.node = std::make_unique<::csi::v1::Node::Service>();
     }
-    server_ = std::make_unique<CsiServer>(CsiServerOptions{.endpoint = "unix://" + dir_.File("csi.sock")},
-                                          std::move(services));
+    server_ = std::make_unique<CsiServer>(
+        CsiServerOptions{.endpoint = "unix://" + dir_.File("csi.sock")}, std::move(services));
     absl::Status s = server_->Start();
     EXPECT_TRUE(s.ok()) << s;
     stub_ = ::csi::v1::Identity::NewStub(testing::UnixChannel(dir_.File("csi.sock")));

@@ -4,10 +4,10 @@
 if(TARGET ccm_csi_node AND TARGET ccm_kube_emulator)
   add_library(ccm_csi_node_testing
     ${CMAKE_CURRENT_LIST_DIR}/loop_device.cc
-    ${CMAKE_CURRENT_LIST_DIR}/node_env.cc
-    ${PROJECT_SOURCE_DIR}/src/csi/server/test_socket.cc)
+    ${CMAKE_CURRENT_LIST_DIR}/node_env.cc)
   target_include_directories(ccm_csi_node_testing PUBLIC ${PROJECT_SOURCE_DIR}/test)
-  target_link_libraries(ccm_csi_node_testing PUBLIC ccm_csi_node ccm_test_support)
+  target_link_libraries(ccm_csi_node_testing PUBLIC ccm_csi_node ccm_test_support
+    ccm_csi_test_support)
 
   add_ccm_test(NAME csi_node_test
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/node_test_main.cc

@@ -4,12 +4,12 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
-#include "csi/server/test_socket.h"
 #include "fixtures/kube_emulator/kube_emulator.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "integration/child_process.h"
 #include "integration/csi/node_env.h"
+#include "testing/csi_socket.h"
 #include "testing/eventually.h"
 
 namespace ccm::csi::testing {

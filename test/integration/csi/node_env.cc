@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "csi/core/constants.h"
 #include "csi/server/identity_service.h"
-#include "csi/server/test_socket.h"
+#include "testing/csi_socket.h"
 
 namespace ccm::csi::testing {
 namespace fs = std::filesystem;

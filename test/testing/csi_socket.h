@@ -2,10 +2,10 @@
 // Test helpers: a private temporary directory for socket files (removed with its contents at
 // the end), and a real gRPC client channel to a unix socket.
 
+#include <grpcpp/channel.h>
+
 #include <memory>
 #include <string>
-
-#include <grpcpp/channel.h>
 
 namespace ccm::csi::testing {
 

@@ -1,5 +1,8 @@
-#include "csi/server/test_socket.h"
+#include "testing/csi_socket.h"
 
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+#include <grpcpp/support/channel_arguments.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -8,10 +11,6 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
-
-#include <grpcpp/create_channel.h>
-#include <grpcpp/security/credentials.h>
-#include <grpcpp/support/channel_arguments.h>
 
 namespace ccm::csi::testing {
 
