@@ -234,12 +234,14 @@ TEST_F(NodeStageTest, ConcurrentCallOnTheSameVolumeIsAborted) {
   ASSERT_TRUE(disk.ok()) << disk.status();
   const std::string staging = env_->NewStagingDir();
   grpc::Status first;
+  // The stage rescans the SCSI hosts once it holds the volume and waits for the disk: a host
+  // directory of the test's own tells when that has happened.
+  const std::filesystem::path host = std::filesystem::path(env_->dir()) / "scsi_host" / "host0";
+  std::filesystem::create_directories(host);
   std::thread stage([&] { first = Stage(StageReq("vol-c", disk->uuid, staging, NodeMountCap())); });
-  grpc::Status second;
-  EXPECT_TRUE(ccm::testing::Eventually([&] {
-    second = Unstage("vol-c", staging);
-    return second.error_code() == grpc::StatusCode::ABORTED;
-  })) << second.error_message();
+  EXPECT_TRUE(ccm::testing::Eventually([&] { return std::filesystem::exists(host / "scan"); }));
+  grpc::Status second = Unstage("vol-c", staging);
+  EXPECT_EQ(second.error_code(), grpc::StatusCode::ABORTED) << second.error_message();
   EXPECT_NE(second.error_message().find("vol-c"), std::string::npos);
   // Another volume is not held up.
   EXPECT_TRUE(Unstage("vol-other", env_->NewStagingDir()).ok());
