@@ -21,7 +21,7 @@ std::optional<std::string> Lookup(const std::map<std::string, std::string>& env,
 }
 
 // The topology part of csi-vsphere.conf, when the DaemonSet mounts it. The node plugin never
-// logs in to vCenter: the credentials in the file are parsed and dropped.
+// logs in to vCenter: credentials may be absent, and those in the file are parsed and dropped.
 absl::StatusOr<csi::TopologyConfig> TopologyFromConfig(
     const CsiOptions& options, const std::map<std::string, std::string>& env) {
   std::error_code ec;
@@ -29,7 +29,8 @@ absl::StatusOr<csi::TopologyConfig> TopologyFromConfig(
     LOG_INFO("no CSI config at {}: the node publishes no topology", options.config_path);
     return csi::TopologyConfig{};
   }
-  absl::StatusOr<cloud::ParseResult> r = ReadCsiConfig(options.config_path, env);
+  absl::StatusOr<cloud::ParseResult> r =
+      ReadCsiConfig(options.config_path, env, /*credentials_required=*/false);
   if (!r.ok()) return r.status();
   const cloud::Config& c = r->config;
   csi::TopologyConfig t;

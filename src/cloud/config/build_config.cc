@@ -64,8 +64,9 @@ class Reader {
     }
     std::optional<bool> b = ParseBoolText(v->items[0]);
     if (!b) {
-      return Invalid(*v, absl::StrCat("expected a boolean (true/false, 1/0, yes/no, on/off), got \"",
-                                      v->items[0], "\""));
+      return Invalid(*v,
+                     absl::StrCat("expected a boolean (true/false, 1/0, yes/no, on/off), got \"",
+                                  v->items[0], "\""));
     }
     out = *b;
     return absl::OkStatus();
@@ -111,7 +112,8 @@ class Reader {
       absl::StatusOr<IpNet> net = IpNet::Parse(item);
       if (!net.ok()) {
         return Invalid(*Find(key), absl::StrCat("expected CIDRs like 10.0.0.0/8 or fd00::/64, "
-                                                "got \"", item, "\""));
+                                                "got \"",
+                                                item, "\""));
       }
       out.push_back(*net);
     }
@@ -126,10 +128,14 @@ class Reader {
     for (const std::string& item : items) {
       std::string f = absl::AsciiStrToLower(item);
       IpFamily fam;
-      if (f == "ipv4") fam = IpFamily::kIPv4;
-      else if (f == "ipv6") fam = IpFamily::kIPv6;
-      else return Invalid(v, absl::StrCat("expected ipv4, ipv6 or an ordered pair such as "
-                                          "\"ipv4,ipv6\", got \"", item, "\""));
+      if (f == "ipv4")
+        fam = IpFamily::kIPv4;
+      else if (f == "ipv6")
+        fam = IpFamily::kIPv6;
+      else
+        return Invalid(v, absl::StrCat("expected ipv4, ipv6 or an ordered pair such as "
+                                       "\"ipv4,ipv6\", got \"",
+                                       item, "\""));
       if (std::find(families.begin(), families.end(), fam) != families.end()) {
         return Invalid(v, absl::StrCat("ip family \"", item, "\" is listed twice"));
       }
@@ -152,8 +158,8 @@ absl::Status BuildCsiGlobal(const Reader& r, GlobalConfig& g) {
   bool present = false;
   CCM_CFG_RETURN_IF_ERROR(r.Str("supervisor-id", g.supervisor_id));
   CCM_CFG_RETURN_IF_ERROR(r.Str("cluster-distribution", g.cluster_distribution));
-  for (auto [key, id] : {std::pair{"cluster-id", &g.cluster_id},
-                         std::pair{"supervisor-id", &g.supervisor_id}}) {
+  for (auto [key, id] :
+       {std::pair{"cluster-id", &g.cluster_id}, std::pair{"supervisor-id", &g.supervisor_id}}) {
     if (id->size() > 64) {
       return absl::InvalidArgumentError(
           absl::StrCat(r.Find(key)->where, ": must not exceed 64 characters"));
@@ -174,9 +180,10 @@ absl::Status BuildCsiGlobal(const Reader& r, GlobalConfig& g) {
   }
   // Known to the reference, with no effect on a block-volume driver without its CRDs.
   int unused = 0;
-  for (const char* key : {"csi-auth-check-intervalinmin", "cnsregistervolumes-cleanup-intervalinmin",
-                          "volumemigration-cr-cleanup-intervalinmin",
-                          "cnsvolumeoperationrequest-cleanup-intervalinmin"}) {
+  for (const char* key :
+       {"csi-auth-check-intervalinmin", "cnsregistervolumes-cleanup-intervalinmin",
+        "volumemigration-cr-cleanup-intervalinmin",
+        "cnsvolumeoperationrequest-cleanup-intervalinmin"}) {
     CCM_CFG_RETURN_IF_ERROR(r.Int(key, 0, 1 << 30, unused, &present));
   }
   return absl::OkStatus();
@@ -191,8 +198,7 @@ absl::Status BuildGlobal(const RawSection* s, GlobalConfig& g, std::vector<std::
   CCM_CFG_RETURN_IF_ERROR(r.Int("port", 1, 65535, g.port, &present));
   CCM_CFG_RETURN_IF_ERROR(r.Bool("insecure-flag", g.insecure_flag));
   CCM_CFG_RETURN_IF_ERROR(r.List("datacenters", g.datacenters, &present));
-  CCM_CFG_RETURN_IF_ERROR(
-      r.Int("soap-roundtrip-count", 0, 1000, g.soap_roundtrip_count, &present));
+  CCM_CFG_RETURN_IF_ERROR(r.Int("soap-roundtrip-count", 0, 1000, g.soap_roundtrip_count, &present));
   if (g.soap_roundtrip_count == 0) g.soap_roundtrip_count = kDefaultSoapRoundTripCount;
   CCM_CFG_RETURN_IF_ERROR(r.Str("ca-file", g.ca_file));
   CCM_CFG_RETURN_IF_ERROR(r.Str("thumbprint", g.thumbprint));
@@ -204,13 +210,14 @@ absl::Status BuildGlobal(const RawSection* s, GlobalConfig& g, std::vector<std::
   CCM_CFG_RETURN_IF_ERROR(BuildCsiGlobal(r, g));
   for (const char* key : {"api-disable", "api-binding"}) {
     if (const RawValue* v = r.Find(key)) {
-      warnings.push_back(absl::StrCat(v->where, ": ignored (the reference provider's own API "
-                                                "server is not part of this provider)"));
+      warnings.push_back(absl::StrCat(v->where,
+                                      ": ignored (the reference provider's own API "
+                                      "server is not part of this provider)"));
     }
   }
   if (g.secret_name.empty() != g.secret_namespace.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        s->where, ": secret-name and secret-namespace must be set together"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(s->where, ": secret-name and secret-namespace must be set together"));
   }
   if (!g.secret_name.empty() && !g.secrets_directory.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -228,13 +235,13 @@ absl::Status BuildTopologyCategories(const RawConfig& raw, LabelsConfig& labels)
   if (!labels.topology_categories.empty()) {
     const std::string& where = r.Find("topology-categories")->where;
     if (!labels.zone.empty() || !labels.region.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": zone and region must not be set when topology-categories is set"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": zone and region must not be set when topology-categories is set"));
     }
     if (labels.topology_categories.size() > 5) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": at most 5 topology categories are allowed, got ",
-          labels.topology_categories.size()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": at most 5 topology categories are allowed, got ",
+                       labels.topology_categories.size()));
     }
   }
   for (const auto& [category, section] : raw.topology_categories) {
@@ -250,6 +257,7 @@ absl::Status BuildTopologyCategories(const RawConfig& raw, LabelsConfig& labels)
 
 absl::StatusOr<VirtualCenterConfig> BuildVCenter(const std::string& label, const RawSection& s,
                                                  const GlobalConfig& g, bool yaml,
+                                                 bool credentials_required,
                                                  std::vector<std::string>& warnings) {
   Reader r(&s);
   VirtualCenterConfig vc;
@@ -258,8 +266,8 @@ absl::StatusOr<VirtualCenterConfig> BuildVCenter(const std::string& label, const
   CCM_CFG_RETURN_IF_ERROR(r.Str("server", vc.server));
   if (vc.server.empty()) {
     if (!s.label_is_server) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          s.where, ": server is required (the key under vcenter is only a label)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(s.where, ": server is required (the key under vcenter is only a label)"));
     }
     vc.server = label;
   }
@@ -293,8 +301,8 @@ absl::StatusOr<VirtualCenterConfig> BuildVCenter(const std::string& label, const
   CCM_CFG_RETURN_IF_ERROR(r.Str("secret-name", secret_name));
   CCM_CFG_RETURN_IF_ERROR(r.Str("secret-namespace", secret_namespace));
   if (secret_name.empty() != secret_namespace.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        s.where, ": secret-name and secret-namespace must be set together"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(s.where, ": secret-name and secret-namespace must be set together"));
   }
   if (!secret_name.empty()) {
     vc.credential_source = CredentialSourceKind::kVCenterSecret;
@@ -311,15 +319,16 @@ absl::StatusOr<VirtualCenterConfig> BuildVCenter(const std::string& label, const
     vc.credential_source = CredentialSourceKind::kInline;
     vc.user = user.empty() ? g.user : user;
     vc.password = password.empty() ? g.password : password;
-    if (vc.user.empty() || vc.password.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          s.where, ": no credentials for vCenter \"", vc.server, "\": ",
-          vc.user.empty() ? "user" : "password",
-          " is missing (set user and password, secret-name and secret-namespace, or "
-          "secrets-directory in Global)"));
+    if (credentials_required && (vc.user.empty() || vc.password.empty())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(s.where, ": no credentials for vCenter \"", vc.server,
+                       "\": ", vc.user.empty() ? "user" : "password",
+                       " is missing (set user and password, secret-name and secret-namespace, or "
+                       "secrets-directory in Global)"));
     }
   }
-  if (vc.credential_source != CredentialSourceKind::kInline && (!user.empty() || !password.empty())) {
+  if (vc.credential_source != CredentialSourceKind::kInline &&
+      (!user.empty() || !password.empty())) {
     warnings.push_back(absl::StrCat(s.where, ": user/password ignored: credentials for \"",
                                     vc.server, "\" come from ",
                                     CredentialSourceKindName(vc.credential_source)));
@@ -423,8 +432,8 @@ absl::Status BuildLoadBalancer(const RawConfig& raw, LoadBalancerConfig& lb) {
   }
   static const std::set<std::string> kSizes = {"SMALL", "MEDIUM", "LARGE", "XLARGE"};
   if (kSizes.count(lb.size) == 0) {
-    return err(absl::StrCat("size must be one of SMALL, MEDIUM, LARGE, XLARGE, got \"",
-                            lb.size, "\""));
+    return err(
+        absl::StrCat("size must be one of SMALL, MEDIUM, LARGE, XLARGE, got \"", lb.size, "\""));
   }
   if (lb.defaults.ip_pool_id.empty() && lb.defaults.ip_pool_name.empty()) {
     auto it = lb.classes.find("default");
@@ -442,7 +451,8 @@ absl::Status BuildLoadBalancer(const RawConfig& raw, LoadBalancerConfig& lb) {
 
 }  // namespace
 
-absl::StatusOr<Config> BuildConfig(const RawConfig& raw, std::vector<std::string>& warnings) {
+absl::StatusOr<Config> BuildConfig(const RawConfig& raw, std::vector<std::string>& warnings,
+                                   bool credentials_required) {
   Config cfg;
   const RawSection* global = Ptr(raw.global);
   static const RawSection kEmptyGlobal{"Global", {}};
@@ -466,8 +476,8 @@ absl::StatusOr<Config> BuildConfig(const RawConfig& raw, std::vector<std::string
     if (label.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(s.where, ": empty vCenter name"));
     }
-    CCM_ASSIGN_OR_RETURN(VirtualCenterConfig vc,
-                             BuildVCenter(label, s, cfg.global, raw.yaml, warnings));
+    CCM_ASSIGN_OR_RETURN(VirtualCenterConfig vc, BuildVCenter(label, s, cfg.global, raw.yaml,
+                                                              credentials_required, warnings));
     std::string id = absl::StrCat(vc.server, ":", vc.port);
     auto [it, inserted] = servers.emplace(id, label);
     if (!inserted) {
@@ -492,14 +502,16 @@ absl::StatusOr<Config> BuildConfig(const RawConfig& raw, std::vector<std::string
 
   Reader nodes(Ptr(raw.nodes));
   NodesConfig& n = cfg.nodes;
-  CCM_CFG_RETURN_IF_ERROR(nodes.Cidrs("internal-network-subnet-cidr", n.internal_network_subnet_cidrs));
-  CCM_CFG_RETURN_IF_ERROR(nodes.Cidrs("external-network-subnet-cidr", n.external_network_subnet_cidrs));
+  CCM_CFG_RETURN_IF_ERROR(
+      nodes.Cidrs("internal-network-subnet-cidr", n.internal_network_subnet_cidrs));
+  CCM_CFG_RETURN_IF_ERROR(
+      nodes.Cidrs("external-network-subnet-cidr", n.external_network_subnet_cidrs));
   CCM_CFG_RETURN_IF_ERROR(nodes.Str("internal-vm-network-name", n.internal_vm_network_name));
   CCM_CFG_RETURN_IF_ERROR(nodes.Str("external-vm-network-name", n.external_vm_network_name));
-  CCM_CFG_RETURN_IF_ERROR(nodes.Cidrs("exclude-internal-network-subnet-cidr",
-                                      n.exclude_internal_network_subnet_cidrs));
-  CCM_CFG_RETURN_IF_ERROR(nodes.Cidrs("exclude-external-network-subnet-cidr",
-                                      n.exclude_external_network_subnet_cidrs));
+  CCM_CFG_RETURN_IF_ERROR(
+      nodes.Cidrs("exclude-internal-network-subnet-cidr", n.exclude_internal_network_subnet_cidrs));
+  CCM_CFG_RETURN_IF_ERROR(
+      nodes.Cidrs("exclude-external-network-subnet-cidr", n.exclude_external_network_subnet_cidrs));
 
   if (raw.nsxt) {
     NsxtConfig nsxt;
@@ -515,7 +527,8 @@ absl::StatusOr<Config> BuildConfig(const RawConfig& raw, std::vector<std::string
     RouteConfig route;
     CCM_CFG_RETURN_IF_ERROR(Reader(&*raw.route).Str("router-path", route.router_path));
     if (route.router_path.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(raw.route->where, ": router-path is required"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(raw.route->where, ": router-path is required"));
     }
     if (!cfg.nsxt) {
       return absl::InvalidArgumentError(

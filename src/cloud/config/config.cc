@@ -21,27 +21,31 @@ bool LooksLikeIni(absl::string_view bytes) {
 }
 
 std::string Families(const std::vector<IpFamily>& f) {
-  return absl::StrJoin(f, ",", [](std::string* out, IpFamily x) {
-    absl::StrAppend(out, IpFamilyName(x));
-  });
+  return absl::StrJoin(f, ",",
+                       [](std::string* out, IpFamily x) { absl::StrAppend(out, IpFamilyName(x)); });
 }
 
 std::string Cidrs(const std::vector<IpNet>& nets) {
-  return absl::StrJoin(nets, ",", [](std::string* out, const IpNet& n) {
-    absl::StrAppend(out, n.ToString());
-  });
+  return absl::StrJoin(
+      nets, ",", [](std::string* out, const IpNet& n) { absl::StrAppend(out, n.ToString()); });
 }
 
-std::string Redact(const Secret& s) { return std::string(s.empty() ? "<empty>" : Secret::kRedacted); }
+std::string Redact(const Secret& s) {
+  return std::string(s.empty() ? "<empty>" : Secret::kRedacted);
+}
 
 }  // namespace
 
 absl::string_view CredentialSourceKindName(CredentialSourceKind k) {
   switch (k) {
-    case CredentialSourceKind::kInline: return "inline user/password";
-    case CredentialSourceKind::kGlobalSecret: return "the global Secret";
-    case CredentialSourceKind::kVCenterSecret: return "the vCenter's Secret";
-    case CredentialSourceKind::kSecretsDirectory: return "secrets-directory";
+    case CredentialSourceKind::kInline:
+      return "inline user/password";
+    case CredentialSourceKind::kGlobalSecret:
+      return "the global Secret";
+    case CredentialSourceKind::kVCenterSecret:
+      return "the vCenter's Secret";
+    case CredentialSourceKind::kSecretsDirectory:
+      return "secrets-directory";
   }
   return "?";
 }
@@ -58,19 +62,18 @@ const VirtualCenterConfig* Config::FindVCenter(absl::string_view server_or_label
 
 std::string Config::ToString() const {
   std::string out;
-  absl::StrAppend(&out, "global: user=", global.user, " password=", Redact(global.password),
-                  " port=", global.port, " insecure=", global.insecure_flag ? "true" : "false",
-                  " datacenters=[", absl::StrJoin(global.datacenters, ","), "]",
-                  " soap-roundtrip-count=", global.soap_roundtrip_count,
-                  " secret=", global.secret_namespace, "/", global.secret_name,
-                  " secrets-directory=", global.secrets_directory,
-                  " ip-family=", Families(global.ip_families), " cluster-id=", global.cluster_id,
-                  "\n");
+  absl::StrAppend(
+      &out, "global: user=", global.user, " password=", Redact(global.password),
+      " port=", global.port, " insecure=", global.insecure_flag ? "true" : "false",
+      " datacenters=[", absl::StrJoin(global.datacenters, ","), "]",
+      " soap-roundtrip-count=", global.soap_roundtrip_count, " secret=", global.secret_namespace,
+      "/", global.secret_name, " secrets-directory=", global.secrets_directory,
+      " ip-family=", Families(global.ip_families), " cluster-id=", global.cluster_id, "\n");
   for (const auto& vc : vcenters) {
     absl::StrAppend(&out, "vcenter ", vc.label, ": server=", vc.server, " port=", vc.port,
                     " user=", vc.user, " password=", Redact(vc.password),
-                    " insecure=", vc.insecure_flag ? "true" : "false",
-                    " datacenters=[", absl::StrJoin(vc.datacenters, ","), "]",
+                    " insecure=", vc.insecure_flag ? "true" : "false", " datacenters=[",
+                    absl::StrJoin(vc.datacenters, ","), "]",
                     " soap-roundtrip-count=", vc.soap_roundtrip_count, " ca-file=", vc.ca_file,
                     " thumbprint=", vc.thumbprint,
                     " credentials=", CredentialSourceKindName(vc.credential_source));
@@ -123,14 +126,16 @@ absl::StatusOr<ParseResult> ParseConfig(absl::string_view bytes, const Environme
   } else {
     result.format = ConfigFormat::kIni;
     raw = ReadIni(bytes, file);
-    result.notices.push_back(absl::StrCat(
-        file, ": the INI config format is deprecated (as in the reference provider); "
-              "the YAML format has the same keys in camelCase"));
+    result.notices.push_back(
+        absl::StrCat(file,
+                     ": the INI config format is deprecated (as in the reference provider); "
+                     "the YAML format has the same keys in camelCase"));
   }
   if (!raw.ok()) return raw.status();
   CCM_RETURN_IF_ERROR(ApplyEnvironment(env, *raw));
   result.warnings = std::move(raw->warnings);
-  CCM_ASSIGN_OR_RETURN(result.config, BuildConfig(*raw, result.warnings));
+  CCM_ASSIGN_OR_RETURN(result.config,
+                       BuildConfig(*raw, result.warnings, options.credentials_required));
   const Config& c = result.config;
   if (c.nsxt) {
     result.notices.push_back("NSX-T settings are parsed and validated but not active yet");
@@ -147,8 +152,8 @@ absl::StatusOr<ParseResult> ParseConfig(absl::string_view bytes, const Environme
         "snapshots nor file volumes");
   }
   if (options.strict && !result.warnings.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "strict config: ", absl::StrJoin(result.warnings, "; ")));
+    return absl::InvalidArgumentError(
+        absl::StrCat("strict config: ", absl::StrJoin(result.warnings, "; ")));
   }
   return result;
 }

@@ -50,8 +50,8 @@ struct GlobalConfig {
   std::string cluster_id;
   // The CSI driver's (csi-vsphere.conf); the cloud controller manager ignores them.
   std::string supervisor_id;
-  std::string cluster_distribution;  // CNS container cluster flavour's distribution name
-  int query_limit = kDefaultQueryLimit;                    // CNS QueryAll page size
+  std::string cluster_distribution;      // CNS container cluster flavour's distribution name
+  int query_limit = kDefaultQueryLimit;  // CNS QueryAll page size
   int list_volume_threshold = kDefaultListVolumeThreshold;
   int vc_client_timeout_minutes = 5;
   int csi_fetch_preferred_datastores_interval_minutes = 5;
@@ -63,17 +63,17 @@ struct VirtualCenterConfig {
   std::string label;   // INI section name / YAML map key / VSPHERE_VCENTER_<ID> value
   std::string server;  // address to connect to; the key for credentials (Secret keys use it)
   int port = kDefaultVCenterPort;
-  std::string user;    // inline credentials (only used when credential_source == kInline)
+  std::string user;  // inline credentials (only used when credential_source == kInline)
   Secret password;
-  bool insecure_flag = false;  // OR of this vCenter's and Global's value
+  bool insecure_flag = false;            // OR of this vCenter's and Global's value
   std::vector<std::string> datacenters;  // empty = all datacenters
   int soap_roundtrip_count = kDefaultSoapRoundTripCount;
   std::string ca_file;
   std::string thumbprint;
   CredentialSourceKind credential_source = CredentialSourceKind::kInline;
-  std::string secret_name;       // the Secret to read for kGlobalSecret / kVCenterSecret
+  std::string secret_name;  // the Secret to read for kGlobalSecret / kVCenterSecret
   std::string secret_namespace;
-  std::string secrets_directory; // for kSecretsDirectory
+  std::string secrets_directory;                          // for kSecretsDirectory
   std::vector<IpFamily> ip_families = {IpFamily::kIPv4};  // ordered; two entries = dual stack
   std::string migration_datastore_url;  // CSI: default datastore of migrated in-tree volumes
   bool operator==(const VirtualCenterConfig&) const = default;
@@ -158,7 +158,10 @@ enum class ConfigFormat { kYaml, kIni };
 
 struct ParseOptions {
   std::string file_name = "vsphere.conf";  // used in messages only
-  bool strict = false;                      // warnings (unknown keys, ...) become errors
+  bool strict = false;                     // warnings (unknown keys, ...) become errors
+  // false: a vCenter without user/password is accepted (the CSI node plugin, which never logs
+  // in, reads only the topology part of csi-vsphere.conf).
+  bool credentials_required = true;
 };
 
 struct ParseResult {

@@ -82,7 +82,8 @@ const PairCase kPairs[] = {
      }},
     {"multi-vc inheritance",
      "[Global]\nuser = g\npassword = gp\nport = 444\ndatacenters = gdc\n"
-     "[VirtualCenter \"a\"]\n[VirtualCenter \"b\"]\nuser = bu\npassword = bp\ninsecure-flag = true\n"
+     "[VirtualCenter \"a\"]\n[VirtualCenter \"b\"]\nuser = bu\npassword = bp\ninsecure-flag = "
+     "true\n"
      "port = 555\n",
      "global:\n  user: g\n  password: gp\n  port: 444\n  datacenters: [gdc]\n"
      "vcenter:\n  a:\n    server: a\n  b:\n    server: b\n    user: bu\n    password: bp\n"
@@ -203,7 +204,8 @@ const PairCase kPairs[] = {
        EXPECT_EQ(vc->ip_families.size(), 2u);
      }},
     {"env vcenter address only",
-     "[Global]\nuser = u\npassword = p\n", "global:\n  user: u\n  password: p\n",
+     "[Global]\nuser = u\npassword = p\n",
+     "global:\n  user: u\n  password: p\n",
      {{"VSPHERE_VCENTER", "10.3.3.3"}},
      [](const Config& c) { EXPECT_EQ(c.vcenters.at(0).server, "10.3.3.3"); }},
     {"nsxt lb route",
@@ -287,102 +289,174 @@ struct ErrorCase {
 
 const ErrorCase kErrors[] = {
     {"empty", "  \n", {}, "vsphere.conf: the config file is empty"},
-    {"no vcenter ini", "[Global]\nuser = u\npassword = p\n", {},
+    {"no vcenter ini",
+     "[Global]\nuser = u\npassword = p\n",
+     {},
      "no vCenter configured: add a [VirtualCenter \"<address>\"] section"},
     {"no vcenter yaml", "global:\n  user: u\n", {}, "no vCenter configured"},
-    {"yaml server required", "global:\n  user: u\n  password: p\nvcenter:\n  lab: {}\n", {},
+    {"yaml server required",
+     "global:\n  user: u\n  password: p\nvcenter:\n  lab: {}\n",
+     {},
      "vsphere.conf: vcenter.lab (line 5, column 3): server is required"},
-    {"missing password", "[Global]\nuser = u\n[VirtualCenter \"v\"]\n", {},
-     "vsphere.conf:3: [VirtualCenter \"v\"]: no credentials for vCenter \"v\": password is missing"},
+    {"missing password",
+     "[Global]\nuser = u\n[VirtualCenter \"v\"]\n",
+     {},
+     "vsphere.conf:3: [VirtualCenter \"v\"]: no credentials for vCenter \"v\": password is "
+     "missing"},
     {"missing user", "[VirtualCenter \"v\"]\npassword = p\n", {}, "user is missing"},
-    {"bad port ini", "[Global]\nuser = u\npassword = p\nport = http\n[VirtualCenter \"v\"]\n", {},
+    {"bad port ini",
+     "[Global]\nuser = u\npassword = p\nport = http\n[VirtualCenter \"v\"]\n",
+     {},
      "vsphere.conf:4: [Global] port: expected an integer from 1 to 65535, got \"http\""},
-    {"bad port yaml", "global:\n  port: 70000\n", {},
+    {"bad port yaml",
+     "global:\n  port: 70000\n",
+     {},
      "vsphere.conf: global.port (line 2, column 3): expected an integer from 1 to 65535, got "
      "\"70000\""},
-    {"bad bool", "[Global]\ninsecure-flag = maybe\n", {},
+    {"bad bool",
+     "[Global]\ninsecure-flag = maybe\n",
+     {},
      "vsphere.conf:2: [Global] insecure-flag: expected a boolean (true/false, 1/0, yes/no, "
      "on/off), got \"maybe\""},
-    {"bad ip family", "[Global]\nuser = u\npassword = p\nip-family = ipv5\n[VirtualCenter \"v\"]\n",
-     {}, "expected ipv4, ipv6 or an ordered pair such as \"ipv4,ipv6\", got \"ipv5\""},
+    {"bad ip family",
+     "[Global]\nuser = u\npassword = p\nip-family = ipv5\n[VirtualCenter \"v\"]\n",
+     {},
+     "expected ipv4, ipv6 or an ordered pair such as \"ipv4,ipv6\", got \"ipv5\""},
     {"duplicate ip family", "[Global]\nip-family = ipv4,IPv4\n", {}, "is listed twice"},
-    {"bad cidr", "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n[Nodes]\n"
-                 "internal-network-subnet-cidr = 10.0.0.0/33\n", {},
+    {"bad cidr",
+     "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n[Nodes]\n"
+     "internal-network-subnet-cidr = 10.0.0.0/33\n",
+     {},
      "vsphere.conf:6: [Nodes] internal-network-subnet-cidr: expected CIDRs like 10.0.0.0/8 or "
      "fd00::/64, got \"10.0.0.0/33\""},
-    {"secret name without namespace", "[Global]\nsecret-name = s\n[VirtualCenter \"v\"]\n", {},
+    {"secret name without namespace",
+     "[Global]\nsecret-name = s\n[VirtualCenter \"v\"]\n",
+     {},
      "secret-name and secret-namespace must be set together"},
-    {"secret and directory", "[Global]\nsecret-name = s\nsecret-namespace = n\n"
-                             "secrets-directory = /d\n", {},
+    {"secret and directory",
+     "[Global]\nsecret-name = s\nsecret-namespace = n\n"
+     "secrets-directory = /d\n",
+     {},
      "set either secret-name/secret-namespace or secrets-directory, not both"},
-    {"vc secret half", "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\nsecret-name = x\n",
-     {}, "[VirtualCenter \"v\"]: secret-name and secret-namespace must be set together"},
-    {"duplicate server", "global:\n  user: u\n  password: p\nvcenter:\n  a:\n    server: s\n"
-                         "  b:\n    server: s\n", {},
+    {"vc secret half",
+     "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\nsecret-name = x\n",
+     {},
+     "[VirtualCenter \"v\"]: secret-name and secret-namespace must be set together"},
+    {"duplicate server",
+     "global:\n  user: u\n  password: p\nvcenter:\n  a:\n    server: s\n"
+     "  b:\n    server: s\n",
+     {},
      "vCenter s is configured twice (\"a\" and \"b\")"},
-    {"key before section", "user = u\n[Global]\n", {}, "vsphere.conf:1: key \"user\" appears "
-                                                       "before any section header"},
-    {"unterminated quote", "[Global]\nuser = \"abc\n", {},
+    {"key before section",
+     "user = u\n[Global]\n",
+     {},
+     "vsphere.conf:1: key \"user\" appears "
+     "before any section header"},
+    {"unterminated quote",
+     "[Global]\nuser = \"abc\n",
+     {},
      "vsphere.conf:2: unterminated quoted value"},
     {"bad escape", "[Global]\nuser = a\\qb\n", {}, "vsphere.conf:2: invalid escape \\q in value"},
     {"missing equals", "[Global]\nuser u\n", {}, "vsphere.conf:2: expected '=' after key \"user\""},
-    {"unclosed header", "[Global\n", {}, "vsphere.conf:1: expected ']' to close the section header"},
-    {"vc without subsection", "[VirtualCenter]\n", {},
+    {"unclosed header",
+     "[Global\n",
+     {},
+     "vsphere.conf:1: expected ']' to close the section header"},
+    {"vc without subsection",
+     "[VirtualCenter]\n",
+     {},
      "section [VirtualCenter] needs a vCenter address"},
-    {"global with subsection", "[Global \"x\"]\n", {}, "section [Global \"x\"] takes no subsection"},
-    {"implicit non-bool", "[Global]\nuser\n[VirtualCenter \"v\"]\n", {},
+    {"global with subsection",
+     "[Global \"x\"]\n",
+     {},
+     "section [Global \"x\"] takes no subsection"},
+    {"implicit non-bool",
+     "[Global]\nuser\n[VirtualCenter \"v\"]\n",
+     {},
      "vsphere.conf:2: [Global] user: missing value"},
     {"yaml syntax", "global:\n  user: [unclosed\n", {}, "invalid YAML"},
-    {"yaml list for scalar", "global:\n  user: [a, b]\n", {},
+    {"yaml list for scalar",
+     "global:\n  user: [a, b]\n",
+     {},
      "global.user (line 2, column 3): expected a single value, got a list or mapping"},
     {"yaml duplicate key", "global:\n  user: a\n  user: b\n", {}, "duplicate key \"user\""},
     {"yaml top not map", "- a\n- b\n", {}, "expected a YAML mapping at the top level"},
-    {"env bad bool", "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n",
+    {"env bad bool",
+     "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n",
      {{"VSPHERE_INSECURE", "sure"}},
      "environment VSPHERE_INSECURE: expected a boolean"},
-    {"env bad roundtrip", "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n",
+    {"env bad roundtrip",
+     "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n",
      {{"VSPHERE_VCENTER_1", "x"}, {"VCENTER_1_ROUNDTRIP", "-1"}},
      "environment VCENTER_1_ROUNDTRIP: expected an integer from 0 to 1000, got \"-1\""},
-    {"nsxt no auth", "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n[NSXT]\nhost = h\n",
-     {}, "one of user, vmc-access-token, client-auth-cert-file or secret-name is required"},
+    {"nsxt no auth",
+     "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n[NSXT]\nhost = h\n",
+     {},
+     "one of user, vmc-access-token, client-auth-cert-file or secret-name is required"},
     {"nsxt no host",
-     "global:\n  server: s\n  user: u\n  password: p\nnsxt:\n  user: u\n  password: p\n", {},
+     "global:\n  server: s\n  user: u\n  password: p\nnsxt:\n  user: u\n  password: p\n",
+     {},
      "nsxt (line 6, column 3): host is required"},
-    {"nsxt token without host", "[Global]\nserver = s\nuser = u\npassword = p\n[NSXT]\nvmc-access-token = t\n", {},
+    {"nsxt token without host",
+     "[Global]\nserver = s\nuser = u\npassword = p\n[NSXT]\nvmc-access-token = t\n",
+     {},
      "vmc-auth-host is required with vmc-access-token"},
-    {"lb bad size", "global:\n  user: u\n  password: p\nvcenter:\n  v:\n    server: v\n"
-                    "loadBalancer:\n  size: HUGE\n  lbServiceId: x\n  tcpAppProfileName: t\n"
-                    "  udpAppProfileName: u\n  ipPoolName: p\n", {},
+    {"lb bad size",
+     "global:\n  user: u\n  password: p\nvcenter:\n  v:\n    server: v\n"
+     "loadBalancer:\n  size: HUGE\n  lbServiceId: x\n  tcpAppProfileName: t\n"
+     "  udpAppProfileName: u\n  ipPoolName: p\n",
+     {},
      "size must be one of SMALL, MEDIUM, LARGE, XLARGE, got \"HUGE\""},
-    {"lb no service", "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n[LoadBalancer]\n"
-                      "size = SMALL\n", {},
+    {"lb no service",
+     "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n[LoadBalancer]\n"
+     "size = SMALL\n",
+     {},
      "either lb-service-id or tier1-gateway-path is required"},
-    {"lb bad tags", "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n[LoadBalancer]\n"
-                    "tags = notjson\n", {}, "expected a JSON object of strings for tags"},
-    {"route no path", "[Global]\nserver = s\nuser = u\npassword = p\n[Route]\n", {},
+    {"lb bad tags",
+     "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n[LoadBalancer]\n"
+     "tags = notjson\n",
+     {},
+     "expected a JSON object of strings for tags"},
+    {"route no path",
+     "[Global]\nserver = s\nuser = u\npassword = p\n[Route]\n",
+     {},
      "vsphere.conf:5: [Route]: router-path is required"},
-    {"route without nsxt", "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n[Route]\n"
-                           "router-path = /x\n", {}, "routes need the NSX-T section"},
-    {"server with space", "[Global]\nuser = u\npassword = p\n[VirtualCenter \"a b\"]\n", {},
+    {"route without nsxt",
+     "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n[Route]\n"
+     "router-path = /x\n",
+     {},
+     "routes need the NSX-T section"},
+    {"server with space",
+     "[Global]\nuser = u\npassword = p\n[VirtualCenter \"a b\"]\n",
+     {},
      "server \"a b\" contains whitespace"},
     // The CSI driver's keys (csi-vsphere.conf), checked as the reference checks them.
-    {"csi categories with zone", "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n"
-                                 "[Labels]\nzone = z\nregion = r\ntopology-categories = a,b\n", {},
+    {"csi categories with zone",
+     "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n"
+     "[Labels]\nzone = z\nregion = r\ntopology-categories = a,b\n",
+     {},
      "vsphere.conf:8: [Labels] topology-categories: zone and region must not be set when "
      "topology-categories is set"},
-    {"csi six categories", "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n[Labels]\n"
-                           "topology-categories = a,b,c,d,e,f\n", {},
+    {"csi six categories",
+     "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n[Labels]\n"
+     "topology-categories = a,b,c,d,e,f\n",
+     {},
      "at most 5 topology categories are allowed, got 6"},
     {"csi long cluster id",
      "[Global]\nuser = u\npassword = p\ncluster-id = "
      "0123456789012345678901234567890123456789012345678901234567890123456789\n"
-     "[VirtualCenter \"v\"]\n", {},
+     "[VirtualCenter \"v\"]\n",
+     {},
      "vsphere.conf:4: [Global] cluster-id: must not exceed 64 characters"},
-    {"csi bad query limit", "[Global]\nuser = u\npassword = p\nquery-limit = many\n"
-                            "[VirtualCenter \"v\"]\n", {},
+    {"csi bad query limit",
+     "[Global]\nuser = u\npassword = p\nquery-limit = many\n"
+     "[VirtualCenter \"v\"]\n",
+     {},
      "[Global] query-limit: expected an integer"},
-    {"csi category without label", "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n"
-                                   "[TopologyCategory \"k8s-zone\"]\n", {},
+    {"csi category without label",
+     "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n"
+     "[TopologyCategory \"k8s-zone\"]\n",
+     {},
      "[TopologyCategory \"k8s-zone\"]: label is required"},
 };
 
@@ -449,12 +523,27 @@ TEST(ConfigTest, UnknownKeysWarnWithTheRightSpelling) {
   EXPECT_THAT(w, HasSubstr("[Bogus]: unknown section ignored"));
   EXPECT_FALSE(ini->config.vcenters[0].insecure_flag);
 
-  auto strict = ParseConfig(
-      "[Global]\nuser = u\npassword = p\ninsecureFlag = true\n[VirtualCenter \"v\"]\n", {},
-      ParseOptions{.file_name = "/etc/cloud/vsphere.conf", .strict = true});
+  auto strict =
+      ParseConfig("[Global]\nuser = u\npassword = p\ninsecureFlag = true\n[VirtualCenter \"v\"]\n",
+                  {}, ParseOptions{.file_name = "/etc/cloud/vsphere.conf", .strict = true});
   ASSERT_FALSE(strict.ok());
   EXPECT_THAT(std::string(strict.status().message()),
               HasSubstr("strict config: /etc/cloud/vsphere.conf:4: unknown key \"insecureFlag\""));
+}
+
+TEST(ConfigTest, CredentialsOptionalForTheCsiNodePlugin) {
+  const std::string conf =
+      "[Global]\ncluster-id = \"c1\"\n[VirtualCenter \"vc.example.com\"]\n"
+      "[Labels]\ntopology-categories = \"k8s-region,k8s-zone\"\n";
+  auto required = ParseConfig(conf, {});
+  ASSERT_FALSE(required.ok());
+  EXPECT_THAT(std::string(required.status().message()), HasSubstr("no credentials for vCenter"));
+  auto optional = ParseConfig(conf, {}, ParseOptions{.credentials_required = false});
+  ASSERT_TRUE(optional.ok()) << optional.status();
+  EXPECT_EQ(optional->config.vcenters[0].server, "vc.example.com");
+  EXPECT_TRUE(optional->config.vcenters[0].user.empty());
+  EXPECT_EQ(optional->config.labels.topology_categories,
+            (std::vector<std::string>{"k8s-region", "k8s-zone"}));
 }
 
 TEST(ConfigTest, InactiveSectionsAndDeprecationAreNoticed) {
@@ -471,10 +560,11 @@ TEST(ConfigTest, InactiveSectionsAndDeprecationAreNoticed) {
 
 TEST(ConfigTest, SecretsNeverPrinted) {
   const std::string secret = "S3cr3t-Value";
-  auto r = ParseConfig("[Global]\nuser = u\npassword = " + secret +
-                           "\n[VirtualCenter \"v\"]\n[NSXT]\nhost = h\nvmc-access-token = " +
-                           secret + "\nvmc-auth-host = a\nuser = x\npassword = " + secret + "\n",
-                       {});
+  auto r =
+      ParseConfig("[Global]\nuser = u\npassword = " + secret +
+                      "\n[VirtualCenter \"v\"]\n[NSXT]\nhost = h\nvmc-access-token = " + secret +
+                      "\nvmc-auth-host = a\nuser = x\npassword = " + secret + "\n",
+                  {});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(r->config.ToString(), Not(HasSubstr(secret)));
   EXPECT_THAT(r->config.ToString(), HasSubstr("<redacted>"));

@@ -17,21 +17,21 @@ namespace ccm::cloud::config_internal {
 struct RawValue {
   std::vector<std::string> items;  // one item for scalars; YAML lists keep their items
   bool is_list = false;
-  bool implicit = false;           // INI `key` without `=`: true for booleans, error otherwise
-  std::string where;               // "vsphere.conf:12: [Global] port" or YAML path + position
+  bool implicit = false;  // INI `key` without `=`: true for booleans, error otherwise
+  std::string where;      // "vsphere.conf:12: [Global] port" or YAML path + position
   std::map<std::string, std::string> map;  // YAML mappings (loadBalancer.tags)
   bool is_map = false;
 };
 
 struct RawSection {
-  std::string where;  // position of the section header
+  std::string where;             // position of the section header
   bool label_is_server = false;  // INI section name / env id value: the address unless `server`
   std::map<std::string, RawValue> keys;  // canonical key name -> value (last one wins)
 };
 
 struct RawConfig {
   std::optional<RawSection> global, labels, nodes, nsxt, load_balancer, route, snapshot;
-  std::map<std::string, RawSection> vcenters;   // label -> section
+  std::map<std::string, RawSection> vcenters;  // label -> section
   std::map<std::string, RawSection> lb_classes;
   std::map<std::string, RawSection> topology_categories;  // CSI: category -> section
   std::map<std::string, RawSection> net_permissions;      // CSI: name -> section
@@ -45,8 +45,19 @@ struct KeySpec {
   const char* yaml;
   bool secret = false;
 };
-enum class SectionKind { kGlobal, kVirtualCenter, kLabels, kNodes, kNsxt, kLoadBalancer,
-                         kLoadBalancerClass, kRoute, kTopologyCategory, kSnapshot, kNetPermissions };
+enum class SectionKind {
+  kGlobal,
+  kVirtualCenter,
+  kLabels,
+  kNodes,
+  kNsxt,
+  kLoadBalancer,
+  kLoadBalancerClass,
+  kRoute,
+  kTopologyCategory,
+  kSnapshot,
+  kNetPermissions
+};
 const std::vector<KeySpec>& KeysOf(SectionKind kind);
 // Looks a key up by its spelling in one format (INI: case-insensitive). On a miss, `hint` is set
 // to the right spelling when the key is known in the other format's spelling.
@@ -61,8 +72,10 @@ bool LooksLikeYamlMapping(absl::string_view bytes);
 // Environment overrides (env_overrides.h documents them) applied on the raw level.
 absl::Status ApplyEnvironment(const Environment& env, RawConfig& raw);
 
-// Defaults, inheritance, validation.
-absl::StatusOr<Config> BuildConfig(const RawConfig& raw, std::vector<std::string>& warnings);
+// Defaults, inheritance, validation. Without `credentials_required`, a vCenter may name no
+// user/password (the CSI node plugin reads only the topology part of csi-vsphere.conf).
+absl::StatusOr<Config> BuildConfig(const RawConfig& raw, std::vector<std::string>& warnings,
+                                   bool credentials_required = true);
 
 // Shared value parsers.
 std::optional<bool> ParseBoolText(absl::string_view text);

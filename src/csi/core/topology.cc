@@ -16,17 +16,24 @@ std::string KeyForZoneRegion(const TopologyConfig& config, const std::string& ca
   return std::string(default_key);
 }
 
-// Where the Node carries a category's value: both spellings the CCM writes for zone and region,
-// the published key itself for anything else.
+// Where the Node carries a category's value: the label [TopologyCategory "<category>"] names
+// (topology-categories: e.g. the topology.kubernetes.io/zone our CCM writes), both spellings the
+// CCM writes for the [Labels] zone and region categories, then the published key itself.
 std::vector<std::string> LabelsFor(const TopologyConfig& config, const std::string& category,
                                    const std::string& published_key) {
+  std::vector<std::string> out;
+  auto named = config.category_labels.find(category);
+  if (named != config.category_labels.end() && !named->second.empty() &&
+      named->second != published_key) {
+    out.push_back(named->second);
+  }
   if (!config.zone_category.empty() && category == config.zone_category) {
-    return {std::string(kZoneKey), std::string(kLegacyZoneKey), published_key};
+    out.insert(out.end(), {std::string(kZoneKey), std::string(kLegacyZoneKey)});
+  } else if (!config.region_category.empty() && category == config.region_category) {
+    out.insert(out.end(), {std::string(kRegionKey), std::string(kLegacyRegionKey)});
   }
-  if (!config.region_category.empty() && category == config.region_category) {
-    return {std::string(kRegionKey), std::string(kLegacyRegionKey), published_key};
-  }
-  return {published_key};
+  out.push_back(published_key);
+  return out;
 }
 
 // (category, published key) in TopologyKeys order.
@@ -90,11 +97,17 @@ absl::StatusOr<Segments> NodeTopology(const std::map<std::string, std::string>& 
       }
     }
     if (!found) {
+      const bool named = config.category_labels.count(category) > 0 ||
+                         category == config.zone_category || category == config.region_category;
       return absl::UnavailableError(absl::StrCat(
           "the Node has no value for topology category \"", category, "\" (published as ", key,
-          "; looked for label ", absl::StrJoin(labels, " or "),
-          "): the cloud-controller-manager sets zone and region labels when it initialises the "
-          "Node"));
+          "; looked for label ", absl::StrJoin(labels, " or "), "): ",
+          named ? "the cloud-controller-manager sets zone and region labels when it initialises "
+                  "the Node"
+                : absl::StrCat("set [TopologyCategory \"", category,
+                               "\"] label to the Node label that carries it (the "
+                               "cloud-controller-manager writes ",
+                               kZoneKey, " and ", kRegionKey, ")")));
     }
   }
   return out;

@@ -62,6 +62,12 @@ TEST(TopologyTest, NodeTopology) {
   categories.topology_categories = {"k8s-zone", "k8s-rack"};
   TopologyConfig categories_only;
   categories_only.topology_categories = {"k8s-zone"};
+  // What the parser allows with topology-categories (no [Labels] zone/region): the Node label of
+  // a category named by [TopologyCategory].
+  TopologyConfig categories_named;
+  categories_named.topology_categories = {"k8s-region", "k8s-zone"};
+  categories_named.category_labels = {{"k8s-zone", "topology.kubernetes.io/zone"},
+                                      {"k8s-region", "topology.kubernetes.io/region"}};
   Labels with_rack = ccm_labels;
   with_rack["topology.csi.vmware.com/k8s-rack"] = "rack-3";
   struct Case {
@@ -101,6 +107,12 @@ TEST(TopologyTest, NodeTopology) {
        categories,
        absl::StatusCode::kUnavailable,
        {}},
+      {"categories named by [TopologyCategory] label: read from the CCM's labels",
+       ccm_labels,
+       categories_named,
+       absl::StatusCode::kOk,
+       {{"topology.csi.vmware.com/k8s-zone", "zone-a"},
+        {"topology.csi.vmware.com/k8s-region", "region-1"}}},
       {"categories without zone/region config: only the published key counts",
        ccm_labels,
        categories_only,
@@ -121,6 +133,10 @@ TEST(TopologyTest, NodeTopology) {
   }
   absl::Status missing = NodeTopology(ccm_labels, categories).status();
   EXPECT_NE(missing.message().find("k8s-rack"), absl::string_view::npos) << missing;
+  absl::Status unnamed = NodeTopology(ccm_labels, categories_only).status();
+  EXPECT_NE(unnamed.message().find("set [TopologyCategory \"k8s-zone\"] label"),
+            absl::string_view::npos)
+      << unnamed;
 }
 
 TEST(TopologyTest, SegmentMatches) {

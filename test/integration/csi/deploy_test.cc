@@ -14,6 +14,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "cloud/config/config.h"
+#include "csi/core/topology.h"
 #include "fixtures/kube_emulator/kube_emulator.h"
 #include "gtest/gtest.h"
 
@@ -90,9 +92,41 @@ TEST_F(CsiDeployTest, EveryOverlayApplies) {
 
 TEST_F(CsiDeployTest, ExampleStorageClassesApply) {
   const std::string out = DryRun("-f " CCM_SOURCE_DIR "/deploy/csi/examples/storageclasses.yaml");
-  for (const char* sc : {"vsphere-datastore", "vsphere-policy", "vsphere-zonal"}) {
+  for (const char* sc :
+       {"vsphere-datastore", "vsphere-default", "vsphere-policy", "vsphere-zonal"}) {
     EXPECT_TRUE(absl::StrContains(out, absl::StrCat("storageclass.storage.k8s.io/", sc))) << out;
   }
+}
+
+// The csi-vsphere.conf a YAML document of the zones overlay carries (ConfigMap data or Secret
+// stringData).
+std::string ZonesConf(const std::string& file, const char* field) {
+  YAML::Node doc =
+      YAML::LoadFile(std::string(CCM_SOURCE_DIR "/deploy/csi/kustomize/overlays/zones/") + file);
+  return doc[field]["csi-vsphere.conf"].as<std::string>();
+}
+
+TEST(CsiZonesOverlayTest, NodeConfigGivesTheZoneOfTheCcmLabels) {
+  // The node plugin's ConfigMap has no credentials: it parses the way node mode reads it.
+  auto node = cloud::ParseConfig(ZonesConf("node-configmap.yaml", "data"), {},
+                                 cloud::ParseOptions{.credentials_required = false});
+  ASSERT_TRUE(node.ok()) << node.status();
+  TopologyConfig t;
+  t.topology_categories = node->config.labels.topology_categories;
+  t.category_labels = node->config.labels.category_labels;
+  // The labels our cloud-controller-manager writes on an initialised Node.
+  auto segments = NodeTopology(
+      {{"topology.kubernetes.io/zone", "zone-a"}, {"topology.kubernetes.io/region", "region-1"}},
+      t);
+  ASSERT_TRUE(segments.ok()) << segments.status();
+  EXPECT_EQ(*segments, (Segments{{"topology.csi.vmware.com/k8s-zone", "zone-a"},
+                                 {"topology.csi.vmware.com/k8s-region", "region-1"}}));
+
+  // The controller's Secret: same topology, with credentials.
+  auto controller = cloud::ParseConfig(ZonesConf("secret.yaml", "stringData"), {});
+  ASSERT_TRUE(controller.ok()) << controller.status();
+  EXPECT_EQ(controller->config.labels.topology_categories, node->config.labels.topology_categories);
+  EXPECT_EQ(controller->config.labels.category_labels, node->config.labels.category_labels);
 }
 
 struct Rule {
