@@ -40,14 +40,17 @@ nlohmann::json NodeObject(int i, int gen) {
               {"bench/gen", absl::StrCat(gen)}}},
             {"annotations", {{"node.alpha.kubernetes.io/ttl", "0"}}}}},
           {"spec",
-           {{"providerID", absl::StrCat("vsphere://4237", 10000000 + i, "-aaaa-bbbb-cccc-dddddddddddd")},
+           {{"providerID",
+             absl::StrCat("vsphere://4237", 10000000 + i, "-aaaa-bbbb-cccc-dddddddddddd")},
             {"podCIDR", "10.244.0.0/24"}}},
           {"status",
            {{"addresses",
              {{{"type", "InternalIP"}, {"address", absl::StrCat("10.0.", i / 250, ".", i % 250)}},
               {{"type", "Hostname"}, {"address", name}}}},
             {"conditions",
-             {{{"type", "Ready"}, {"status", "True"}, {"reason", "KubeletReady"},
+             {{{"type", "Ready"},
+               {"status", "True"},
+               {"reason", "KubeletReady"},
                {"message", "kubelet is posting ready status"}}}},
             {"nodeInfo",
              {{"systemUUID", "422e4956-ad22-1139-6d72-59cc8f26bc90"},
@@ -96,8 +99,9 @@ int main(int argc, char** argv) {
 
   std::printf("kube_informer_bench: %d Nodes\n", n);
   std::printf("  list (paged 500) into informer: %.3f s, %.0f objects/s\n", list_s, n / list_s);
-  std::printf("  watch updates delivered:        %lld in %.3f s, %.0f objects/s (incl. server writes)\n",
-              static_cast<long long>(updates.load()), watch_s, updates.load() / watch_s);
+  std::printf(
+      "  watch updates delivered:        %lld in %.3f s, %.0f objects/s (incl. server writes)\n",
+      static_cast<long long>(updates.load()), watch_s, updates.load() / watch_s);
   std::printf("  memory per cached Node:         %.2f KiB (RSS %.1f -> %.1f MiB)\n",
               (rss_after - rss_before) * 1024.0 / n, rss_before, rss_after);
   return updates.load() >= n ? 0 : 1;

@@ -69,7 +69,7 @@ struct Flags {
   bool leader_elect = false;
   bool default_flags = false;  // no --kube-api-qps/--kube-api-burst/--concurrent-node-syncs
   bool keep_logs = false;
-  int hold_seconds = 0;  // pause after the inventory load (to inspect the controller process)
+  int hold_seconds = 0;      // pause after the inventory load (to inspect the controller process)
   int hold_end_seconds = 0;  // pause before stopping the controller at the end
 };
 
@@ -308,10 +308,13 @@ int Run(const Flags& f) {
   const int port = FreePort();
   t = absl::Now();
   std::vector<std::string> ccm_argv = {
-      BinaryPath("NODE_BENCH_CCM", CCM_BINARY), "--cloud-provider=vsphere",
-      "--cloud-config=" + dir + "/vsphere.conf", "--kubeconfig=" + dir + "/kubeconfig",
+      BinaryPath("NODE_BENCH_CCM", CCM_BINARY),
+      "--cloud-provider=vsphere",
+      "--cloud-config=" + dir + "/vsphere.conf",
+      "--kubeconfig=" + dir + "/kubeconfig",
       absl::StrCat("--leader-elect=", f.leader_elect ? "true" : "false"),
-      "--bind-address=127.0.0.1", absl::StrCat("--secure-port=", port)};
+      "--bind-address=127.0.0.1",
+      absl::StrCat("--secure-port=", port)};
   if (!f.default_flags) {
     ccm_argv.push_back(absl::StrCat("--concurrent-node-syncs=", f.workers));
     ccm_argv.push_back(absl::StrCat("--kube-api-qps=", f.qps));
@@ -530,8 +533,7 @@ int Run(const Flags& f) {
         2 * static_cast<int>(n), f.burst, f.qps, floor_s, absl::ToDoubleSeconds(all_init),
         absl::ToDoubleSeconds(all_init) / floor_s);
   } else {
-    std::printf("no rate-limit floor: 2N <= burst (%d <= %d)\n", 2 * static_cast<int>(n),
-                f.burst);
+    std::printf("no rate-limit floor: 2N <= burst (%d <= %d)\n", 2 * static_cast<int>(n), f.burst);
   }
   std::printf("\ncontroller process: %s; VmHWM when all were initialised: %ld kB\n",
               Memory(ccm->pid).c_str(), hwm_at_done);

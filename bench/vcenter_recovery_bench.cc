@@ -19,10 +19,10 @@
 #include "absl/time/clock.h"
 #include "common/logging.h"
 #include "fixtures/vcsim/vcsim_process.h"
+#include "testing/static_credentials.h"
 #include "vsphere/client.h"
 #include "vsphere/credential_source.h"
 #include "vsphere/inventory_cache.h"
-#include "testing/static_credentials.h"
 
 namespace ccm::vsphere {
 namespace {
@@ -30,7 +30,8 @@ namespace {
 std::string Spec(int vms) {
   return absl::StrCat(R"({"session_form": "missingset", "datacenters": [{"name": "dc1",
     "clusters": [{"name": "c1", "hosts": 8}],
-    "generate_vms": {"count": )", vms, R"(, "prefix": "gen-", "cluster": "c1",
+    "generate_vms": {"count": )",
+                      vms, R"(, "prefix": "gen-", "cluster": "c1",
                      "subnet": "10.1.0.0/16", "network": "VM Network"}}]})");
 }
 
@@ -44,10 +45,11 @@ void Print(const std::string& fault, std::vector<Round> rounds, int removed) {
             [](const Round& a, const Round& b) { return a.recovery_ms < b.recovery_ms; });
   uint64_t attempts = 0;
   for (const Round& r : rounds) attempts = std::max(attempts, r.failed_attempts);
-  std::printf("%-34s recovery min %7.0f ms  median %7.0f ms  max %7.0f ms  "
-              "(max failed attempts per outage %llu, VMs reported removed %d)\n",
-              fault.c_str(), rounds.front().recovery_ms, rounds[rounds.size() / 2].recovery_ms,
-              rounds.back().recovery_ms, static_cast<unsigned long long>(attempts), removed);
+  std::printf(
+      "%-34s recovery min %7.0f ms  median %7.0f ms  max %7.0f ms  "
+      "(max failed attempts per outage %llu, VMs reported removed %d)\n",
+      fault.c_str(), rounds.front().recovery_ms, rounds[rounds.size() / 2].recovery_ms,
+      rounds.back().recovery_ms, static_cast<unsigned long long>(attempts), removed);
 }
 
 bool WaitUntil(const std::function<bool()>& cond, absl::Duration timeout) {

@@ -19,11 +19,11 @@
 #include "absl/time/clock.h"
 #include "common/logging.h"
 #include "fixtures/vcsim/vcsim_process.h"
+#include "testing/static_credentials.h"
 #include "vsphere/ancestry.h"
 #include "vsphere/client.h"
 #include "vsphere/inventory_cache.h"
 #include "vsphere/tagging.h"
-#include "testing/static_credentials.h"
 
 namespace ccm::vsphere {
 namespace {
@@ -33,7 +33,8 @@ std::string Spec(int vms) {
   "datacenters": [{
     "name": "dc1",
     "clusters": [{"name": "c1", "hosts": 8, "resource_pools": ["rp1"]}],
-    "generate_vms": {"count": )", vms, R"(, "prefix": "gen-", "cluster": "c1",
+    "generate_vms": {"count": )",
+                      vms, R"(, "prefix": "gen-", "cluster": "c1",
                      "subnet": "10.1.0.0/16", "network": "VM Network"}
   }],
   "tag_categories": [{"name": "k8s-zone", "cardinality": "SINGLE"},

@@ -53,7 +53,8 @@ Diff DiffVCenter(const cloud::VirtualCenterConfig& a, const cloud::VirtualCenter
 
 }  // namespace
 
-ConfigChange ClassifyConfigChange(const cloud::Config& old_config, const cloud::Config& new_config) {
+ConfigChange ClassifyConfigChange(const cloud::Config& old_config,
+                                  const cloud::Config& new_config) {
   ConfigChange out;
   const auto before = ByLabel(old_config), after = ByLabel(new_config);
   std::vector<std::string> added, removed;

@@ -56,7 +56,7 @@ struct ConfigCheck {
     kRestart,     // valid, needs a new process: `change.restart_reasons` say why
   };
   Kind kind = Kind::kUnchanged;
-  std::string message;                  // the error, or a one-line summary of the change
+  std::string message;  // the error, or a one-line summary of the change
   ConfigChange change;
   std::optional<cloud::Config> config;  // kApplyLive and kRestart: the new config
   std::vector<std::string> warnings;    // the new file's config warnings

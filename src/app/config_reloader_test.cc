@@ -1,13 +1,12 @@
 #include "app/config_reloader.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
 #include "testing/fake_clock.h"
@@ -77,8 +76,9 @@ TEST(ClassifyConfigChangeTest, Table) {
       {"Insecure", Replace(kBase, "port = 443", "port = 443\ninsecure-flag = true"),
        Action::kRestart, "insecure-flag changed (TLS settings)"},
       {"Thumbprint",
-       Replace(kBase, "port = 443",
-               "port = 443\nthumbprint = AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD"),
+       Replace(
+           kBase, "port = 443",
+           "port = 443\nthumbprint = AA:BB:CC:DD:EE:FF:00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD"),
        Action::kRestart, "thumbprint changed"},
       {"Password", Replace(kBase, "password = p", "password = q"), Action::kRestart,
        "password changed (credentials are routed once at start-up)"},

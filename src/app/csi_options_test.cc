@@ -27,7 +27,7 @@ struct Case {
   std::vector<std::string> flags;
   Env env;
   std::function<void(const CsiOptions&)> check;  // when it parses
-  std::string error;                              // substring, when it must fail
+  std::string error;                             // substring, when it must fail
 };
 
 class CsiOptionsTest : public ::testing::TestWithParam<Case> {};
@@ -50,7 +50,9 @@ TEST_P(CsiOptionsTest, Parses) {
 INSTANTIATE_TEST_SUITE_P(
     Table, CsiOptionsTest,
     ::testing::Values(
-        Case{"node_defaults", {}, kNode,
+        Case{"node_defaults",
+             {},
+             kNode,
              [](const CsiOptions& o) {
                EXPECT_EQ(o.mode, CsiMode::kNode);
                EXPECT_EQ(o.endpoint, "unix:///csi/csi.sock");
@@ -60,13 +62,16 @@ INSTANTIATE_TEST_SUITE_P(
                EXPECT_EQ(o.shutdown_grace, absl::Seconds(10));
                EXPECT_TRUE(o.warnings.empty());
              }},
-        Case{"controller_with_config_env", {},
+        Case{"controller_with_config_env",
+             {},
              With(kController, "VSPHERE_CSI_CONFIG", "/etc/cloud/other.conf"),
              [](const CsiOptions& o) {
                EXPECT_EQ(o.mode, CsiMode::kController);
                EXPECT_EQ(o.config_path, "/etc/cloud/other.conf");
              }},
-        Case{"mode_is_case_insensitive", {}, With(kNode, "X_CSI_MODE", "Controller"),
+        Case{"mode_is_case_insensitive",
+             {},
+             With(kNode, "X_CSI_MODE", "Controller"),
              [](const CsiOptions& o) { EXPECT_EQ(o.mode, CsiMode::kController); }},
         Case{"reference_manifest_flags",
              {"--fss-name=internal-feature-states.csi.vsphere.vmware.com",
@@ -80,53 +85,89 @@ INSTANTIATE_TEST_SUITE_P(
                EXPECT_EQ(o.supervisor_fss_namespace, "sv-ns");
                EXPECT_TRUE(o.warnings.empty());
              }},
-        Case{"endpoint_flag_overrides_env", {"--endpoint=/tmp/x.sock"}, kNode,
+        Case{"endpoint_flag_overrides_env",
+             {"--endpoint=/tmp/x.sock"},
+             kNode,
              [](const CsiOptions& o) { EXPECT_EQ(o.endpoint, "/tmp/x.sock"); }},
-        Case{"endpoint_flag_alone", {"--endpoint", "unix:///a.sock"},
+        Case{"endpoint_flag_alone",
+             {"--endpoint", "unix:///a.sock"},
              Without(kNode, "CSI_ENDPOINT"),
              [](const CsiOptions& o) { EXPECT_EQ(o.endpoint, "unix:///a.sock"); }},
-        Case{"verbosity_flag_forms", {"-v=5"}, kNode,
+        Case{"verbosity_flag_forms",
+             {"-v=5"},
+             kNode,
              [](const CsiOptions& o) { EXPECT_EQ(o.verbosity, 5); }},
-        Case{"verbosity_long", {"--v", "3"}, kNode,
+        Case{"verbosity_long",
+             {"--v", "3"},
+             kNode,
              [](const CsiOptions& o) { EXPECT_EQ(o.verbosity, 3); }},
-        Case{"logger_level_development", {}, With(kNode, "LOGGER_LEVEL", "DEVELOPMENT"),
+        Case{"logger_level_development",
+             {},
+             With(kNode, "LOGGER_LEVEL", "DEVELOPMENT"),
              [](const CsiOptions& o) { EXPECT_EQ(o.verbosity, 4); }},
-        Case{"explicit_v_beats_logger_level", {"--v=1"},
+        Case{"explicit_v_beats_logger_level",
+             {"--v=1"},
              With(kNode, "LOGGER_LEVEL", "DEVELOPMENT"),
              [](const CsiOptions& o) { EXPECT_EQ(o.verbosity, 1); }},
-        Case{"logger_level_production", {}, With(kNode, "LOGGER_LEVEL", "PRODUCTION"),
+        Case{"logger_level_production",
+             {},
+             With(kNode, "LOGGER_LEVEL", "PRODUCTION"),
              [](const CsiOptions& o) { EXPECT_EQ(o.verbosity, 0); }},
-        Case{"metrics_port", {"--metrics-port=0", "--metrics-bind-address=127.0.0.1"}, kController,
+        Case{"metrics_port",
+             {"--metrics-port=0", "--metrics-bind-address=127.0.0.1"},
+             kController,
              [](const CsiOptions& o) {
                EXPECT_EQ(o.metrics_port, 0);
                EXPECT_EQ(o.metrics_bind_address, "127.0.0.1");
              }},
-        Case{"shutdown_grace", {"--shutdown-grace-period=30s"}, kNode,
+        Case{"shutdown_grace",
+             {"--shutdown-grace-period=30s"},
+             kNode,
              [](const CsiOptions& o) { EXPECT_EQ(o.shutdown_grace, absl::Seconds(30)); }},
-        Case{"unknown_flag_warns", {"--no-such-flag=1", "--use-gocsi=false"}, kNode,
+        Case{"unknown_flag_warns",
+             {"--no-such-flag=1", "--use-gocsi=false"},
+             kNode,
              [](const CsiOptions& o) {
                ASSERT_EQ(o.warnings.size(), 2u);
                EXPECT_THAT(o.warnings[0], HasSubstr("no-such-flag"));
                EXPECT_THAT(o.warnings[1], HasSubstr("use-gocsi"));
              }},
-        Case{"vanilla_flavor", {}, With(kNode, "CLUSTER_FLAVOR", "VANILLA"),
+        Case{"vanilla_flavor",
+             {},
+             With(kNode, "CLUSTER_FLAVOR", "VANILLA"),
              [](const CsiOptions& o) { EXPECT_EQ(o.mode, CsiMode::kNode); }},
-        Case{"version_needs_no_env", {"--version"}, {},
+        Case{"version_needs_no_env",
+             {"--version"},
+             {},
              [](const CsiOptions& o) { EXPECT_TRUE(o.version); }},
-        Case{"help_needs_no_env", {"-h"}, {},
-             [](const CsiOptions& o) { EXPECT_TRUE(o.help); }},
+        Case{"help_needs_no_env", {"-h"}, {}, [](const CsiOptions& o) { EXPECT_TRUE(o.help); }},
         // Errors.
-        Case{"mode_missing", {}, Without(kNode, "X_CSI_MODE"), nullptr,
+        Case{"mode_missing",
+             {},
+             Without(kNode, "X_CSI_MODE"),
+             nullptr,
              "invalid value \"\" specified for X_CSI_MODE, expecting 'node' or 'controller'"},
-        Case{"mode_bad", {}, With(kNode, "X_CSI_MODE", "both"), nullptr,
+        Case{"mode_bad",
+             {},
+             With(kNode, "X_CSI_MODE", "both"),
+             nullptr,
              "invalid value \"both\" specified for X_CSI_MODE"},
-        Case{"endpoint_missing", {}, Without(kNode, "CSI_ENDPOINT"), nullptr,
+        Case{"endpoint_missing",
+             {},
+             Without(kNode, "CSI_ENDPOINT"),
+             nullptr,
              "CSI endpoint cannot be empty: set CSI_ENDPOINT"},
-        Case{"endpoint_tcp", {}, With(kNode, "CSI_ENDPOINT", "tcp://0.0.0.0:10000"), nullptr,
+        Case{"endpoint_tcp",
+             {},
+             With(kNode, "CSI_ENDPOINT", "tcp://0.0.0.0:10000"),
+             nullptr,
              "only unix sockets are supported"},
         Case{"bad_verbosity", {"--v=loud"}, kNode, nullptr, "--v"},
         Case{"bad_metrics_port", {"--metrics-port=70000"}, kController, nullptr, "metrics-port"},
-        Case{"workload_flavor", {}, With(kNode, "CLUSTER_FLAVOR", "WORKLOAD"), nullptr,
+        Case{"workload_flavor",
+             {},
+             With(kNode, "CLUSTER_FLAVOR", "WORKLOAD"),
+             nullptr,
              "VANILLA flavor"}),
     [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
 

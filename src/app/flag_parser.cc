@@ -49,7 +49,8 @@ void FlagParser::Duration(const std::string& name, absl::Duration* dst) {
 void FlagParser::Int(const std::string& name, int* dst, int min) {
   values_[name] = [name, dst, min](const std::string& v) {
     int n;
-    if (!absl::SimpleAtoi(v, &n) || n < min) return BadFlag(name, v, absl::StrCat("an integer >= ", min));
+    if (!absl::SimpleAtoi(v, &n) || n < min)
+      return BadFlag(name, v, absl::StrCat("an integer >= ", min));
     *dst = n;
     return absl::OkStatus();
   };

@@ -54,9 +54,9 @@ TEST(FlagParserTest, AcceptsTheGoForms) {
 TEST(FlagParserTest, UnknownAndIgnoredFlagsAreWarningsWithTheirValuesSkipped) {
   Flags f;
   std::vector<std::string> warnings;
-  ASSERT_TRUE(Parse(f, {"--bogus", "x", "--profiling", "--log-dir", "/tmp", "--name=n", "stray"},
-                    &warnings)
-                  .ok());
+  ASSERT_TRUE(
+      Parse(f, {"--bogus", "x", "--profiling", "--log-dir", "/tmp", "--name=n", "stray"}, &warnings)
+          .ok());
   EXPECT_EQ(f.name, "n");
   EXPECT_THAT(warnings, ElementsAre("unknown flag --bogus ignored",
                                     HasSubstr("--profiling is accepted for compatibility"),

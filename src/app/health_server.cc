@@ -37,7 +37,8 @@ HealthServer::Result HealthServer::Evaluate(bool liveness_only, bool verbose,
       ok = false;
       // The reason is logged by the component; like the Go server, the body does not carry it
       // unless verbose (it may name hosts, never credentials).
-      absl::StrAppend(&lines, "[-]", c.name, " failed: ", verbose ? s.message() : "reason withheld", "\n");
+      absl::StrAppend(&lines, "[-]", c.name, " failed: ", verbose ? s.message() : "reason withheld",
+                      "\n");
     }
   }
   const char* what = liveness_only ? "livez" : "healthz";
@@ -77,11 +78,10 @@ absl::StatusOr<int> HealthServer::Start(const std::string& bind_address, int por
     // Sent as is, with its length: httplib compresses only whole bodies, and gzip for these few
     // tens of KB would allocate ~300 KB of zlib state on every scrape.
     auto text = std::make_shared<std::string>(registry_->Render());
-    res.set_content_provider(
-        text->size(), "text/plain; version=0.0.4; charset=utf-8",
-        [text](size_t offset, size_t length, httplib::DataSink& sink) {
-          return sink.write(text->data() + offset, length);
-        });
+    res.set_content_provider(text->size(), "text/plain; version=0.0.4; charset=utf-8",
+                             [text](size_t offset, size_t length, httplib::DataSink& sink) {
+                               return sink.write(text->data() + offset, length);
+                             });
   });
   int bound = port == 0 ? server_->bind_to_any_port(bind_address)
                         : (server_->bind_to_port(bind_address, port) ? port : -1);

@@ -12,8 +12,10 @@ TEST(HealthServerTest, NamedChecksAndLiveness) {
   reg.Counter("demo_total", "Demo.")->Add({}, 2);
   HealthServer hs(&reg);
   absl::Status vc = absl::OkStatus();
-  hs.AddCheck("kubernetes", [] { return absl::OkStatus(); }, /*liveness=*/false);
-  hs.AddCheck("vcenter-vc1", [&] { return vc; }, /*liveness=*/false);
+  hs.AddCheck(
+      "kubernetes", [] { return absl::OkStatus(); }, /*liveness=*/false);
+  hs.AddCheck(
+      "vcenter-vc1", [&] { return vc; }, /*liveness=*/false);
   auto kp = MakeSelfSigned("localhost");
   ASSERT_TRUE(kp.ok()) << kp.status();
   auto port = hs.Start("127.0.0.1", 0, &*kp);

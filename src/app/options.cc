@@ -15,20 +15,55 @@ namespace {
 
 // Flags of kube-cloud-controller-manager / the Go vSphere CCM that we accept but do not act on.
 const std::set<std::string>& IgnoredFlags() {
-  static const std::set<std::string> k = {
-      "allocate-node-cidrs", "configure-cloud-routes", "cluster-cidr", "use-service-account-credentials",
-      "authentication-kubeconfig", "authorization-kubeconfig", "authentication-skip-lookup",
-      "authorization-always-allow-paths", "kube-api-content-type", "profiling", "contention-profiling",
-      "route-reconciliation-period", "node-sync-period", "min-resync-period", "cidr-allocator-type",
-      "feature-gates", "logtostderr", "alsologtostderr", "log-dir", "log-file", "stderrthreshold",
-      "one-output", "skip-headers", "skip-log-headers", "log-flush-frequency", "concurrent-service-syncs",
-      "external-cloud-volume-plugin", "enable-leader-migration", "leader-migration-config",
-      "requestheader-client-ca-file", "client-ca-file", "permit-address-sharing", "permit-port-sharing",
-      "http2-max-streams-per-connection", "tls-cipher-suites", "tls-min-version", "tls-sni-cert-key",
-      "authentication-token-webhook-cache-ttl", "authorization-webhook-cache-authorized-ttl",
-      "authorization-webhook-cache-unauthorized-ttl", "leader-elect-resource-lock-migration",
-      "webhook-bind-address", "webhook-secure-port", "webhooks", "vmodule", "add-dir-header",
-      "log-backtrace-at", "logging-format", "master-election"};
+  static const std::set<std::string> k = {"allocate-node-cidrs",
+                                          "configure-cloud-routes",
+                                          "cluster-cidr",
+                                          "use-service-account-credentials",
+                                          "authentication-kubeconfig",
+                                          "authorization-kubeconfig",
+                                          "authentication-skip-lookup",
+                                          "authorization-always-allow-paths",
+                                          "kube-api-content-type",
+                                          "profiling",
+                                          "contention-profiling",
+                                          "route-reconciliation-period",
+                                          "node-sync-period",
+                                          "min-resync-period",
+                                          "cidr-allocator-type",
+                                          "feature-gates",
+                                          "logtostderr",
+                                          "alsologtostderr",
+                                          "log-dir",
+                                          "log-file",
+                                          "stderrthreshold",
+                                          "one-output",
+                                          "skip-headers",
+                                          "skip-log-headers",
+                                          "log-flush-frequency",
+                                          "concurrent-service-syncs",
+                                          "external-cloud-volume-plugin",
+                                          "enable-leader-migration",
+                                          "leader-migration-config",
+                                          "requestheader-client-ca-file",
+                                          "client-ca-file",
+                                          "permit-address-sharing",
+                                          "permit-port-sharing",
+                                          "http2-max-streams-per-connection",
+                                          "tls-cipher-suites",
+                                          "tls-min-version",
+                                          "tls-sni-cert-key",
+                                          "authentication-token-webhook-cache-ttl",
+                                          "authorization-webhook-cache-authorized-ttl",
+                                          "authorization-webhook-cache-unauthorized-ttl",
+                                          "leader-elect-resource-lock-migration",
+                                          "webhook-bind-address",
+                                          "webhook-secure-port",
+                                          "webhooks",
+                                          "vmodule",
+                                          "add-dir-header",
+                                          "log-backtrace-at",
+                                          "logging-format",
+                                          "master-election"};
   return k;
 }
 
@@ -120,7 +155,8 @@ absl::Status Validate(Options& o) {
     return absl::InvalidArgumentError(
         "leader election needs --leader-elect-lease-duration > --leader-elect-renew-deadline > "
         "--leader-elect-retry-period");
-  if (o.secure_port > 65535) return BadFlag("secure-port", std::to_string(o.secure_port), "0..65535");
+  if (o.secure_port > 65535)
+    return BadFlag("secure-port", std::to_string(o.secure_port), "0..65535");
   if (o.tls_cert_file.empty() != o.tls_private_key_file.empty())
     return absl::InvalidArgumentError("--tls-cert-file and --tls-private-key-file go together");
   auto labels = cloud::ValidateExtraLabels(o.node_labels);

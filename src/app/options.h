@@ -29,7 +29,8 @@ struct Options {
   int concurrent_node_syncs = 1;
   absl::Duration node_status_update_frequency = absl::Minutes(5);
   absl::Duration node_monitor_period = absl::Seconds(5);
-  // Validated (qualified-name keys, label values); kubernetes.io / k8s.io keys removed with a warning.
+  // Validated (qualified-name keys, label values); kubernetes.io / k8s.io keys removed with a
+  // warning.
   std::map<std::string, std::string> node_labels;
   double kube_api_qps = 20;
   int kube_api_burst = 30;
@@ -51,7 +52,8 @@ inline const std::set<std::string>& KnownControllers() {
   static const std::set<std::string> k = {"cloud-node", "cloud-node-lifecycle"};
   return k;
 }
-// Whether `name` is enabled by --controllers (`*` = all defaults, `-name` disables, `name` enables).
+// Whether `name` is enabled by --controllers (`*` = all defaults, `-name` disables, `name`
+// enables).
 bool ControllerEnabled(const Options& o, const std::string& name);
 
 // argv[0] is the program name. Errors name the flag and the expected form.

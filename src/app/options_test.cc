@@ -12,7 +12,8 @@ std::vector<std::string> Args(std::initializer_list<const char*> a) {
 }
 
 TEST(OptionsTest, DefaultsMatchTheGoBinary) {
-  auto o = ParseOptions(Args({"--cloud-provider=vsphere", "--cloud-config=/etc/cloud/vsphere.conf"}));
+  auto o =
+      ParseOptions(Args({"--cloud-provider=vsphere", "--cloud-config=/etc/cloud/vsphere.conf"}));
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_TRUE(o->leader_elect);
   EXPECT_EQ(o->lease_duration, absl::Seconds(15));
@@ -34,12 +35,12 @@ TEST(OptionsTest, DefaultsMatchTheGoBinary) {
 }
 
 TEST(OptionsTest, GoStyleForms) {
-  auto o = ParseOptions(Args({"--cloud-provider", "vsphere", "-cloud-config=x.conf", "-v=4",
-                              "--leader-elect=false", "--leader-elect-lease-duration=1m30s",
-                              "--node-monitor-period", "10s", "--controllers=*,-cloud-node-lifecycle",
-                              "--node-labels=a=b, c=d-e", "--kube-api-qps=5.5", "--concurrent-node-syncs=4",
-                              "--kubeconfig=/k", "--master=https://1.2.3.4:6443", "--secure-port=0",
-                              "--cloud-config-check-period=250ms"}));
+  auto o = ParseOptions(Args(
+      {"--cloud-provider", "vsphere", "-cloud-config=x.conf", "-v=4", "--leader-elect=false",
+       "--leader-elect-lease-duration=1m30s", "--node-monitor-period", "10s",
+       "--controllers=*,-cloud-node-lifecycle", "--node-labels=a=b, c=d-e", "--kube-api-qps=5.5",
+       "--concurrent-node-syncs=4", "--kubeconfig=/k", "--master=https://1.2.3.4:6443",
+       "--secure-port=0", "--cloud-config-check-period=250ms"}));
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->verbosity, 4);
   EXPECT_FALSE(o->leader_elect);
@@ -57,12 +58,14 @@ TEST(OptionsTest, GoStyleForms) {
 }
 
 TEST(OptionsTest, UnimplementedAndUnknownFlagsAreWarnings) {
-  auto o = ParseOptions(Args({"--cloud-provider=vsphere", "--cloud-config=x", "--allocate-node-cidrs=false",
-                              "--use-service-account-credentials", "--route-reconciliation-period", "10s",
-                              "--frobnicate=3", "--controllers=cloud-node,service"}));
+  auto o = ParseOptions(
+      Args({"--cloud-provider=vsphere", "--cloud-config=x", "--allocate-node-cidrs=false",
+            "--use-service-account-credentials", "--route-reconciliation-period", "10s",
+            "--frobnicate=3", "--controllers=cloud-node,service"}));
   ASSERT_TRUE(o.ok()) << o.status();
   ASSERT_EQ(o->warnings.size(), 5u);
-  EXPECT_NE(o->warnings[0].find("--allocate-node-cidrs is accepted for compatibility"), std::string::npos);
+  EXPECT_NE(o->warnings[0].find("--allocate-node-cidrs is accepted for compatibility"),
+            std::string::npos);
   EXPECT_NE(o->warnings[3].find("unknown flag --frobnicate"), std::string::npos);
   EXPECT_NE(o->warnings[4].find("controller \"service\" is not implemented"), std::string::npos);
   EXPECT_TRUE(ControllerEnabled(*o, "cloud-node"));
@@ -93,12 +96,15 @@ TEST(OptionsTest, Errors) {
        "--node-labels: label key \"bad key\" is not a qualified name"},
       {Args({"--cloud-config=x", "--node-labels=Example.com/team=a"}),
        "label key \"Example.com/team\" is not a qualified name"},
-      {Args({"--cloud-config=x", "--node-labels=c=d=e"}), "label \"c\" has an invalid value \"d=e\""},
+      {Args({"--cloud-config=x", "--node-labels=c=d=e"}),
+       "label \"c\" has an invalid value \"d=e\""},
       {Args({"--cloud-config=x", "--node-labels=team=not valid"}),
        "label \"team\" has an invalid value \"not valid\""},
-      {Args({"--cloud-provider=vsphere", "--cloud-config=x", "--leader-elect-resource-lock=endpoints"}),
+      {Args({"--cloud-provider=vsphere", "--cloud-config=x",
+             "--leader-elect-resource-lock=endpoints"}),
        "only \"leases\""},
-      {Args({"--cloud-provider=vsphere", "--cloud-config"}), "flag needs an argument: --cloud-config"},
+      {Args({"--cloud-provider=vsphere", "--cloud-config"}),
+       "flag needs an argument: --cloud-config"},
       {Args({"--cloud-provider=vsphere", "--cloud-config=x", "--tls-cert-file=a"}), "go together"},
   };
   for (const auto& c : cases) {

@@ -7,18 +7,20 @@
 
 namespace ccm::app {
 
-KubeSecretWatcher::KubeSecretWatcher(kube::Client& client, const std::set<std::string>& namespaces) {
+KubeSecretWatcher::KubeSecretWatcher(kube::Client& client,
+                                     const std::set<std::string>& namespaces) {
   for (const auto& ns : namespaces) {
     kube::InformerOptions o;
     o.ns = ns;
     auto inf = std::make_unique<kube::Informer>(client, kube::Secrets(), o);
     inf->AddEventHandler({
         .on_add = [this](const kube::Json& s) { Dispatch(s, false); },
-        .on_update = [this](const kube::Json& old_s, const kube::Json& s) {
-          if (old_s.value("metadata", kube::Json::object()).value("resourceVersion", "") !=
-              s.value("metadata", kube::Json::object()).value("resourceVersion", ""))
-            Dispatch(s, false);
-        },
+        .on_update =
+            [this](const kube::Json& old_s, const kube::Json& s) {
+              if (old_s.value("metadata", kube::Json::object()).value("resourceVersion", "") !=
+                  s.value("metadata", kube::Json::object()).value("resourceVersion", ""))
+                Dispatch(s, false);
+            },
         .on_delete = [this](const kube::Json& s) { Dispatch(s, true); },
     });
     informers_[ns] = std::move(inf);

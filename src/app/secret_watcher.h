@@ -23,7 +23,8 @@ class KubeSecretWatcher final : public cloud::SecretWatcher {
   bool WaitForSync(absl::Duration timeout);
   void Stop();
 
-  absl::StatusOr<cloud::SecretData> Get(const std::string& ns, const std::string& name) const override;
+  absl::StatusOr<cloud::SecretData> Get(const std::string& ns,
+                                        const std::string& name) const override;
   int Subscribe(Callback cb) override;
   void Unsubscribe(int handle) override;
 

@@ -43,7 +43,8 @@ absl::StatusOr<KeyPair> MakeSelfSigned(const std::string& host) {
   X509_set_issuer_name(c, name);
   std::string san = "DNS:localhost,IP:127.0.0.1";
   if (!host.empty() && host != "localhost") san = absl::StrCat("DNS:", host, ",", san);
-  if (!AddExt(c, NID_subject_alt_name, san) || !AddExt(c, NID_basic_constraints, "critical,CA:FALSE") ||
+  if (!AddExt(c, NID_subject_alt_name, san) ||
+      !AddExt(c, NID_basic_constraints, "critical,CA:FALSE") ||
       !AddExt(c, NID_ext_key_usage, "serverAuth"))
     return absl::InternalError("self-signed certificate: extensions failed");
   if (!X509_sign(c, kp.key.get(), EVP_sha256()))
@@ -60,15 +61,21 @@ absl::StatusOr<KeyPair> MakeSelfSigned(const std::string& host) {
 absl::StatusOr<KeyPair> LoadKeyPair(const std::string& cert_file, const std::string& key_file) {
   KeyPair kp;
   FILE* f = fopen(cert_file.c_str(), "r");
-  if (f == nullptr) return absl::NotFoundError(absl::StrCat("--tls-cert-file ", cert_file, ": cannot open"));
+  if (f == nullptr)
+    return absl::NotFoundError(absl::StrCat("--tls-cert-file ", cert_file, ": cannot open"));
   kp.cert.reset(PEM_read_X509(f, nullptr, nullptr, nullptr));
   fclose(f);
-  if (!kp.cert) return absl::InvalidArgumentError(absl::StrCat("--tls-cert-file ", cert_file, ": not a PEM certificate"));
+  if (!kp.cert)
+    return absl::InvalidArgumentError(
+        absl::StrCat("--tls-cert-file ", cert_file, ": not a PEM certificate"));
   f = fopen(key_file.c_str(), "r");
-  if (f == nullptr) return absl::NotFoundError(absl::StrCat("--tls-private-key-file ", key_file, ": cannot open"));
+  if (f == nullptr)
+    return absl::NotFoundError(absl::StrCat("--tls-private-key-file ", key_file, ": cannot open"));
   kp.key.reset(PEM_read_PrivateKey(f, nullptr, nullptr, nullptr));
   fclose(f);
-  if (!kp.key) return absl::InvalidArgumentError(absl::StrCat("--tls-private-key-file ", key_file, ": not a PEM private key"));
+  if (!kp.key)
+    return absl::InvalidArgumentError(
+        absl::StrCat("--tls-private-key-file ", key_file, ": not a PEM private key"));
   if (X509_check_private_key(kp.cert.get(), kp.key.get()) != 1)
     return absl::InvalidArgumentError("--tls-private-key-file does not match --tls-cert-file");
   return kp;

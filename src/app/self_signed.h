@@ -2,11 +2,11 @@
 // An in-memory self-signed serving certificate, as the Go cloud-controller-manager makes one when
 // no --tls-cert-file is given (for the host name, "localhost" and 127.0.0.1).
 
-#include <memory>
-#include <string>
-
 #include <openssl/evp.h>
 #include <openssl/x509.h>
+
+#include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 

@@ -1,5 +1,6 @@
 #pragma once
-// Exponential backoff with optional jitter: delay(n) = min(initial * factor^n, max) * (1 + jitter*u).
+// Exponential backoff with optional jitter: delay(n) = min(initial * factor^n, max) * (1 +
+// jitter*u).
 
 #include "absl/time/time.h"
 #include "common/random.h"

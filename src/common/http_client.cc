@@ -30,8 +30,8 @@ int ThumbprintIndex() {
 // govmomi does when a thumbprint is configured).
 int VerifyThumbprint(int preverify, X509_STORE_CTX* store) {
   if (X509_STORE_CTX_get_error_depth(store) != 0) return 1;
-  SSL* ssl = static_cast<SSL*>(
-      X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()));
+  SSL* ssl =
+      static_cast<SSL*>(X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()));
   SSL_CTX* ctx = SSL_get_SSL_CTX(ssl);
   auto* want = static_cast<const std::string*>(SSL_CTX_get_ex_data(ctx, ThumbprintIndex()));
   X509* cert = X509_STORE_CTX_get_current_cert(store);
@@ -39,7 +39,8 @@ int VerifyThumbprint(int preverify, X509_STORE_CTX* store) {
   unsigned int n = 0;
   if (want == nullptr || cert == nullptr || !X509_digest(cert, EVP_sha1(), md, &n)) return 0;
   std::string got;
-  for (unsigned int i = 0; i < n; ++i) absl::StrAppend(&got, i ? ":" : "", absl::Hex(md[i], absl::kZeroPad2));
+  for (unsigned int i = 0; i < n; ++i)
+    absl::StrAppend(&got, i ? ":" : "", absl::Hex(md[i], absl::kZeroPad2));
   if (absl::AsciiStrToUpper(got) == *want) {
     X509_STORE_CTX_set_error(store, X509_V_OK);
     return 1;
@@ -211,14 +212,16 @@ std::unique_ptr<HttpClient::Handle> HttpClient::Acquire() {
     curl_blob blob{const_cast<char*>(tls.ca_pem.data()), tls.ca_pem.size(), CURL_BLOB_COPY};
     curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &blob);
   }
-  if (!tls.client_cert_file.empty()) curl_easy_setopt(c, CURLOPT_SSLCERT, tls.client_cert_file.c_str());
+  if (!tls.client_cert_file.empty())
+    curl_easy_setopt(c, CURLOPT_SSLCERT, tls.client_cert_file.c_str());
   if (!tls.client_cert_pem.empty()) {
     curl_blob blob{const_cast<char*>(tls.client_cert_pem.data()), tls.client_cert_pem.size(),
                    CURL_BLOB_COPY};
     curl_easy_setopt(c, CURLOPT_SSLCERT_BLOB, &blob);
     curl_easy_setopt(c, CURLOPT_SSLCERTTYPE, "PEM");
   }
-  if (!tls.client_key_file.empty()) curl_easy_setopt(c, CURLOPT_SSLKEY, tls.client_key_file.c_str());
+  if (!tls.client_key_file.empty())
+    curl_easy_setopt(c, CURLOPT_SSLKEY, tls.client_key_file.c_str());
   if (!tls.client_key_pem.empty()) {
     curl_blob blob{const_cast<char*>(tls.client_key_pem.data()), tls.client_key_pem.size(),
                    CURL_BLOB_COPY};
@@ -255,7 +258,8 @@ curl_slist* Prepare(CURL* c, const HttpRequest& req, const HttpClientOptions& op
   }
   curl_slist* hdrs = nullptr;
   hdrs = curl_slist_append(hdrs, "Expect:");
-  for (const auto& [k, v] : req.headers) hdrs = curl_slist_append(hdrs, absl::StrCat(k, ": ", v).c_str());
+  for (const auto& [k, v] : req.headers)
+    hdrs = curl_slist_append(hdrs, absl::StrCat(k, ": ", v).c_str());
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
   curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, OnHeader);
   curl_easy_setopt(c, CURLOPT_HEADERDATA, resp);

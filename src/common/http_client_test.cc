@@ -1,13 +1,13 @@
 #include "common/http_client.h"
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <thread>
-
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -34,8 +34,8 @@ struct TestCert {
     cert = dir + "/cert.pem";
     key = dir + "/key.pem";
     Run(absl::StrCat("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost",
-                     " -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout ", key,
-                     " -out ", cert, " 2>/dev/null"));
+                     " -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout ", key, " -out ",
+                     cert, " 2>/dev/null"));
     std::string fp = Run(absl::StrCat("openssl x509 -noout -fingerprint -sha1 -in ", cert));
     sha1 = fp.substr(fp.find('=') + 1);
     while (!sha1.empty() && (sha1.back() == '\n' || sha1.back() == '\r')) sha1.pop_back();
@@ -108,7 +108,8 @@ TEST(HttpClientTest, GetPostHeadersAndUserAgent) {
   EXPECT_EQ(r->status, 200);
   EXPECT_EQ(r->body, "hello test-agent/1.0");
   EXPECT_EQ(r->header("x-TEST"), "yes");
-  auto p = c.Do({.method = "POST", .url = absl::StrCat("http://127.0.0.1:", srv.port(), "/echo"),
+  auto p = c.Do({.method = "POST",
+                 .url = absl::StrCat("http://127.0.0.1:", srv.port(), "/echo"),
                  .body = "data"});
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->status, 201);
@@ -185,7 +186,8 @@ TEST(HttpClientTest, ReadIsRetriedOnceOnAFreshConnectionWhenTheServerDropsIt) {
 
   // A POST that may have reached the server is not sent twice.
   DroppingServer post_drop(1);
-  auto post = c.Do({.method = "POST", .url = absl::StrCat("http://127.0.0.1:", post_drop.port(), "/x"),
+  auto post = c.Do({.method = "POST",
+                    .url = absl::StrCat("http://127.0.0.1:", post_drop.port(), "/x"),
                     .body = "data"});
   ASSERT_FALSE(post.ok());
   EXPECT_EQ(post.status().code(), absl::StatusCode::kUnavailable) << post.status();
@@ -208,12 +210,13 @@ TEST(HttpClientTest, StreamDeliversChunksAndCanStop) {
   Serving srv(s);
   HttpClient c({});
   std::string got;
-  auto r = c.Stream({.url = absl::StrCat("http://127.0.0.1:", srv.port(), "/stream")},
-                    [&](absl::string_view d) {
-                      got.append(d.data(), d.size());
-                      return true;
-                    },
-                    nullptr);
+  auto r = c.Stream(
+      {.url = absl::StrCat("http://127.0.0.1:", srv.port(), "/stream")},
+      [&](absl::string_view d) {
+        got.append(d.data(), d.size());
+        return true;
+      },
+      nullptr);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(got, "chunk\nchunk\nchunk\n");
 }
@@ -225,8 +228,9 @@ TEST(HttpClientTest, StreamStopsWhenCallbackSaysSo) {
   HttpClient c({});
 
   int seen = 0;
-  auto stopped = c.Stream({.url = absl::StrCat("http://127.0.0.1:", srv.port(), "/forever")},
-                          [&](absl::string_view) { return ++seen < 3; }, nullptr);
+  auto stopped = c.Stream(
+      {.url = absl::StrCat("http://127.0.0.1:", srv.port(), "/forever")},
+      [&](absl::string_view) { return ++seen < 3; }, nullptr);
   ASSERT_TRUE(stopped.ok()) << stopped.status();
   EXPECT_EQ(seen, 3);
 }
@@ -238,12 +242,13 @@ TEST(HttpClientTest, StreamCancel) {
   HttpClient c({});
 
   std::atomic<bool> cancel{false};
-  auto cancelled = c.Stream({.url = absl::StrCat("http://127.0.0.1:", srv.port(), "/forever")},
-                            [&](absl::string_view) {
-                              cancel = true;
-                              return true;
-                            },
-                            &cancel);
+  auto cancelled = c.Stream(
+      {.url = absl::StrCat("http://127.0.0.1:", srv.port(), "/forever")},
+      [&](absl::string_view) {
+        cancel = true;
+        return true;
+      },
+      &cancel);
   ASSERT_FALSE(cancelled.ok());
   EXPECT_EQ(cancelled.status().code(), absl::StatusCode::kCancelled);
 }
@@ -323,7 +328,8 @@ TEST_F(HttpsTest, ThumbprintPinning) {
   HttpClient pinned({.tls = {.thumbprint = lower}});
   auto r = pinned.Do({.url = url_});
   ASSERT_TRUE(r.ok()) << r.status();
-  HttpClient wrong({.tls = {.thumbprint = "00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33"}});
+  HttpClient wrong(
+      {.tls = {.thumbprint = "00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:00:11:22:33"}});
   auto w = wrong.Do({.url = url_});
   ASSERT_FALSE(w.ok());
   EXPECT_NE(w.status().code(), absl::StatusCode::kOk);

@@ -23,7 +23,11 @@ TEST(IpAddressTest, ParseAndClassify) {
       {"fe80::1%eth0", true, IpFamily::kIPv6, false, false, true, false, "fe80::1"},
       {"ff02::1", true, IpFamily::kIPv6, false, false, false, true, "ff02::1"},
       {"FD00:0:0::0A", true, IpFamily::kIPv6, false, false, false, false, "fd00::a"},
-      {"1.2.3", false}, {"", false}, {"10.0.0.256", false}, {"zz::1", false}, {"1.2.3.4/8", false},
+      {"1.2.3", false},
+      {"", false},
+      {"10.0.0.256", false},
+      {"zz::1", false},
+      {"1.2.3.4/8", false},
   };
   for (const auto& c : cases) {
     auto a = IpAddress::Parse(c.text);
@@ -47,12 +51,18 @@ TEST(IpNetTest, ParseAndContains) {
     const char* ip;
     bool contains;
   } cases[] = {
-      {"10.0.0.0/8", "10.200.1.1", true},     {"10.0.0.0/8", "11.0.0.1", false},
-      {"10.1.2.3/24", "10.1.2.200", true},    {"10.1.2.3/24", "10.1.3.1", false},
-      {"192.168.1.0/25", "192.168.1.127", true}, {"192.168.1.0/25", "192.168.1.128", false},
-      {"0.0.0.0/0", "8.8.8.8", true},         {"0.0.0.0/0", "::1", false},
-      {"fd00::/64", "fd00::1234", true},      {"fd00::/64", "fd00:0:0:1::1", false},
-      {"2001:db8::/32", "2001:db8:ffff::1", true}, {"10.0.0.0/32", "10.0.0.0", true},
+      {"10.0.0.0/8", "10.200.1.1", true},
+      {"10.0.0.0/8", "11.0.0.1", false},
+      {"10.1.2.3/24", "10.1.2.200", true},
+      {"10.1.2.3/24", "10.1.3.1", false},
+      {"192.168.1.0/25", "192.168.1.127", true},
+      {"192.168.1.0/25", "192.168.1.128", false},
+      {"0.0.0.0/0", "8.8.8.8", true},
+      {"0.0.0.0/0", "::1", false},
+      {"fd00::/64", "fd00::1234", true},
+      {"fd00::/64", "fd00:0:0:1::1", false},
+      {"2001:db8::/32", "2001:db8:ffff::1", true},
+      {"10.0.0.0/32", "10.0.0.0", true},
   };
   for (const auto& c : cases) {
     auto n = IpNet::Parse(c.cidr);

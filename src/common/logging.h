@@ -45,12 +45,11 @@ inline constexpr const char* kKlogPattern = "%L%m%d %H:%M:%S.%f %7t %s:%#] %v";
 
 }  // namespace ccm::logging
 
-#define CCM_LOG_AT(level, ...) \
-  SPDLOG_LOGGER_CALL(::ccm::logging::Logger(), level, __VA_ARGS__)
+#define CCM_LOG_AT(level, ...) SPDLOG_LOGGER_CALL(::ccm::logging::Logger(), level, __VA_ARGS__)
 #define LOG_INFO(...) CCM_LOG_AT(spdlog::level::info, __VA_ARGS__)
 #define LOG_WARN(...) CCM_LOG_AT(spdlog::level::warn, __VA_ARGS__)
 #define LOG_ERROR(...) CCM_LOG_AT(spdlog::level::err, __VA_ARGS__)
-#define VLOG(n, ...)                                                     \
-  do {                                                                   \
-    if (::ccm::logging::Verbosity() >= (n)) LOG_INFO(__VA_ARGS__);       \
+#define VLOG(n, ...)                                               \
+  do {                                                             \
+    if (::ccm::logging::Verbosity() >= (n)) LOG_INFO(__VA_ARGS__); \
   } while (0)

@@ -11,10 +11,14 @@ namespace {
 std::string Escape(const std::string& v) {
   std::string out;
   for (char c : v) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -97,13 +101,15 @@ void Family::Render(std::string* out) const {
       continue;
     }
     for (size_t i = 0; i < bounds_.size(); ++i) {
-      absl::StrAppend(out, name_, "_bucket",
-                      LabelText(label_names_, labels, absl::StrCat("le=\"", Number(bounds_[i]), "\"")),
-                      " ", s.buckets[i], "\n");
+      absl::StrAppend(
+          out, name_, "_bucket",
+          LabelText(label_names_, labels, absl::StrCat("le=\"", Number(bounds_[i]), "\"")), " ",
+          s.buckets[i], "\n");
     }
     absl::StrAppend(out, name_, "_bucket", LabelText(label_names_, labels, "le=\"+Inf\""), " ",
                     s.count, "\n");
-    absl::StrAppend(out, name_, "_sum", LabelText(label_names_, labels), " ", Number(s.value), "\n");
+    absl::StrAppend(out, name_, "_sum", LabelText(label_names_, labels), " ", Number(s.value),
+                    "\n");
     absl::StrAppend(out, name_, "_count", LabelText(label_names_, labels), " ", s.count, "\n");
   }
 }
@@ -128,8 +134,8 @@ Family* Registry::Gauge(const std::string& name, const std::string& help,
 
 Family* Registry::Histogram(const std::string& name, const std::string& help,
                             std::vector<std::string> label_names, std::vector<double> buckets) {
-  return Add(std::make_unique<Family>(name, help, Family::Type::kHistogram,
-                                      std::move(label_names), std::move(buckets)));
+  return Add(std::make_unique<Family>(name, help, Family::Type::kHistogram, std::move(label_names),
+                                      std::move(buckets)));
 }
 
 void Registry::OnScrape(std::function<void()> fn) {

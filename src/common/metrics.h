@@ -35,9 +35,9 @@ class Family {
 
  private:
   struct Series {
-    double value = 0;                 // counter / gauge / histogram sum
-    uint64_t count = 0;               // histogram
-    std::vector<uint64_t> buckets;    // histogram, cumulative at render time
+    double value = 0;               // counter / gauge / histogram sum
+    uint64_t count = 0;             // histogram
+    std::vector<uint64_t> buckets;  // histogram, cumulative at render time
   };
   Series& Get(const Labels& labels) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

@@ -24,14 +24,16 @@ TEST(MetricsTest, RendersCountersGaugesHistograms) {
   EXPECT_EQ(scrapes, 1);
   EXPECT_NE(text.find("# TYPE vsphere_requests_total counter\n"), std::string::npos);
   EXPECT_NE(text.find("vsphere_requests_total{method=\"RetrievePropertiesEx\",outcome=\"ok\"} 3\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("vsphere_requests_total{method=\"Login\",outcome=\"error\"} 1\n"),
             std::string::npos);
   EXPECT_NE(text.find("leader 1\n"), std::string::npos);
   EXPECT_NE(text.find("latency_seconds_bucket{method=\"Login\",le=\"0.1\"} 1\n"), std::string::npos)
       << text;
   EXPECT_NE(text.find("latency_seconds_bucket{method=\"Login\",le=\"1\"} 2\n"), std::string::npos);
-  EXPECT_NE(text.find("latency_seconds_bucket{method=\"Login\",le=\"+Inf\"} 3\n"), std::string::npos);
+  EXPECT_NE(text.find("latency_seconds_bucket{method=\"Login\",le=\"+Inf\"} 3\n"),
+            std::string::npos);
   EXPECT_NE(text.find("latency_seconds_sum{method=\"Login\"} 5.55\n"), std::string::npos) << text;
   EXPECT_NE(text.find("latency_seconds_count{method=\"Login\"} 3\n"), std::string::npos);
   EXPECT_EQ(c->Value({"RetrievePropertiesEx", "ok"}), 3);

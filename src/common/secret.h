@@ -4,6 +4,7 @@
 
 #include <ostream>
 #include <string>
+
 #include "absl/strings/string_view.h"
 
 namespace ccm {

@@ -2,12 +2,12 @@
 // Small helpers for absl::Status propagation. Errors are values across every module boundary;
 // context is added by the caller with Annotate().
 
-#include "absl/strings/string_view.h"
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 
 #define CCM_CONCAT_INNER(a, b) a##b
 #define CCM_CONCAT(a, b) CCM_CONCAT_INNER(a, b)
@@ -31,9 +31,8 @@ namespace ccm {
 inline absl::Status Annotate(const absl::Status& s, absl::string_view context) {
   if (s.ok()) return s;
   absl::Status out(s.code(), absl::StrCat(context, ": ", s.message()));
-  s.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
-    out.SetPayload(url, payload);
-  });
+  s.ForEachPayload(
+      [&](absl::string_view url, const absl::Cord& payload) { out.SetPayload(url, payload); });
   return out;
 }
 

@@ -23,7 +23,8 @@ void ProviderIdIndex::Apply(const kube::Json* old_node, const kube::Json* node) 
     // Only drop the entry if it still points at this Node (two Nodes must not share an ID, but
     // a broken cluster must not make the index forget the other one).
     auto it = by_provider_id_.find(kube::ProviderId(*old_node));
-    if (it != by_provider_id_.end() && it->second == kube::Name(*old_node)) by_provider_id_.erase(it);
+    if (it != by_provider_id_.end() && it->second == kube::Name(*old_node))
+      by_provider_id_.erase(it);
   }
   if (node != nullptr && !kube::ProviderId(*node).empty()) {
     by_provider_id_[kube::ProviderId(*node)] = kube::Name(*node);

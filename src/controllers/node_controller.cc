@@ -61,10 +61,10 @@ NodeController::NodeController(kube::Client& client, kube::Informer& nodes,
       runner_(clock_) {
   metrics::Family* skipped = nullptr;
   if (metrics::Registry* r = options.metrics) {
-    init_latency_ = r->Histogram(
-        "cloud_node_controller_initialization_duration_seconds",
-        "Time from first seeing an uninitialised Node to its initialisation.", {},
-        metrics::LatencyBuckets());
+    init_latency_ =
+        r->Histogram("cloud_node_controller_initialization_duration_seconds",
+                     "Time from first seeing an uninitialised Node to its initialisation.", {},
+                     metrics::LatencyBuckets());
     syncs_ = r->Counter("cloud_node_controller_syncs_total",
                         "Node syncs by kind (initialize, refresh) and result (success, failure).",
                         {"kind", "result"});
@@ -72,27 +72,29 @@ NodeController::NodeController(kube::Client& client, kube::Informer& nodes,
                                   "PATCHes of status.addresses by the address refresh.");
     skipped = r->Counter(
         "cloud_node_controller_skipped_refresh_passes_total",
-        "Address refresh passes that queued no Node, by reason (vcenter_not_synced).",
-        {"reason"});
+        "Address refresh passes that queued no Node, by reason (vcenter_not_synced).", {"reason"});
   }
   refresh_gate_ = std::make_unique<ReadyGate>(instances_, "node address refresh", skipped);
   handler_id_ = nodes_.AddEventHandler({
-      .on_add = [this](const kube::Json& n) {
-        EnqueueIfUninitialized(n);
-        if (LabelsNeedReconcile(n)) queue_.Add(kube::Name(n));
-      },
+      .on_add =
+          [this](const kube::Json& n) {
+            EnqueueIfUninitialized(n);
+            if (LabelsNeedReconcile(n)) queue_.Add(kube::Name(n));
+          },
       // Only when the taint appears: a tainted Node is already queued, or being retried with
       // backoff, and re-queueing it for its own status PATCH would cost a PUT (409) and a GET.
-      .on_update = [this](const kube::Json& old_node, const kube::Json& n) {
-        if (kube::HasTaint(old_node, kUninitializedTaintKey)) return;
-        EnqueueIfUninitialized(n);
-        // As cloud-provider syncs every update; queued only when there is something to fix.
-        if (LabelsNeedReconcile(n)) queue_.Add(kube::Name(n));
-      },
-      .on_delete = [this](const kube::Json& n) {
-        absl::MutexLock l(&mu_);
-        first_seen_.erase(kube::Name(n));
-      },
+      .on_update =
+          [this](const kube::Json& old_node, const kube::Json& n) {
+            if (kube::HasTaint(old_node, kUninitializedTaintKey)) return;
+            EnqueueIfUninitialized(n);
+            // As cloud-provider syncs every update; queued only when there is something to fix.
+            if (LabelsNeedReconcile(n)) queue_.Add(kube::Name(n));
+          },
+      .on_delete =
+          [this](const kube::Json& n) {
+            absl::MutexLock l(&mu_);
+            first_seen_.erase(kube::Name(n));
+          },
   });
 }
 
@@ -151,9 +153,7 @@ void NodeController::EnqueueIfUninitialized(const kube::Json& node) {
   queue_.Add(name);
 }
 
-void NodeController::EnqueueAddressRefresh(const std::string& node_name) {
-  queue_.Add(node_name);
-}
+void NodeController::EnqueueAddressRefresh(const std::string& node_name) { queue_.Add(node_name); }
 
 bool NodeController::ProcessNextItem() {
   std::optional<std::string> name = queue_.Get();
@@ -250,7 +250,8 @@ absl::Status NodeController::ReconcileLabels(const kube::Json& node) {
         return !set.empty();
       },
       update_attempts_);
-  if (!stored.ok()) return Annotate(stored.status(), absl::StrCat("reconcile labels of node ", name));
+  if (!stored.ok())
+    return Annotate(stored.status(), absl::StrCat("reconcile labels of node ", name));
   if (stored->written) {
     LOG_INFO("node controller: node {}: GA labels reconciled from their beta labels: {}", name,
              absl::StrJoin(set, ", ", absl::PairFormatter("=")));

@@ -54,13 +54,13 @@
 namespace ccm::controllers {
 
 struct NodeControllerOptions {
-  int workers = 1;                                                // --concurrent-node-syncs
-  absl::Duration status_update_frequency = absl::Minutes(5);      // --node-status-update-frequency
-  std::map<std::string, std::string> extra_labels;                // --node-labels
-  Clock* clock = nullptr;                                         // null = Clock::Real()
-  std::unique_ptr<kube::RateLimiter> rate_limiter;  // null = DefaultControllerRateLimiter
-  kube::WorkQueueMetricsProvider* queue_metrics = nullptr;        // nullable
-  metrics::Registry* metrics = nullptr;                           // nullable
+  int workers = 1;                                            // --concurrent-node-syncs
+  absl::Duration status_update_frequency = absl::Minutes(5);  // --node-status-update-frequency
+  std::map<std::string, std::string> extra_labels;            // --node-labels
+  Clock* clock = nullptr;                                     // null = Clock::Real()
+  std::unique_ptr<kube::RateLimiter> rate_limiter;            // null = DefaultControllerRateLimiter
+  kube::WorkQueueMetricsProvider* queue_metrics = nullptr;    // nullable
+  metrics::Registry* metrics = nullptr;                       // nullable
   int update_attempts = 5;  // PUTs per sync before giving up to the queue's backoff
 };
 

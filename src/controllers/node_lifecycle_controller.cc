@@ -115,8 +115,7 @@ void NodeLifecycleController::SkipPass(const ReadyGate::Result& gate) {
   last_outage_event_ = now;
   Warn(*first, "NodeCheckFailed",
        absl::StrCat("vCenter inventory not synced: this NotReady node",
-                    unchecked > 1 ? absl::StrCat(" and ", unchecked - 1, " other(s) are")
-                                  : " is",
+                    unchecked > 1 ? absl::StrCat(" and ", unchecked - 1, " other(s) are") : " is",
                     " not checked and nothing is deleted or tainted until every vCenter is "
                     "synced again (one Event per outage): ",
                     gate.ready.message()));
@@ -172,9 +171,9 @@ void NodeLifecycleController::MonitorNode(const kube::Json& node) {
     }
     LOG_INFO("node lifecycle: deleting node {}: its VM no longer exists in vCenter", name);
     if (recorder_) {
-      recorder_->Normal(RefOf(node), "DeletingNode",
-                        absl::StrCat("Deleting node ", name,
-                                     " because it does not exist in the cloud provider"));
+      recorder_->Normal(
+          RefOf(node), "DeletingNode",
+          absl::StrCat("Deleting node ", name, " because it does not exist in the cloud provider"));
     }
     kube::DeleteOptions opts;
     opts.precondition_uid = kube::Uid(node);

@@ -8,7 +8,8 @@
 //       InstanceExists false (confirmed gone: every vCenter answered) -> DELETE the Node with a
 //         uid precondition (a Node re-created under the same name is left alone) and record an
 //         Event; never when skip_node_deletion (env SKIP_NODE_DELETION) is set;
-//       exists and InstanceShutdown true -> add node.cloudprovider.kubernetes.io/shutdown:NoSchedule.
+//       exists and InstanceShutdown true -> add
+//       node.cloudprovider.kubernetes.io/shutdown:NoSchedule.
 //   - any error from the provider (vCenter down, slow, failing): delete NOTHING, record a Warning
 //     Event saying why (the recorder's spam filter limits repeats), try again next period.
 // Writes are conflict-safe (re-read and re-apply on 409).
@@ -58,9 +59,8 @@ struct NodeLifecycleControllerOptions {
 class NodeLifecycleController {
  public:
   // `nodes` is the shared Node informer; `recorder` may be null. All must outlive the controller.
-  NodeLifecycleController(kube::Client& client, kube::Informer& nodes,
-                          cloud::Instances& instances, kube::EventRecorder* recorder,
-                          NodeLifecycleControllerOptions options);
+  NodeLifecycleController(kube::Client& client, kube::Informer& nodes, cloud::Instances& instances,
+                          kube::EventRecorder* recorder, NodeLifecycleControllerOptions options);
   ~NodeLifecycleController();  // Stop()
   NodeLifecycleController(const NodeLifecycleController&) = delete;
   NodeLifecycleController& operator=(const NodeLifecycleController&) = delete;

@@ -8,7 +8,7 @@
 namespace ccm::controllers {
 
 absl::StatusOr<NodeWriteResult> UpdateNodeWithRetry(kube::Client& client, kube::Json node,
-                                               const NodeMutation& mutate, int attempts) {
+                                                    const NodeMutation& mutate, int attempts) {
   const std::string name = kube::Name(node);
   absl::Status last;
   for (int i = 0; i < attempts; ++i) {
@@ -23,9 +23,8 @@ absl::StatusOr<NodeWriteResult> UpdateNodeWithRetry(kube::Client& client, kube::
     last = stored.status();
     if (!kube::IsConflict(last)) return last;
   }
-  return absl::AbortedError(
-      absl::StrCat("update node ", name, ": still conflicting after ", attempts,
-                   " attempts: ", last.message()));
+  return absl::AbortedError(absl::StrCat("update node ", name, ": still conflicting after ",
+                                         attempts, " attempts: ", last.message()));
 }
 
 }  // namespace ccm::controllers

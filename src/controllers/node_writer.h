@@ -22,6 +22,6 @@ struct NodeWriteResult {
 // and tries again, up to `attempts` writes. Errors: the last conflict, NotFound when the Node is
 // gone, other API errors.
 absl::StatusOr<NodeWriteResult> UpdateNodeWithRetry(kube::Client& client, kube::Json node,
-                                               const NodeMutation& mutate, int attempts = 5);
+                                                    const NodeMutation& mutate, int attempts = 5);
 
 }  // namespace ccm::controllers

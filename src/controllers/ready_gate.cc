@@ -24,9 +24,10 @@ ReadyGate::Result ReadyGate::Check() {
   r.outage_began = skipped_in_outage_ == 0;
   ++skipped_in_outage_;
   if (r.outage_began) {
-    LOG_WARN("{}: skipping passes until every vCenter inventory is synced (nothing is deleted, "
-             "tainted or refreshed meanwhile): {}",
-             who_, r.ready);
+    LOG_WARN(
+        "{}: skipping passes until every vCenter inventory is synced (nothing is deleted, "
+        "tainted or refreshed meanwhile): {}",
+        who_, r.ready);
   } else {
     VLOG(2, "{}: pass skipped ({} in a row): {}", who_, skipped_in_outage_, r.ready);
   }

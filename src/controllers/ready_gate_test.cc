@@ -1,7 +1,7 @@
 #include "controllers/ready_gate.h"
 
-#include "testing/fake_instances.h"
 #include "gtest/gtest.h"
+#include "testing/fake_instances.h"
 
 namespace ccm::controllers {
 namespace {

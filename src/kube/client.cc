@@ -40,8 +40,8 @@ void AddParam(std::string* q, absl::string_view key, absl::string_view value) {
 absl::StatusOr<Json> ParseJson(absl::string_view body, absl::string_view what) {
   Json j = Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
-    return absl::InternalError(absl::StrCat(what, ": malformed JSON in response (",
-                                            body.size(), " bytes)"));
+    return absl::InternalError(
+        absl::StrCat(what, ": malformed JSON in response (", body.size(), " bytes)"));
   }
   return j;
 }
@@ -60,20 +60,28 @@ constexpr absl::Duration kCancelCheck = absl::Milliseconds(100);
 
 absl::string_view WatchEventTypeName(WatchEventType t) {
   switch (t) {
-    case WatchEventType::kAdded: return "ADDED";
-    case WatchEventType::kModified: return "MODIFIED";
-    case WatchEventType::kDeleted: return "DELETED";
-    case WatchEventType::kBookmark: return "BOOKMARK";
-    case WatchEventType::kError: return "ERROR";
+    case WatchEventType::kAdded:
+      return "ADDED";
+    case WatchEventType::kModified:
+      return "MODIFIED";
+    case WatchEventType::kDeleted:
+      return "DELETED";
+    case WatchEventType::kBookmark:
+      return "BOOKMARK";
+    case WatchEventType::kError:
+      return "ERROR";
   }
   return "UNKNOWN";
 }
 
 absl::string_view PatchContentType(PatchType t) {
   switch (t) {
-    case PatchType::kMerge: return "application/merge-patch+json";
-    case PatchType::kStrategicMerge: return "application/strategic-merge-patch+json";
-    case PatchType::kJson: return "application/json-patch+json";
+    case PatchType::kMerge:
+      return "application/merge-patch+json";
+    case PatchType::kStrategicMerge:
+      return "application/strategic-merge-patch+json";
+    case PatchType::kJson:
+      return "application/json-patch+json";
   }
   return "application/merge-patch+json";
 }
@@ -232,10 +240,10 @@ std::vector<Header> RestClient::Shared::AuthHeaders() {
   if (!t_copy.empty()) {
     h.emplace_back("Authorization", absl::StrCat("Bearer ", t_copy));
   } else if (!config.username.empty()) {
-    h.emplace_back("Authorization",
-                   absl::StrCat("Basic ", absl::Base64Escape(absl::StrCat(
-                                              config.username.reveal(), ":",
-                                              config.password.reveal()))));
+    h.emplace_back(
+        "Authorization",
+        absl::StrCat("Basic ", absl::Base64Escape(absl::StrCat(config.username.reveal(), ":",
+                                                               config.password.reveal()))));
   }
   return h;
 }
@@ -323,7 +331,8 @@ absl::Status RestClient::Watch(const Resource& r, absl::string_view ns, const Wa
   AddParam(&c.query, "fieldSelector", opts.field_selector);
   AddParam(&c.query, "resourceVersion", opts.resource_version);
   if (opts.allow_bookmarks) AddParam(&c.query, "allowWatchBookmarks", "true");
-  if (opts.timeout_seconds > 0) AddParam(&c.query, "timeoutSeconds", absl::StrCat(opts.timeout_seconds));
+  if (opts.timeout_seconds > 0)
+    AddParam(&c.query, "timeoutSeconds", absl::StrCat(opts.timeout_seconds));
   Throttle();
   HttpRequest req;
   req.url = absl::StrCat(base_url_, c.path, c.query);
@@ -343,11 +352,16 @@ absl::Status RestClient::Watch(const Resource& r, absl::string_view ns, const Wa
     }
     std::string type = j.value("type", "");
     WatchEvent ev;
-    if (type == "ADDED") ev.type = WatchEventType::kAdded;
-    else if (type == "MODIFIED") ev.type = WatchEventType::kModified;
-    else if (type == "DELETED") ev.type = WatchEventType::kDeleted;
-    else if (type == "BOOKMARK") ev.type = WatchEventType::kBookmark;
-    else if (type == "ERROR") ev.type = WatchEventType::kError;
+    if (type == "ADDED")
+      ev.type = WatchEventType::kAdded;
+    else if (type == "MODIFIED")
+      ev.type = WatchEventType::kModified;
+    else if (type == "DELETED")
+      ev.type = WatchEventType::kDeleted;
+    else if (type == "BOOKMARK")
+      ev.type = WatchEventType::kBookmark;
+    else if (type == "ERROR")
+      ev.type = WatchEventType::kError;
     else {
       event_status = absl::InternalError(
           absl::StrCat("watch ", c.path, ": unknown event type \"", type, "\""));

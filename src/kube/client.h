@@ -36,9 +36,9 @@ using Json = nlohmann::json;
 struct ListOptions {
   std::string label_selector;
   std::string field_selector;
-  int64_t limit = 0;            // page size; 0 = server default (everything)
-  std::string continue_token;   // from the previous page
-  std::string resource_version; // "" = most recent (quorum read)
+  int64_t limit = 0;             // page size; 0 = server default (everything)
+  std::string continue_token;    // from the previous page
+  std::string resource_version;  // "" = most recent (quorum read)
 };
 
 struct ListResult {
@@ -60,7 +60,7 @@ struct WatchOptions {
   std::string field_selector;
   std::string resource_version;  // resume point (events after this version)
   bool allow_bookmarks = true;
-  int64_t timeout_seconds = 0;   // server-side end of the watch; 0 = server default
+  int64_t timeout_seconds = 0;  // server-side end of the watch; 0 = server default
 };
 
 enum class PatchType { kMerge, kStrategicMerge, kJson };
@@ -91,8 +91,7 @@ class Client {
                              const std::function<bool(const WatchEvent&)>& on_event,
                              const std::atomic<bool>* cancel) = 0;
   // POST; returns the created object.
-  virtual absl::StatusOr<Json> Create(const Resource& r, absl::string_view ns,
-                                      const Json& obj) = 0;
+  virtual absl::StatusOr<Json> Create(const Resource& r, absl::string_view ns, const Json& obj) = 0;
   // PUT of the whole object (name and namespace from obj.metadata). A resourceVersion in the
   // object makes it conditional: stale -> IsConflict. `subresource` may be "status".
   virtual absl::StatusOr<Json> Update(const Resource& r, const Json& obj,
@@ -106,8 +105,7 @@ class Client {
 
   // Follows `continue` until the last page. The result's resource_version is the first page's
   // (the consistent snapshot). A 410 on a continue token (expired) is returned as IsGone.
-  absl::StatusOr<ListResult> ListAll(const Resource& r, absl::string_view ns,
-                                     ListOptions opts);
+  absl::StatusOr<ListResult> ListAll(const Resource& r, absl::string_view ns, ListOptions opts);
   absl::StatusOr<Json> UpdateStatus(const Resource& r, const Json& obj) {
     return Update(r, obj, "status");
   }
@@ -170,7 +168,7 @@ class RestClient final : public Client {
   absl::StatusOr<HttpResponse> Send(const Call& call);
   absl::StatusOr<Json> SendForObject(const Call& call);
   std::vector<Header> RequestHeaders();  // auth, User-Agent of a view
-  void Throttle();  // client-side QPS/burst
+  void Throttle();                       // client-side QPS/burst
   void CountRequest();
 
   std::shared_ptr<Shared> shared_;

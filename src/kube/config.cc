@@ -44,7 +44,8 @@ absl::StatusOr<YAML::Node> FindNamed(const YAML::Node& root, const std::string& 
       if (e.IsMap() && e["name"] && e["name"].as<std::string>() == name) {
         YAML::Node in = e[inner];
         if (!in || !in.IsMap()) {
-          return absl::InvalidArgumentError(absl::StrCat(list, "[", name, "].", inner, ": missing"));
+          return absl::InvalidArgumentError(
+              absl::StrCat(list, "[", name, "].", inner, ": missing"));
         }
         return in;
       }
@@ -70,8 +71,8 @@ absl::StatusOr<Config> ParseInner(const YAML::Node& root, absl::string_view base
                                   absl::string_view context_override) {
   if (!root.IsMap()) return absl::InvalidArgumentError("not a YAML map");
   Config cfg;
-  std::string ctx_name = context_override.empty() ? Str(root, "current-context")
-                                                  : std::string(context_override);
+  std::string ctx_name =
+      context_override.empty() ? Str(root, "current-context") : std::string(context_override);
   if (ctx_name.empty()) {
     return absl::InvalidArgumentError("current-context: not set and no context given");
   }
@@ -107,15 +108,16 @@ absl::StatusOr<Config> ParseInner(const YAML::Node& root, absl::string_view base
   cfg.tls_server_name = Str(*cluster, "tls-server-name");
 
   if (!user_name.empty()) {
-    auto user = FindNamed(root, "users", "user", user_name,
-                          absl::StrCat("contexts[", ctx_name, "].user"));
+    auto user =
+        FindNamed(root, "users", "user", user_name, absl::StrCat("contexts[", ctx_name, "].user"));
     if (!user.ok()) return user.status();
     std::string up = absl::StrCat("users[", user_name, "].");
     cfg.bearer_token = Secret(Str(*user, "token"));
     if (std::string tf = Str(*user, "tokenFile"); !tf.empty()) {
       cfg.token_file = Resolve(base_dir, tf);
       auto t = ReadFile(cfg.token_file);
-      if (!t.ok()) return absl::NotFoundError(absl::StrCat(up, "tokenFile: ", t.status().message()));
+      if (!t.ok())
+        return absl::NotFoundError(absl::StrCat(up, "tokenFile: ", t.status().message()));
       cfg.bearer_token = Secret(std::string(absl::StripTrailingAsciiWhitespace(*t)));
     }
     if (std::string d = Str(*user, "client-certificate-data"); !d.empty()) {
@@ -136,16 +138,16 @@ absl::StatusOr<Config> ParseInner(const YAML::Node& root, absl::string_view base
     } else if (std::string f = Str(*user, "client-key"); !f.empty()) {
       cfg.tls.client_key_file = Resolve(base_dir, f);
       if (!std::filesystem::exists(cfg.tls.client_key_file)) {
-        return absl::NotFoundError(absl::StrCat(up, "client-key: file ", cfg.tls.client_key_file,
-                                                " does not exist"));
+        return absl::NotFoundError(
+            absl::StrCat(up, "client-key: file ", cfg.tls.client_key_file, " does not exist"));
       }
     }
     bool has_cert = !cfg.tls.client_cert_pem.empty() || !cfg.tls.client_cert_file.empty();
     bool has_key = !cfg.tls.client_key_pem.empty() || !cfg.tls.client_key_file.empty();
     if (has_cert != has_key) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          up, has_cert ? "client-key" : "client-certificate",
-          ": missing (a client certificate needs both certificate and key)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(up, has_cert ? "client-key" : "client-certificate",
+                       ": missing (a client certificate needs both certificate and key)"));
     }
     cfg.username = Secret(Str(*user, "username"));
     cfg.password = Secret(Str(*user, "password"));

@@ -19,8 +19,8 @@
 namespace ccm::kube {
 
 struct Config {
-  std::string server;  // "https://10.0.0.1:6443", no trailing '/'
-  TlsOptions tls;      // CA, client certificate, insecure
+  std::string server;           // "https://10.0.0.1:6443", no trailing '/'
+  TlsOptions tls;               // CA, client certificate, insecure
   std::string tls_server_name;  // name checked in the server certificate, if not the host's
   Secret bearer_token;
   // When set, the bearer token is read from this file and re-read whenever the file changes
@@ -44,8 +44,7 @@ std::string DefaultUserAgent();
 absl::StatusOr<Config> LoadKubeconfig(const std::string& path, absl::string_view context = "");
 // Same for kubeconfig text; `source` names it in errors and `base_dir` resolves relative paths.
 absl::StatusOr<Config> ParseKubeconfig(absl::string_view text, absl::string_view source,
-                                       absl::string_view base_dir,
-                                       absl::string_view context = "");
+                                       absl::string_view base_dir, absl::string_view context = "");
 
 // Reads an environment variable; returns nullopt when unset. Injected so tests set their own.
 using EnvLookup = std::function<std::optional<std::string>(absl::string_view)>;

@@ -36,16 +36,19 @@ std::string Kubeconfig(const std::string& cluster_extra, const std::string& user
                        const std::string& current = "ctx") {
   return absl::StrCat(R"(apiVersion: v1
 kind: Config
-current-context: )", current, R"(
+current-context: )",
+                      current, R"(
 clusters:
 - name: c1
   cluster:
     server: https://10.0.0.1:6443/
-)", cluster_extra, R"(
+)",
+                      cluster_extra, R"(
 users:
 - name: u1
   user:
-)", user_extra, R"(
+)",
+                      user_extra, R"(
 contexts:
 - name: ctx
   context: {cluster: c1, user: u1, namespace: kube-system}
@@ -57,10 +60,10 @@ contexts:
 TEST(Kubeconfig, TokenAndCaData) {
   TempDir d;
   std::string ca = absl::Base64Escape("-----BEGIN CERTIFICATE-----\nabc\n");
-  auto cfg = ParseKubeconfig(
-      Kubeconfig(absl::StrCat("    certificate-authority-data: ", ca, "\n    tls-server-name: api.local\n"),
-                 "    token: s3cret\n"),
-      "test", d.path());
+  auto cfg = ParseKubeconfig(Kubeconfig(absl::StrCat("    certificate-authority-data: ", ca,
+                                                     "\n    tls-server-name: api.local\n"),
+                                        "    token: s3cret\n"),
+                             "test", d.path());
   ASSERT_TRUE(cfg.ok()) << cfg.status();
   EXPECT_EQ(cfg->server, "https://10.0.0.1:6443");
   EXPECT_EQ(cfg->tls.ca_pem, "-----BEGIN CERTIFICATE-----\nabc\n");
@@ -76,11 +79,11 @@ TEST(Kubeconfig, RelativeFilesResolvedAgainstKubeconfigFolder) {
   d.Write("pki/client.crt", "cert");
   d.Write("pki/client.key", "key");
   d.Write("token", "tok-from-file\n");
-  std::string path = d.Write(
-      "kube/../config",
-      Kubeconfig("    certificate-authority: pki/ca.crt\n",
-                 "    client-certificate: pki/client.crt\n    client-key: pki/client.key\n"
-                 "    tokenFile: token\n"));
+  std::string path =
+      d.Write("kube/../config",
+              Kubeconfig("    certificate-authority: pki/ca.crt\n",
+                         "    client-certificate: pki/client.crt\n    client-key: pki/client.key\n"
+                         "    tokenFile: token\n"));
   auto cfg = LoadKubeconfig(path);
   ASSERT_TRUE(cfg.ok()) << cfg.status();
   EXPECT_EQ(cfg->tls.ca_file, d.path() + "/pki/ca.crt");
@@ -117,14 +120,16 @@ TEST(Kubeconfig, ErrorsNameFileAndField) {
   const Case cases[] = {
       {Kubeconfig("", "    client-key: missing.key\n    client-certificate-data: Q0VSVA==\n"), "",
        "users[u1].client-key: file"},
-      {Kubeconfig("", "    client-certificate-data: Q0VSVA==\n"), "", "users[u1].client-key: missing"},
+      {Kubeconfig("", "    client-certificate-data: Q0VSVA==\n"), "",
+       "users[u1].client-key: missing"},
       {Kubeconfig("    certificate-authority-data: '***'\n", ""), "",
        "clusters[c1].certificate-authority-data: invalid base64"},
       {Kubeconfig("", "    token: x\n"), "nope", "context: no entry named \"nope\""},
       {Kubeconfig("", "    token: x\n", "\"\""), "", "current-context"},
       {"clusters: [\n", "", "malformed YAML"},
       {"clusters:\n- name: c1\n  cluster: {}\ncontexts:\n- name: a\n  context: {cluster: c1}\n"
-       "current-context: a\n", "", "clusters[c1].server: missing"},
+       "current-context: a\n",
+       "", "clusters[c1].server: missing"},
   };
   for (const Case& c : cases) {
     auto cfg = ParseKubeconfig(c.text, "/etc/kube.conf", d.path(), c.context);
@@ -147,9 +152,10 @@ EnvLookup Env(std::map<std::string, std::string> m) {
 
 TEST(InCluster, ReadsServiceAccountFiles) {
   TempDir d;
-  InClusterPaths p{d.Write("token", "tok1\n"), d.Write("ca.crt", "CA"), d.Write("namespace", "kube-system")};
-  auto cfg = InClusterConfig(Env({{"KUBERNETES_SERVICE_HOST", "10.96.0.1"},
-                                  {"KUBERNETES_SERVICE_PORT", "443"}}), p);
+  InClusterPaths p{d.Write("token", "tok1\n"), d.Write("ca.crt", "CA"),
+                   d.Write("namespace", "kube-system")};
+  auto cfg = InClusterConfig(
+      Env({{"KUBERNETES_SERVICE_HOST", "10.96.0.1"}, {"KUBERNETES_SERVICE_PORT", "443"}}), p);
   ASSERT_TRUE(cfg.ok()) << cfg.status();
   EXPECT_EQ(cfg->server, "https://10.96.0.1:443");
   EXPECT_EQ(cfg->bearer_token.reveal(), "tok1");
@@ -157,8 +163,8 @@ TEST(InCluster, ReadsServiceAccountFiles) {
   EXPECT_EQ(cfg->tls.ca_file, p.ca_file);
   EXPECT_EQ(cfg->default_namespace, "kube-system");
 
-  auto v6 = InClusterConfig(Env({{"KUBERNETES_SERVICE_HOST", "fd00::1"},
-                                 {"KUBERNETES_SERVICE_PORT", "443"}}), p);
+  auto v6 = InClusterConfig(
+      Env({{"KUBERNETES_SERVICE_HOST", "fd00::1"}, {"KUBERNETES_SERVICE_PORT", "443"}}), p);
   ASSERT_TRUE(v6.ok());
   EXPECT_EQ(v6->server, "https://[fd00::1]:443");
 }
@@ -168,8 +174,8 @@ TEST(InCluster, Errors) {
   InClusterPaths p{d.path() + "/token", d.path() + "/ca.crt", d.path() + "/ns"};
   auto no_env = InClusterConfig(Env({}), p);
   EXPECT_NE(no_env.status().message().find("KUBERNETES_SERVICE_HOST"), absl::string_view::npos);
-  auto no_token = InClusterConfig(
-      Env({{"KUBERNETES_SERVICE_HOST", "h"}, {"KUBERNETES_SERVICE_PORT", "1"}}), p);
+  auto no_token =
+      InClusterConfig(Env({{"KUBERNETES_SERVICE_HOST", "h"}, {"KUBERNETES_SERVICE_PORT", "1"}}), p);
   EXPECT_NE(no_token.status().message().find(p.token_file), absl::string_view::npos);
 }
 

@@ -30,9 +30,9 @@ struct ControllerSpec {
   std::vector<Informer*> informers;  // all must have synced before anything runs
   // Extra wait after the informers; returns false when `stop` was notified first.
   std::function<bool(const absl::Notification& stop)> wait_ready;
-  int workers = 0;                          // threads running process_next_item
-  std::function<bool()> process_next_item;  // one worker step; false once shut down
-  std::function<void()> shut_down_queue;    // Stop() calls it before joining the workers
+  int workers = 0;                               // threads running process_next_item
+  std::function<bool()> process_next_item;       // one worker step; false once shut down
+  std::function<void()> shut_down_queue;         // Stop() calls it before joining the workers
   absl::Duration period = absl::ZeroDuration();  // zero: no periodic pass
   bool pass_at_start = false;  // the first pass at once (else one period after the start)
   std::function<void()> pass;

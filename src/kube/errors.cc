@@ -13,18 +13,30 @@ constexpr absl::string_view kPayloadUrl = "ccm.kube/status";
 
 std::string DefaultReason(int code) {
   switch (code) {
-    case 400: return std::string(kReasonBadRequest);
-    case 401: return std::string(kReasonUnauthorized);
-    case 403: return std::string(kReasonForbidden);
-    case 404: return std::string(kReasonNotFound);
-    case 409: return std::string(kReasonConflict);
-    case 410: return std::string(kReasonGone);
-    case 422: return std::string(kReasonInvalid);
-    case 429: return std::string(kReasonTooManyRequests);
-    case 500: return std::string(kReasonInternalError);
-    case 503: return std::string(kReasonServiceUnavailable);
-    case 504: return std::string(kReasonServerTimeout);
-    default: return "";
+    case 400:
+      return std::string(kReasonBadRequest);
+    case 401:
+      return std::string(kReasonUnauthorized);
+    case 403:
+      return std::string(kReasonForbidden);
+    case 404:
+      return std::string(kReasonNotFound);
+    case 409:
+      return std::string(kReasonConflict);
+    case 410:
+      return std::string(kReasonGone);
+    case 422:
+      return std::string(kReasonInvalid);
+    case 429:
+      return std::string(kReasonTooManyRequests);
+    case 500:
+      return std::string(kReasonInternalError);
+    case 503:
+      return std::string(kReasonServiceUnavailable);
+    case 504:
+      return std::string(kReasonServerTimeout);
+    default:
+      return "";
   }
 }
 
@@ -33,20 +45,32 @@ absl::StatusCode CodeFor(int http, absl::string_view reason) {
   if (reason == kReasonServerTimeout) return absl::StatusCode::kUnavailable;
   if (reason == kReasonExpired || reason == kReasonGone) return absl::StatusCode::kOutOfRange;
   switch (http) {
-    case 400: return absl::StatusCode::kInvalidArgument;
-    case 401: return absl::StatusCode::kUnauthenticated;
-    case 403: return absl::StatusCode::kPermissionDenied;
-    case 404: return absl::StatusCode::kNotFound;
-    case 405: return absl::StatusCode::kUnimplemented;
-    case 409: return absl::StatusCode::kAborted;
-    case 410: return absl::StatusCode::kOutOfRange;
-    case 422: return absl::StatusCode::kInvalidArgument;
-    case 429: return absl::StatusCode::kResourceExhausted;
-    case 500: return absl::StatusCode::kInternal;
+    case 400:
+      return absl::StatusCode::kInvalidArgument;
+    case 401:
+      return absl::StatusCode::kUnauthenticated;
+    case 403:
+      return absl::StatusCode::kPermissionDenied;
+    case 404:
+      return absl::StatusCode::kNotFound;
+    case 405:
+      return absl::StatusCode::kUnimplemented;
+    case 409:
+      return absl::StatusCode::kAborted;
+    case 410:
+      return absl::StatusCode::kOutOfRange;
+    case 422:
+      return absl::StatusCode::kInvalidArgument;
+    case 429:
+      return absl::StatusCode::kResourceExhausted;
+    case 500:
+      return absl::StatusCode::kInternal;
     case 502:
     case 503:
-    case 504: return absl::StatusCode::kUnavailable;
-    default: return http >= 500 ? absl::StatusCode::kInternal : absl::StatusCode::kUnknown;
+    case 504:
+      return absl::StatusCode::kUnavailable;
+    default:
+      return http >= 500 ? absl::StatusCode::kInternal : absl::StatusCode::kUnknown;
   }
 }
 
@@ -78,8 +102,10 @@ absl::Status StatusFromStatusObject(absl::string_view verb, absl::string_view pa
   int64_t retry = -1;
   if (st.is_object()) {
     if (auto it = st.find("code"); it != st.end() && it->is_number_integer()) code = it->get<int>();
-    if (auto it = st.find("reason"); it != st.end() && it->is_string()) reason = it->get<std::string>();
-    if (auto it = st.find("message"); it != st.end() && it->is_string()) message = it->get<std::string>();
+    if (auto it = st.find("reason"); it != st.end() && it->is_string())
+      reason = it->get<std::string>();
+    if (auto it = st.find("message"); it != st.end() && it->is_string())
+      message = it->get<std::string>();
     if (auto d = st.find("details"); d != st.end() && d->is_object()) {
       if (auto r = d->find("retryAfterSeconds"); r != d->end() && r->is_number_integer()) {
         retry = r->get<int64_t>();
@@ -104,7 +130,8 @@ absl::Status StatusFromResponse(absl::string_view verb, absl::string_view path, 
     }
   } else if (!body.empty()) {
     message = std::string(body.substr(0, 512));
-    while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.pop_back();
+    while (!message.empty() && (message.back() == '\n' || message.back() == '\r'))
+      message.pop_back();
   }
   int64_t header_retry = 0;
   if (!retry_after.empty() && absl::SimpleAtoi(retry_after, &header_retry) && header_retry >= 0) {

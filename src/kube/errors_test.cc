@@ -8,7 +8,7 @@ namespace {
 
 std::string StatusJson(int code, const std::string& reason, const std::string& msg) {
   return nlohmann::json{{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Failure"},
-                        {"code", code}, {"reason", reason}, {"message", msg}}
+                        {"code", code},     {"reason", reason},   {"message", msg}}
       .dump();
 }
 
@@ -49,9 +49,11 @@ TEST(Errors, TableMapsStatusBodies) {
 }
 
 TEST(Errors, ConflictIsNotAlreadyExists) {
-  absl::Status exists = StatusFromResponse("create", "/p", 409, StatusJson(409, "AlreadyExists", "x"), "");
+  absl::Status exists =
+      StatusFromResponse("create", "/p", 409, StatusJson(409, "AlreadyExists", "x"), "");
   EXPECT_FALSE(IsConflict(exists));
-  absl::Status conflict = StatusFromResponse("update", "/p", 409, StatusJson(409, "Conflict", "x"), "");
+  absl::Status conflict =
+      StatusFromResponse("update", "/p", 409, StatusJson(409, "Conflict", "x"), "");
   EXPECT_FALSE(IsAlreadyExistsError(conflict));
   EXPECT_TRUE(IsConflict(conflict));
 }
@@ -60,7 +62,9 @@ TEST(Errors, RetryAfterFromHeaderOrDetails) {
   absl::Status h = StatusFromResponse("list", "/p", 429, "", "7");
   ASSERT_TRUE(RetryAfter(h).has_value());
   EXPECT_EQ(*RetryAfter(h), absl::Seconds(7));
-  nlohmann::json body = {{"kind", "Status"}, {"code", 429}, {"reason", "TooManyRequests"},
+  nlohmann::json body = {{"kind", "Status"},
+                         {"code", 429},
+                         {"reason", "TooManyRequests"},
                          {"details", {{"retryAfterSeconds", 3}}}};
   absl::Status d = StatusFromResponse("list", "/p", 429, body.dump(), "");
   EXPECT_EQ(RetryAfter(d), absl::Seconds(3));
@@ -77,7 +81,9 @@ TEST(Errors, NonStatusBodiesAndPlainErrors) {
 }
 
 TEST(Errors, WatchErrorObject) {
-  nlohmann::json st = {{"kind", "Status"}, {"code", 410}, {"reason", "Expired"},
+  nlohmann::json st = {{"kind", "Status"},
+                       {"code", 410},
+                       {"reason", "Expired"},
                        {"message", "too old resource version: 5 (10)"}};
   absl::Status s = StatusFromStatusObject("watch", "/api/v1/nodes", st);
   EXPECT_TRUE(IsGone(s));

@@ -72,8 +72,8 @@ EventCorrelator::Result EventCorrelator::Correlate(Event event) {
   }
   EvictOldest(buckets_);
 
-  const uint64_t key = hash(absl::StrCat(object_key, "\x1f", event.type, "\x1f", event.reason,
-                                         "\x1f", event.message));
+  const uint64_t key = hash(
+      absl::StrCat(object_key, "\x1f", event.type, "\x1f", event.reason, "\x1f", event.message));
   auto it = seen_.find(key);
   if (it != seen_.end() &&
       event.last_timestamp - it->second.last_timestamp <= options_.aggregation_window) {
@@ -106,16 +106,16 @@ EventRecorder::EventRecorder(EventSink& sink, EventRecorderOptions options)
       correlator_(clock_, options_) {
   if (options_.metrics != nullptr) {
     dropped_metric_ = options_.metrics->Counter(
-        "events_dropped_total",
-        "Events not sent, by reason (queue_full, shut_down, spam_filter).", {"reason"});
+        "events_dropped_total", "Events not sent, by reason (queue_full, shut_down, spam_filter).",
+        {"reason"});
   }
   thread_ = std::thread([this] { Loop(); });
 }
 
 EventRecorder::~EventRecorder() { Shutdown(); }
 
-void EventRecorder::Record(const ObjectReference& object, EventType type,
-                           absl::string_view reason, absl::string_view message) {
+void EventRecorder::Record(const ObjectReference& object, EventType type, absl::string_view reason,
+                           absl::string_view message) {
   Event e;
   e.ns = object.ns.empty() ? "default" : object.ns;
   e.involved_object = object;
@@ -157,9 +157,8 @@ void EventRecorder::Loop() {
     Event e;
     {
       absl::MutexLock lock(&mu_);
-      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return !queue_.empty() || stopping_;
-      };
+      auto ready = [this]()
+                       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !queue_.empty() || stopping_; };
       mu_.Await(absl::Condition(&ready));
       if (queue_.empty()) return;
       if (stopping_ && clock_.Now() >= drain_until_) {
@@ -205,8 +204,8 @@ void EventRecorder::Send(Event event) {
       return;
     }
     if (attempt >= options_.max_tries) {
-      LOG_ERROR("unable to write event {}/{} (retry limit exceeded): {}", r.event.ns,
-                r.event.name, sent.status());
+      LOG_ERROR("unable to write event {}/{} (retry limit exceeded): {}", r.event.ns, r.event.name,
+                sent.status());
       return;
     }
     if (!clock_.SleepFor(options_.retry_interval, &stop_)) return;  // shutting down
@@ -224,7 +223,8 @@ void EventRecorder::Shutdown(absl::Duration drain) {
     absl::MutexLock lock(&mu_);
     if (stopping_) return;
     stopping_ = true;
-    drain_until_ = drain == absl::InfiniteDuration() ? absl::InfiniteFuture() : clock_.Now() + drain;
+    drain_until_ =
+        drain == absl::InfiniteDuration() ? absl::InfiniteFuture() : clock_.Now() + drain;
   }
   stop_.Notify();
   if (thread_.joinable()) thread_.join();

@@ -3,7 +3,8 @@
 //
 //   - Asynchronous: Record() only queues (bounded; drops and counts when full), a background
 //     thread sends, so a controller never blocks on the API server.
-//   - Aggregated (client-go's EventCorrelator): the same object + type + reason + message seen again
+//   - Aggregated (client-go's EventCorrelator): the same object + type + reason + message seen
+//   again
 //     within `aggregation_window` of its last occurrence PATCHes the existing Event (count + 1,
 //     lastTimestamp) instead of creating a new one. If that Event is gone, it is created again.
 //   - Spam filter: a token bucket per involved object (burst 25, refilled 1 per 5 minutes); events
@@ -82,7 +83,7 @@ class EventCorrelator {
 
   Clock& clock_;
   const EventRecorderOptions& options_;
-  absl::flat_hash_map<uint64_t, Seen> seen_;      // fingerprint of the aggregation key
+  absl::flat_hash_map<uint64_t, Seen> seen_;       // fingerprint of the aggregation key
   absl::flat_hash_map<uint64_t, Bucket> buckets_;  // fingerprint of the involved object
   int64_t last_name_nanos_ = 0;
 };
@@ -100,8 +101,7 @@ class EventRecorder {
   void Normal(const ObjectReference& object, absl::string_view reason, absl::string_view message) {
     Record(object, EventType::kNormal, reason, message);
   }
-  void Warning(const ObjectReference& object, absl::string_view reason,
-               absl::string_view message) {
+  void Warning(const ObjectReference& object, absl::string_view reason, absl::string_view message) {
     Record(object, EventType::kWarning, reason, message);
   }
 

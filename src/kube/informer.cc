@@ -113,9 +113,8 @@ bool Informer::HasSynced() const {
 
 bool Informer::WaitForSync(absl::Duration timeout) const {
   absl::MutexLock l(&mu_);
-  auto done = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-    return synced_ || stop_.HasBeenNotified();
-  };
+  auto done = [this]()
+                  ABSL_SHARED_LOCKS_REQUIRED(mu_) { return synced_ || stop_.HasBeenNotified(); };
   mu_.AwaitWithTimeout(absl::Condition(&done), timeout);
   return synced_;
 }
@@ -192,8 +191,8 @@ absl::Status Informer::ListAndReplace() {
     absl::MutexLock l(&mu_);
     synced_ = true;
   }
-  VLOG(3, "informer {}: listed {} objects at resourceVersion {}", resource_.plural,
-       Size(), LastResourceVersion());
+  VLOG(3, "informer {}: listed {} objects at resourceVersion {}", resource_.plural, Size(),
+       LastResourceVersion());
   return absl::OkStatus();
 }
 

@@ -15,9 +15,9 @@ absl::Time TruncateToMicros(absl::Time t) { return absl::FromUnixMicros(absl::To
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LeaderElector>> LeaderElector::New(LeaderElectionConfig config,
-                                                                   LeaseLock& lock,
-                                                                   LeaderCallbacks callbacks,
-                                                                   Clock& clock, Random& random) {
+                                                                  LeaseLock& lock,
+                                                                  LeaderCallbacks callbacks,
+                                                                  Clock& clock, Random& random) {
   const auto zero = absl::ZeroDuration();
   if (config.identity.empty()) return absl::InvalidArgumentError("leader election: empty identity");
   if (config.lease_duration <= zero || config.renew_deadline <= zero ||
@@ -29,9 +29,9 @@ absl::StatusOr<std::unique_ptr<LeaderElector>> LeaderElector::New(LeaderElection
         "leader election: lease duration must be greater than renew deadline");
   }
   if (config.renew_deadline <= kLeaderElectionJitterFactor * config.retry_period) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "leader election: renew deadline must be greater than retry period * ",
-        kLeaderElectionJitterFactor));
+    return absl::InvalidArgumentError(
+        absl::StrCat("leader election: renew deadline must be greater than retry period * ",
+                     kLeaderElectionJitterFactor));
   }
   if (config.lease_duration < absl::Seconds(1)) {
     return absl::InvalidArgumentError("leader election: lease duration must be at least 1s");
@@ -136,8 +136,7 @@ bool LeaderElector::TryAcquireOrRenew(absl::Time now_exact) {
   const absl::Time now = TruncateToMicros(now_exact);
   LeaderElectionRecord desired{
       .holder_identity = config_.identity,
-      .lease_duration_seconds =
-          static_cast<int>(absl::ToInt64Seconds(config_.lease_duration)),
+      .lease_duration_seconds = static_cast<int>(absl::ToInt64Seconds(config_.lease_duration)),
       .acquire_time = now,
       .renew_time = now,
       .lease_transitions = 0,
@@ -320,9 +319,9 @@ absl::Status LeaderElector::Check(absl::Duration tolerance) const {
   if (state_ != State::kLeading) return absl::OkStatus();
   const absl::Duration since = clock_.Now() - last_renew_;
   if (since > config_.lease_duration + tolerance) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("leader election: lease ", lock_.Describe(), " not renewed for ",
-                     absl::FormatDuration(since)));
+    return absl::FailedPreconditionError(absl::StrCat("leader election: lease ", lock_.Describe(),
+                                                      " not renewed for ",
+                                                      absl::FormatDuration(since)));
   }
   return absl::OkStatus();
 }

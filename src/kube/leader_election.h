@@ -68,8 +68,8 @@ class LeaderElector {
   // kJitterFactor * RetryPeriod, identity and the two required callbacks set.
   static absl::StatusOr<std::unique_ptr<LeaderElector>> New(LeaderElectionConfig config,
                                                             LeaseLock& lock,
-                                                            LeaderCallbacks callbacks,
-                                                            Clock& clock, Random& random);
+                                                            LeaderCallbacks callbacks, Clock& clock,
+                                                            Random& random);
   ~LeaderElector();  // Shutdown()
   LeaderElector(const LeaderElector&) = delete;
   LeaderElector& operator=(const LeaderElector&) = delete;

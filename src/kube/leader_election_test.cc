@@ -112,7 +112,7 @@ TEST(LeaderElectionTest, ExactlyOneOfTwoCandidatesLeads) {
   EXPECT_EQ(r.record.lease_transitions, 0);
   EXPECT_EQ(r.record.acquire_time, e.t0);
   EXPECT_EQ(r.record.renew_time, e.t0 + Seconds(60));  // renewed every RetryPeriod
-  EXPECT_EQ(e.store.writes(), 1 + 30);                  // create + one write per renewal
+  EXPECT_EQ(e.store.writes(), 1 + 30);                 // create + one write per renewal
   EXPECT_TRUE(a.elector->Check(absl::ZeroDuration()).ok());
 }
 

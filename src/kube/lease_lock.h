@@ -1,7 +1,7 @@
 #pragma once
 // Storage of the leader-election record (the spec of a coordination.k8s.io/v1 Lease) behind a small
-// interface, so the election logic is tested on an in-memory lock and runs on the API server through
-// an adapter (kube/kube_lease_lock.h).
+// interface, so the election logic is tested on an in-memory lock and runs on the API server
+// through an adapter (kube/kube_lease_lock.h).
 //
 // Optimistic concurrency: every read returns a resourceVersion, and Update() succeeds only if the
 // stored record still has it. Status codes (the same the Kubernetes client maps HTTP answers to):

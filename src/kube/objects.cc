@@ -184,8 +184,8 @@ absl::StatusOr<std::map<std::string, std::string>> SecretData(const Json& secret
       if (!it->is_string()) continue;
       auto v = Base64Decode(it->get<std::string>());
       if (!v) {
-        return absl::InvalidArgumentError(absl::StrCat("secret ", ObjectKey(secret), ": data[",
-                                                       it.key(), "]: invalid base64"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("secret ", ObjectKey(secret), ": data[", it.key(), "]: invalid base64"));
       }
       out[it.key()] = std::move(*v);
     }

@@ -55,7 +55,7 @@ std::vector<NodeAddress> NodeAddresses(const Json& node);
 void SetNodeAddresses(Json& node, const std::vector<NodeAddress>& addresses);
 // Status ("True"/"False"/"Unknown") of a condition, nullopt when absent.
 std::optional<std::string> NodeConditionStatus(const Json& node, absl::string_view type);
-bool IsNodeReady(const Json& node);  // condition Ready == "True"
+bool IsNodeReady(const Json& node);        // condition Ready == "True"
 std::string SystemUuid(const Json& node);  // status.nodeInfo.systemUUID
 // Drops what no reader above needs from a Node kept in a cache: metadata.managedFields and all
 // of status except addresses, conditions and nodeInfo.systemUUID (images alone are often most
@@ -81,7 +81,7 @@ void SetLeaseSpec(Json& lease, const LeaseSpec& spec);
 
 // --- core/v1 Event
 struct EventInfo {
-  std::string type;    // Normal, Warning
+  std::string type;  // Normal, Warning
   std::string reason;
   std::string message;
   int32_t count = 0;

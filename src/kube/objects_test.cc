@@ -76,7 +76,10 @@ TEST(Objects, TrimNodeForCacheTable) {
 
 TEST(Objects, HasTaintTable) {
   Json n = NodeJson();
-  struct Case { std::string key, effect; bool want; };
+  struct Case {
+    std::string key, effect;
+    bool want;
+  };
   const Case cases[] = {
       {"node.cloudprovider.kubernetes.io/uninitialized", "", true},
       {"node.cloudprovider.kubernetes.io/uninitialized", "NoSchedule", true},
@@ -111,9 +114,10 @@ TEST(Objects, MutatorsKeepUnknownFields) {
 }
 
 TEST(Objects, SecretDataTable) {
-  Json s = {{"metadata", {{"name", "creds"}, {"namespace", "kube-system"}}},
-            {"data", {{"vc.username", Base64Encode("admin")}, {"vc.password", Base64Encode("p@ss\n")}}},
-            {"stringData", {{"extra", "plain"}}}};
+  Json s = {
+      {"metadata", {{"name", "creds"}, {"namespace", "kube-system"}}},
+      {"data", {{"vc.username", Base64Encode("admin")}, {"vc.password", Base64Encode("p@ss\n")}}},
+      {"stringData", {{"extra", "plain"}}}};
   auto d = SecretData(s);
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ((*d)["vc.username"], "admin");
@@ -127,9 +131,11 @@ TEST(Objects, SecretDataTable) {
 }
 
 TEST(Objects, Base64Table) {
-  struct Case { std::string plain, enc; };
-  const Case cases[] = {{"", ""}, {"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"},
-                        {std::string("\0\xff", 2), "AP8="}};
+  struct Case {
+    std::string plain, enc;
+  };
+  const Case cases[] = {
+      {"", ""}, {"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"}, {std::string("\0\xff", 2), "AP8="}};
   for (const auto& c : cases) {
     EXPECT_EQ(Base64Encode(c.plain), c.enc);
     EXPECT_EQ(Base64Decode(c.enc), c.plain);
@@ -139,8 +145,11 @@ TEST(Objects, Base64Table) {
 }
 
 TEST(Objects, LeaseAndEvent) {
-  Json lease = {{"spec", {{"holderIdentity", "a"}, {"leaseDurationSeconds", 15},
-                          {"renewTime", "2024-01-01T00:00:00.000000Z"}, {"leaseTransitions", 3}}}};
+  Json lease = {{"spec",
+                 {{"holderIdentity", "a"},
+                  {"leaseDurationSeconds", 15},
+                  {"renewTime", "2024-01-01T00:00:00.000000Z"},
+                  {"leaseTransitions", 3}}}};
   LeaseSpec s = GetLeaseSpec(lease);
   EXPECT_EQ(s.holder_identity, "a");
   EXPECT_EQ(s.lease_duration_seconds, 15);
@@ -150,7 +159,10 @@ TEST(Objects, LeaseAndEvent) {
   EXPECT_EQ(GetLeaseSpec(lease).holder_identity, "b");
   EXPECT_EQ(lease["spec"]["renewTime"], "2024-01-01T00:00:00.000000Z");
 
-  Json ev = {{"type", "Warning"}, {"reason", "R"}, {"message", "m"}, {"count", 2},
+  Json ev = {{"type", "Warning"},
+             {"reason", "R"},
+             {"message", "m"},
+             {"count", 2},
              {"involvedObject", {{"kind", "Node"}, {"name", "n1"}}}};
   EventInfo e = GetEventInfo(ev);
   EXPECT_EQ(e.type, "Warning");

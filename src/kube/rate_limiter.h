@@ -45,9 +45,9 @@ class ItemExponentialRateLimiter final : public RateLimiter {
   absl::flat_hash_map<std::string, int> failures_ ABSL_GUARDED_BY(mu_);
 };
 
-// A token bucket (golang.org/x/time/rate): holds up to `burst` tokens, refilled at `qps` per second.
-// Reserve() always takes a token, letting the balance go negative, and returns how long the caller
-// must wait for its token; TryTake() takes one only if one is available now.
+// A token bucket (golang.org/x/time/rate): holds up to `burst` tokens, refilled at `qps` per
+// second. Reserve() always takes a token, letting the balance go negative, and returns how long the
+// caller must wait for its token; TryTake() takes one only if one is available now.
 class TokenBucket {
  public:
   TokenBucket(double qps, int burst, Clock& clock);

@@ -63,7 +63,8 @@ TEST(DefaultControllerRateLimiterTest, MaxOfItemBackoffAndOverallBucket) {
   FakeClock clock;
   auto l = DefaultControllerRateLimiter(clock);
   // 100 distinct items use up the burst; each is at its first backoff step.
-  for (int i = 0; i < 100; ++i) ASSERT_EQ(l->When("item" + std::to_string(i)), absl::Milliseconds(5));
+  for (int i = 0; i < 100; ++i)
+    ASSERT_EQ(l->When("item" + std::to_string(i)), absl::Milliseconds(5));
   // The bucket now dominates: the 101st item waits 100ms although its own backoff is 5ms.
   EXPECT_EQ(l->When("late"), absl::Milliseconds(100));
   EXPECT_EQ(l->NumRequeues("late"), 1);

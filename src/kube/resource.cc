@@ -6,8 +6,8 @@ namespace ccm::kube {
 
 std::string Resource::Path(absl::string_view ns, absl::string_view name,
                            absl::string_view subresource) const {
-  std::string p = group.empty() ? absl::StrCat("/api/", version)
-                                : absl::StrCat("/apis/", group, "/", version);
+  std::string p =
+      group.empty() ? absl::StrCat("/api/", version) : absl::StrCat("/apis/", group, "/", version);
   if (namespaced && !ns.empty()) absl::StrAppend(&p, "/namespaces/", ns);
   absl::StrAppend(&p, "/", plural);
   if (!name.empty()) absl::StrAppend(&p, "/", name);

@@ -122,9 +122,8 @@ void WorkQueue::TimerLoop() {
 std::optional<std::string> WorkQueue::Get() {
   absl::MutexLock lock(&mu_);
   PromoteLocked(clock_.Now());
-  auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return !queue_.empty() || shutting_down_;
-  };
+  auto ready = [this]()
+                   ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !queue_.empty() || shutting_down_; };
   mu_.Await(absl::Condition(&ready));
   if (queue_.empty()) return std::nullopt;  // shut down and empty
   std::string item = std::move(queue_.front());

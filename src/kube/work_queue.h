@@ -69,9 +69,9 @@ class WorkQueueMetricsProvider {
 };
 
 struct WorkQueueOptions {
-  std::string name;                      // for metrics and logs; may be empty
-  Clock* clock = nullptr;                // null = Clock::Real()
-  std::unique_ptr<RateLimiter> limiter;  // null = DefaultControllerRateLimiter(*clock)
+  std::string name;                             // for metrics and logs; may be empty
+  Clock* clock = nullptr;                       // null = Clock::Real()
+  std::unique_ptr<RateLimiter> limiter;         // null = DefaultControllerRateLimiter(*clock)
   WorkQueueMetricsProvider* metrics = nullptr;  // null = no metrics
 };
 

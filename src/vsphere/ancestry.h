@@ -55,8 +55,7 @@ class AncestryResolver {
   absl::StatusOr<std::vector<VmAncestry>> ResolveVms(const std::vector<Moref>& vms);
   // Same, from placements already known (e.g. the inventory cache's, kept current by its
   // property-collector stream): only the objects above the VMs are fetched (and cached).
-  absl::StatusOr<std::vector<VmAncestry>> ResolvePlacements(
-      const std::vector<VmPlacement>& vms);
+  absl::StatusOr<std::vector<VmAncestry>> ResolvePlacements(const std::vector<VmPlacement>& vms);
   // Any objects: each object's chain, itself first, up to the root.
   absl::StatusOr<std::map<Moref, std::vector<InventoryRef>>> ResolveChains(
       const std::vector<Moref>& objs);

@@ -46,9 +46,12 @@ ServiceContent ParseServiceContent(const pugi::xml_node& rv) {
 
 absl::string_view ToString(SessionState s) {
   switch (s) {
-    case SessionState::kLoggedOut: return "LoggedOut";
-    case SessionState::kLoggedIn: return "LoggedIn";
-    case SessionState::kLoginFailed: return "LoginFailed";
+    case SessionState::kLoggedOut:
+      return "LoggedOut";
+    case SessionState::kLoggedIn:
+      return "LoggedIn";
+    case SessionState::kLoginFailed:
+      return "LoginFailed";
   }
   return "Unknown";
 }
@@ -91,9 +94,9 @@ uint64_t Client::session_generation() const {
 SessionStatus Client::session_status() const {
   absl::MutexLock l(&mu_);
   SessionStatus s;
-  s.state = logged_in_ ? SessionState::kLoggedIn
-                       : (last_login_error_.ok() ? SessionState::kLoggedOut
-                                                 : SessionState::kLoginFailed);
+  s.state = logged_in_
+                ? SessionState::kLoggedIn
+                : (last_login_error_.ok() ? SessionState::kLoggedOut : SessionState::kLoginFailed);
   s.generation = session_generation_;
   s.logged_in_at = logged_in_at_;
   s.last_login_error = last_login_error_;
@@ -279,8 +282,7 @@ absl::Status Client::LoginLocked(bool force, uint64_t seen_generation) {
   if (!sc.ok()) return fail(Annotate(sc.status(), absl::StrCat("login to ", options_.url)));
   if (rotate) {
     LOG_INFO("vCenter {}: credentials changed, logging in again", options_.url);
-    absl::StatusOr<SoapResponse> out =
-        RoundTrips("Logout", MorefXml("_this", sc->session_manager));
+    absl::StatusOr<SoapResponse> out = RoundTrips("Logout", MorefXml("_this", sc->session_manager));
     if (!out.ok()) VLOG(2, "vCenter {}: logout of old session: {}", options_.url, out.status());
   }
   {

@@ -43,9 +43,10 @@ using RequestObserver =
     std::function<void(absl::string_view method, absl::StatusCode code, absl::Duration latency)>;
 
 struct ClientOptions {
-  std::string url;     // https://host:port/sdk
-  std::string server;  // key for CredentialSource::Get (the configured VC address); default: URL host
-  TlsOptions tls;      // ca_file, thumbprint, insecure
+  std::string url;  // https://host:port/sdk
+  std::string
+      server;      // key for CredentialSource::Get (the configured VC address); default: URL host
+  TlsOptions tls;  // ca_file, thumbprint, insecure
   int soap_roundtrip_count = 3;  // attempts per call for transient errors (vsphere.conf default 3)
   BackoffPolicy retry_backoff{absl::Milliseconds(100), absl::Seconds(2), 2.0, 0.0};
   absl::Duration connect_timeout = absl::Seconds(10);
@@ -68,8 +69,8 @@ absl::string_view ToString(SessionState s);
 
 struct SessionStatus {
   SessionState state = SessionState::kLoggedOut;
-  uint64_t generation = 0;       // session_generation()
-  absl::Time logged_in_at;       // of the current session
+  uint64_t generation = 0;        // session_generation()
+  absl::Time logged_in_at;        // of the current session
   absl::Status last_login_error;  // OK unless state == kLoginFailed
 };
 

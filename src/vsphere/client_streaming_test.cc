@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "vsphere/client.h"
 #include "testing/fake_vcenter.h"
+#include "vsphere/client.h"
 #include "vsphere/update_stream.h"
 
 namespace ccm::vsphere {

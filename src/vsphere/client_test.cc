@@ -95,9 +95,8 @@ TEST(ClientTest, NotAuthenticatedInAMissingSetLogsInAgain) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(vc.logins, 2);
   EXPECT_EQ(c.session_generation(), 2u);
-  EXPECT_NE(r->doc->first_child().find_node([](const pugi::xml_node& n) {
-              return absl::string_view(n.name()) == "propSet";
-            }),
+  EXPECT_NE(r->doc->first_child().find_node(
+                [](const pugi::xml_node& n) { return absl::string_view(n.name()) == "propSet"; }),
             pugi::xml_node());
 
   vc.always_not_authenticated = true;  // never readable: an error, not an empty answer
@@ -179,8 +178,7 @@ TEST(ClientTest, Retries503UpToRoundtripCount) {
   vc.fail_503 = 3;
   auto r = c.Call("Ping", "");
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_TRUE(absl::StrContains(r.status().message(), "HTTP 503 from " + vc.url()))
-      << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "HTTP 503 from " + vc.url())) << r.status();
   EXPECT_EQ(vc.fail_503, 0);
 }
 

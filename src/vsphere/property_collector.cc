@@ -78,7 +78,8 @@ absl::StatusOr<std::vector<ObjectContent>> RetrieveProperties(Client& client,
   CCM_ASSIGN_OR_RETURN(ServiceContent sc, client.GetServiceContent());
   std::string args = absl::StrCat(MorefXml("_this", sc.property_collector),
                                   PropertyFilterSpecXml(spec), "<options>");
-  if (options.max_objects > 0) absl::StrAppend(&args, TextXml("maxObjects", absl::StrCat(options.max_objects)));
+  if (options.max_objects > 0)
+    absl::StrAppend(&args, TextXml("maxObjects", absl::StrCat(options.max_objects)));
   absl::StrAppend(&args, "</options>");
   CCM_ASSIGN_OR_RETURN(SoapResponse r, client.Call("RetrievePropertiesEx", args));
   RetrievePage page = ParseRetrieveResult(r.doc, r.returnval());
@@ -89,11 +90,10 @@ absl::StatusOr<std::vector<ObjectContent>> RetrieveProperties(Client& client,
       return absl::InternalError(
           absl::StrCat("ContinueRetrievePropertiesEx: token ", page.token, " repeated"));
     }
-    CCM_ASSIGN_OR_RETURN(
-        SoapResponse next,
-        client.Call("ContinueRetrievePropertiesEx",
-                    absl::StrCat(MorefXml("_this", sc.property_collector),
-                                 TextXml("token", page.token))));
+    CCM_ASSIGN_OR_RETURN(SoapResponse next,
+                         client.Call("ContinueRetrievePropertiesEx",
+                                     absl::StrCat(MorefXml("_this", sc.property_collector),
+                                                  TextXml("token", page.token))));
     page = ParseRetrieveResult(next.doc, next.returnval());
     for (ObjectContent& o : page.objects) out.push_back(std::move(o));
   }
@@ -104,7 +104,8 @@ absl::StatusOr<Moref> CreateContainerView(Client& client, const Moref& container
                                           const std::vector<std::string>& types, bool recursive) {
   CCM_ASSIGN_OR_RETURN(ServiceContent sc, client.GetServiceContent());
   if (sc.view_manager.empty()) return absl::UnimplementedError("vCenter has no ViewManager");
-  std::string args = absl::StrCat(MorefXml("_this", sc.view_manager), MorefXml("container", container));
+  std::string args =
+      absl::StrCat(MorefXml("_this", sc.view_manager), MorefXml("container", container));
   for (const std::string& t : types) absl::StrAppend(&args, TextXml("type", t));
   absl::StrAppend(&args, TextXml("recursive", recursive ? "true" : "false"));
   CCM_ASSIGN_OR_RETURN(SoapResponse r, client.Call("CreateContainerView", args));
@@ -129,8 +130,7 @@ absl::StatusOr<std::vector<ObjectContent>> RetrieveAllOfType(Client& client,
   CCM_ASSIGN_OR_RETURN(Moref view, CreateContainerView(client, container, {type}, true));
   PropertyFilterSpec spec;
   spec.prop_set.push_back({type, paths});
-  spec.object_set.push_back(
-      {view, /*skip=*/true, {{"view", "ContainerView", "view", false, {}}}});
+  spec.object_set.push_back({view, /*skip=*/true, {{"view", "ContainerView", "view", false, {}}}});
   absl::StatusOr<std::vector<ObjectContent>> out = RetrieveProperties(client, spec, options);
   absl::Status d = DestroyView(client, view);
   if (!d.ok()) VLOG(1, "DestroyView {}: {}", view.value, d);

@@ -16,7 +16,7 @@
 namespace ccm::vsphere {
 
 struct PropertySpec {
-  std::string type;                // "VirtualMachine"; a base type ("ManagedEntity") matches subtypes
+  std::string type;  // "VirtualMachine"; a base type ("ManagedEntity") matches subtypes
   std::vector<std::string> paths;  // "name", "config.uuid", ...
   bool all = false;
 };
@@ -43,7 +43,8 @@ struct PropertyFilterSpec {
 };
 
 // <{tag}>...</{tag}> XML for a PropertyFilterSpec (element order as vim25 requires).
-std::string PropertyFilterSpecXml(const PropertyFilterSpec& spec, absl::string_view tag = "specSet");
+std::string PropertyFilterSpecXml(const PropertyFilterSpec& spec,
+                                  absl::string_view tag = "specSet");
 
 struct PropertyValue {
   std::string path;

@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
-#include "vsphere/vm_facts.h"
 #include "testing/static_credentials.h"
+#include "vsphere/vm_facts.h"
 
 namespace ccm::vsphere {
 namespace {
@@ -27,13 +27,13 @@ std::string VmObject(int i) {
 }
 
 TEST(ParseRetrieveResultTest, TokenObjectsAndMissingSet) {
-  std::string xml = Env(
-      "<RetrievePropertiesExResponse xmlns=\"urn:vim25\"><returnval><token>t-1</token>" +
-      VmObject(1) +
-      "<objects><obj type=\"VirtualMachine\">vm-2</obj><missingSet><path>config</path><fault>"
-      "<fault xsi:type=\"NoPermission\"><privilegeId>System.Read</privilegeId></fault>"
-      "<localizedMessage>no</localizedMessage></fault></missingSet></objects>"
-      "</returnval></RetrievePropertiesExResponse>");
+  std::string xml =
+      Env("<RetrievePropertiesExResponse xmlns=\"urn:vim25\"><returnval><token>t-1</token>" +
+          VmObject(1) +
+          "<objects><obj type=\"VirtualMachine\">vm-2</obj><missingSet><path>config</path><fault>"
+          "<fault xsi:type=\"NoPermission\"><privilegeId>System.Read</privilegeId></fault>"
+          "<localizedMessage>no</localizedMessage></fault></missingSet></objects>"
+          "</returnval></RetrievePropertiesExResponse>");
   auto r = ParseSoapResponse(xml);
   ASSERT_TRUE(r.ok()) << r.status();
   RetrievePage p = ParseRetrieveResult(r->doc, r->returnval());
@@ -95,8 +95,7 @@ class PagingServer {
         ++cont;
         auto p = b.find("<token>");
         int start = std::stoi(b.substr(p + 7));
-        res.set_content(Page(start, page_size, "ContinueRetrievePropertiesExResponse"),
-                        "text/xml");
+        res.set_content(Page(start, page_size, "ContinueRetrievePropertiesExResponse"), "text/xml");
       } else {
         res.set_content(Env("<LogoutResponse xmlns=\"urn:vim25\"/>"), "text/xml");
       }
@@ -123,8 +122,8 @@ class PagingServer {
     for (int i = start; i < end; ++i) absl::StrAppend(&body, VmObject(i));
     absl::StrAppend(&body, "</returnval>");
     bool wrap = response == "RetrievePropertiesExResponse";
-    return Env(absl::StrCat("<", response, " xmlns=\"urn:vim25\">",
-                            wrap ? body : body, "</", response, ">"));
+    return Env(absl::StrCat("<", response, " xmlns=\"urn:vim25\">", wrap ? body : body, "</",
+                            response, ">"));
   }
   httplib::Server srv_;
   int port_ = 0;
@@ -146,7 +145,8 @@ TEST(RetrievePropertiesTest, FollowsTokensAcrossPages) {
   for (int i = 0; i < 25; ++i) EXPECT_EQ((*r)[i].GetText("name"), absl::StrCat("node-", i));
   EXPECT_EQ(srv.retrieve, 1);
   EXPECT_EQ(srv.cont, 2);
-  EXPECT_TRUE(absl::StrContains(srv.last_request, "<options><maxObjects>10</maxObjects></options>"));
+  EXPECT_TRUE(
+      absl::StrContains(srv.last_request, "<options><maxObjects>10</maxObjects></options>"));
 
   auto one = RetrieveProperties(c, spec, {.max_objects = 100});
   ASSERT_TRUE(one.ok());

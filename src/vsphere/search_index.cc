@@ -15,13 +15,11 @@ absl::StatusOr<std::string> Prefix(Client& client, const Moref& datacenter) {
 absl::StatusOr<std::vector<Moref>> FindAll(Client& client, absl::string_view method,
                                            const Moref& datacenter, absl::string_view arg,
                                            absl::string_view value) {
-  auto context = [&] {
-    return absl::StrCat(method, " ", value, " in ", datacenter.value);
-  };
+  auto context = [&] { return absl::StrCat(method, " ", value, " in ", datacenter.value); };
   absl::StatusOr<std::string> prefix = Prefix(client, datacenter);
   if (!prefix.ok()) return Annotate(prefix.status(), context());
-  absl::StatusOr<SoapResponse> r = client.Call(
-      method, absl::StrCat(*prefix, TextXml(arg, value), TextXml("vmSearch", "true")));
+  absl::StatusOr<SoapResponse> r =
+      client.Call(method, absl::StrCat(*prefix, TextXml(arg, value), TextXml("vmSearch", "true")));
   if (!r.ok()) return Annotate(r.status(), context());
   std::vector<Moref> out;
   for (const pugi::xml_node& n : Children(r->body, "returnval")) out.push_back(ParseMoref(n));
@@ -32,7 +30,9 @@ absl::StatusOr<std::vector<Moref>> FindAll(Client& client, absl::string_view met
 
 absl::StatusOr<std::optional<Moref>> FindVmByUuid(Client& client, const Moref& datacenter,
                                                   absl::string_view bios_uuid) {
-  auto context = [&] { return absl::StrCat("find VM by uuid ", bios_uuid, " in ", datacenter.value); };
+  auto context = [&] {
+    return absl::StrCat("find VM by uuid ", bios_uuid, " in ", datacenter.value);
+  };
   absl::StatusOr<std::string> prefix = Prefix(client, datacenter);
   if (!prefix.ok()) return Annotate(prefix.status(), context());
   absl::StatusOr<SoapResponse> r = client.Call(

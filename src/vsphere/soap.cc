@@ -59,12 +59,23 @@ std::string XmlEscape(absl::string_view s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -84,8 +95,8 @@ std::string BuildMethod(absl::string_view method, absl::string_view args_xml) {
 }
 
 std::string MorefXml(absl::string_view tag, const Moref& ref) {
-  return absl::StrCat("<", tag, " type=\"", XmlEscape(ref.type), "\">", XmlEscape(ref.value),
-                      "</", tag, ">");
+  return absl::StrCat("<", tag, " type=\"", XmlEscape(ref.type), "\">", XmlEscape(ref.value), "</",
+                      tag, ">");
 }
 
 std::string TextXml(absl::string_view tag, absl::string_view text) {
@@ -98,8 +109,8 @@ absl::StatusOr<SoapResponse> ParseSoapResponse(absl::string_view body, absl::str
   auto doc = std::make_shared<pugi::xml_document>();
   pugi::xml_parse_result r = doc->load_buffer(body.data(), body.size());
   auto malformed = [&](absl::string_view why) {
-    return absl::InternalError(absl::StrCat("malformed SOAP response from ",
-                                            url.empty() ? "<unknown>" : url, ": ", why));
+    return absl::InternalError(
+        absl::StrCat("malformed SOAP response from ", url.empty() ? "<unknown>" : url, ": ", why));
   };
   if (!r) {
     return malformed(absl::StrCat(r.description(), " at offset ", r.offset));
@@ -143,11 +154,10 @@ absl::Status MissingSetSessionFault(const pugi::xml_node& returnval) {
     for (const pugi::xml_node& m : Children(object_content, "missingSet")) {
       pugi::xml_node fault = Child(Child(m, "fault"), "fault");
       if (XsiType(fault) == "NotAuthenticated") {
-        return NamedFaultStatus(
-            "NotAuthenticated",
-            absl::StrCat("property ", ChildText(m, "path"), " of ",
-                         ParseMoref(Child(object_content, "obj")).ToString(),
-                         " is not readable without a session (missingSet)"));
+        return NamedFaultStatus("NotAuthenticated",
+                                absl::StrCat("property ", ChildText(m, "path"), " of ",
+                                             ParseMoref(Child(object_content, "obj")).ToString(),
+                                             " is not readable without a session (missingSet)"));
       }
     }
     return absl::OkStatus();

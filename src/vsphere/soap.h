@@ -54,8 +54,7 @@ struct SoapResponse {
 
 // Parses a complete SOAP response body (any HTTP status). SOAP faults become their typed status.
 // `url` only appears in error messages. Never crashes on any input.
-absl::StatusOr<SoapResponse> ParseSoapResponse(absl::string_view body,
-                                               absl::string_view url = "");
+absl::StatusOr<SoapResponse> ParseSoapResponse(absl::string_view body, absl::string_view url = "");
 // As above, but also applies the HTTP status: a SOAP fault wins over the HTTP code (vCenter sends
 // faults with 500); otherwise a non-200 answer is Unavailable naming the code and URL.
 absl::StatusOr<SoapResponse> ParseHttpSoapResponse(int http_status, absl::string_view body,

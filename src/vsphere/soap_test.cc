@@ -62,8 +62,7 @@ TEST(ParseSoapResponseTest, FaultsMapToTypedStatuses) {
     auto r = ParseSoapResponse(Fault(c.type, "msg", c.inner), "https://vc/sdk");
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), c.code);
-    EXPECT_NE(r.status().message().find(c.message_part), absl::string_view::npos)
-        << r.status();
+    EXPECT_NE(r.status().message().find(c.message_part), absl::string_view::npos) << r.status();
     EXPECT_EQ(FaultName(r.status()), c.type);
     EXPECT_EQ(IsNotAuthenticated(r.status()), c.type == "NotAuthenticated");
   }
@@ -96,8 +95,14 @@ TEST(ParseSoapResponseTest, FaultWithoutDetail) {
 
 TEST(ParseSoapResponseTest, MalformedInputsNeverCrash) {
   std::vector<std::string> inputs = {
-      "", "<", "not xml", "<a><b></a>", "<Envelope/>", "<x:Envelope xmlns:x='y'><x:Body/></x:Envelope>",
-      "<html><body>503</body></html>", std::string("\0\1\2", 3),
+      "",
+      "<",
+      "not xml",
+      "<a><b></a>",
+      "<Envelope/>",
+      "<x:Envelope xmlns:x='y'><x:Body/></x:Envelope>",
+      "<html><body>503</body></html>",
+      std::string("\0\1\2", 3),
       Envelope("<RetrievePropertiesExResponse><returnval>").substr(0, 150)};
   for (const auto& in : inputs) {
     auto r = ParseSoapResponse(in, "https://vc/sdk");
@@ -110,9 +115,9 @@ TEST(ParseSoapResponseTest, MalformedInputsNeverCrash) {
 }
 
 TEST(ParseSoapResponseTest, ReturnvalAndEmptyResponse) {
-  auto r = ParseSoapResponse(Envelope(
-      "<FindByUuidResponse xmlns=\"urn:vim25\"><returnval type=\"VirtualMachine\">vm-7"
-      "</returnval></FindByUuidResponse>"));
+  auto r = ParseSoapResponse(
+      Envelope("<FindByUuidResponse xmlns=\"urn:vim25\"><returnval type=\"VirtualMachine\">vm-7"
+               "</returnval></FindByUuidResponse>"));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(ParseMoref(r->returnval()), (Moref{"VirtualMachine", "vm-7"}));
   auto e = ParseSoapResponse(Envelope("<FindByUuidResponse xmlns=\"urn:vim25\"/>"));
@@ -130,8 +135,8 @@ TEST(ParseHttpSoapResponseTest, HttpStatusHandling) {
             absl::string_view::npos);
   EXPECT_EQ(HttpStatusOf(unavailable.status()), 503);
 
-  auto ok_envelope_bad_code = ParseHttpSoapResponse(
-      404, Envelope("<X xmlns=\"urn:vim25\"/>"), "https://vc/sdk");
+  auto ok_envelope_bad_code =
+      ParseHttpSoapResponse(404, Envelope("<X xmlns=\"urn:vim25\"/>"), "https://vc/sdk");
   EXPECT_EQ(ok_envelope_bad_code.status().code(), absl::StatusCode::kUnavailable);
 
   auto malformed = ParseHttpSoapResponse(200, "<<<", "https://vc/sdk");
@@ -152,8 +157,8 @@ TEST(MissingSetSessionFaultTest, Table) {
     std::string body;  // inside <XResponse>
     bool not_authenticated;
   } cases[] = {
-      {"Ex: every property readable", "<returnval><objects>" + obj + prop + "</objects></returnval>",
-       false},
+      {"Ex: every property readable",
+       "<returnval><objects>" + obj + prop + "</objects></returnval>", false},
       {"Ex: NotAuthenticated in missingSet",
        "<returnval><objects>" + obj + Missing("NotAuthenticated") + "</objects></returnval>", true},
       {"Ex: second object only",
@@ -169,9 +174,8 @@ TEST(MissingSetSessionFaultTest, Table) {
       {"no returnval", "", false},
   };
   for (const Case& c : cases) {
-    auto r = ParseSoapResponse(
-        Envelope("<RetrievePropertiesExResponse xmlns=\"urn:vim25\">" + c.body +
-                 "</RetrievePropertiesExResponse>"));
+    auto r = ParseSoapResponse(Envelope("<RetrievePropertiesExResponse xmlns=\"urn:vim25\">" +
+                                        c.body + "</RetrievePropertiesExResponse>"));
     ASSERT_TRUE(r.ok()) << c.name << ": " << r.status();
     absl::Status s = MissingSetSessionFault(r->returnval());
     EXPECT_EQ(IsNotAuthenticated(s), c.not_authenticated) << c.name << ": " << s;

@@ -166,8 +166,8 @@ TaggingClient::~TaggingClient() {
   if (!s.ok()) VLOG(2, "vAPI logout from {}: {}", options_.server, s);
 }
 
-absl::StatusOr<HttpResponse> TaggingClient::Send(const std::string& method,
-                                                 const std::string& path, const std::string& body,
+absl::StatusOr<HttpResponse> TaggingClient::Send(const std::string& method, const std::string& path,
+                                                 const std::string& body,
                                                  const std::string& session_id) {
   HttpRequest req;
   req.method = method;
@@ -215,11 +215,10 @@ absl::StatusOr<TaggingClient::Session> TaggingClient::EnsureSession(const std::s
   HttpRequest req;
   req.method = "POST";
   req.url = base_ + kSessionPath;
-  req.headers = {
-      {"Accept", "application/json"},
-      {"vmware-use-header-authn", "true"},
-      {"Authorization",
-       "Basic " + absl::Base64Escape(creds->username + ":" + creds->password.reveal())}};
+  req.headers = {{"Accept", "application/json"},
+                 {"vmware-use-header-authn", "true"},
+                 {"Authorization",
+                  "Basic " + absl::Base64Escape(creds->username + ":" + creds->password.reveal())}};
   {
     absl::MutexLock l(&mu_);
     ++stats_.requests;
@@ -243,8 +242,7 @@ absl::StatusOr<TaggingClient::Session> TaggingClient::EnsureSession(const std::s
   return session_;
 }
 
-absl::StatusOr<std::string> TaggingClient::Call(const std::string& method,
-                                                const std::string& path,
+absl::StatusOr<std::string> TaggingClient::Call(const std::string& method, const std::string& path,
                                                 const std::string& body) {
   std::string what = absl::StrCat(method, " ", base_, path);
   auto result = [&]() -> absl::StatusOr<std::string> {
@@ -326,7 +324,8 @@ absl::StatusOr<std::vector<ObjectTags>> TaggingClient::ListAttachedTags(
     const std::vector<Moref>& objects) {
   std::vector<ObjectTags> out;
   if (objects.empty()) return out;
-  CCM_ASSIGN_OR_RETURN(std::string value, Call("POST", kAttachedPath, AttachedTagsRequest(objects)));
+  CCM_ASSIGN_OR_RETURN(std::string value,
+                       Call("POST", kAttachedPath, AttachedTagsRequest(objects)));
   auto attached = ParseAttachedTags(value);
   if (!attached.ok()) return Annotate(attached.status(), "list attached tags");
   absl::flat_hash_map<Moref, std::vector<std::string>> by_object;

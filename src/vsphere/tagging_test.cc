@@ -51,25 +51,27 @@ class MutableCredentials : public CredentialSource {
 class FakeVapi {
  public:
   FakeVapi() {
-    s_.Post("/rest/com/vmware/cis/session", [this](const httplib::Request& r, httplib::Response& w) {
-      absl::MutexLock l(&mu_);
-      ++count_["login"];
-      std::string auth = r.get_header_value("Authorization");
-      std::string decoded;
-      absl::Base64Unescape(auth.substr(std::min<size_t>(auth.size(), 6)), &decoded);
-      if (!absl::StartsWith(auth, "Basic ") || !passwords_.count(decoded)) {
-        w.status = 401;
-        return;
-      }
-      std::string id = absl::StrCat("s", ++next_);
-      sessions_.insert(id);
-      w.set_content(json{{"value", id}}.dump(), "application/json");
-    });
-    s_.Delete("/rest/com/vmware/cis/session", [this](const httplib::Request& r, httplib::Response& w) {
-      absl::MutexLock l(&mu_);
-      ++count_["logout"];
-      sessions_.erase(r.get_header_value("vmware-api-session-id"));
-    });
+    s_.Post("/rest/com/vmware/cis/session",
+            [this](const httplib::Request& r, httplib::Response& w) {
+              absl::MutexLock l(&mu_);
+              ++count_["login"];
+              std::string auth = r.get_header_value("Authorization");
+              std::string decoded;
+              absl::Base64Unescape(auth.substr(std::min<size_t>(auth.size(), 6)), &decoded);
+              if (!absl::StartsWith(auth, "Basic ") || !passwords_.count(decoded)) {
+                w.status = 401;
+                return;
+              }
+              std::string id = absl::StrCat("s", ++next_);
+              sessions_.insert(id);
+              w.set_content(json{{"value", id}}.dump(), "application/json");
+            });
+    s_.Delete("/rest/com/vmware/cis/session",
+              [this](const httplib::Request& r, httplib::Response& w) {
+                absl::MutexLock l(&mu_);
+                ++count_["logout"];
+                sessions_.erase(r.get_header_value("vmware-api-session-id"));
+              });
     s_.Get(R"(/rest/com/vmware/cis/tagging/tag/id:(.*))",
            [this](const httplib::Request& r, httplib::Response& w) {
              if (!Authorized(r, w, "get-tag")) return;
@@ -77,10 +79,12 @@ class FakeVapi {
              if (id != "z1" && id != "r1") {
                w.status = 404;
                w.set_content(R"({"type":"com.vmware.vapi.std.errors.not_found","value":
-                 {"messages":[{"default_message":"tag not found"}]}})", "application/json");
+                 {"messages":[{"default_message":"tag not found"}]}})",
+                             "application/json");
                return;
              }
-             json t = {{"id", id}, {"name", id == "z1" ? "zone-a" : "region-1"},
+             json t = {{"id", id},
+                       {"name", id == "z1" ? "zone-a" : "region-1"},
                        {"category_id", id == "z1" ? "c-zone" : "c-region"}};
              w.set_content(json{{"value", t}}.dump(), "application/json");
            });
@@ -88,7 +92,8 @@ class FakeVapi {
            [this](const httplib::Request& r, httplib::Response& w) {
              if (!Authorized(r, w, "get-category")) return;
              std::string id = r.matches[1];
-             json c = {{"id", id}, {"name", id == "c-zone" ? "k8s-zone" : "k8s-region"},
+             json c = {{"id", id},
+                       {"name", id == "c-zone" ? "k8s-zone" : "k8s-region"},
                        {"cardinality", "SINGLE"}};
              w.set_content(json{{"value", c}}.dump(), "application/json");
            });

@@ -61,7 +61,7 @@ struct UpdateSet {
   // False when the call returned no UpdateSet (maxWaitSeconds passed without a change): then
   // the caller keeps its version and asks again.
   bool has_updates = false;
-  std::string version;  // pass to the next WaitForUpdatesEx
+  std::string version;     // pass to the next WaitForUpdatesEx
   bool truncated = false;  // more updates are pending: ask again at once with `version`
   std::vector<FilterUpdate> filters;
 };

@@ -116,7 +116,8 @@ TEST_P(UpdateSetTest, ValuesOutliveTheParseCall) {
 TEST_P(UpdateSetTest, EmptyResponseMeansNoUpdates) {
   for (const std::string& xml :
        {Envelope(R"(<WaitForUpdatesExResponse xmlns="urn:vim25"/>)"),
-        std::string(R"(<WaitForUpdatesExResponse xmlns="urn:vim25"></WaitForUpdatesExResponse>)")}) {
+        std::string(
+            R"(<WaitForUpdatesExResponse xmlns="urn:vim25"></WaitForUpdatesExResponse>)")}) {
     auto set = Parse(xml);
     ASSERT_TRUE(set.ok()) << set.status();
     EXPECT_FALSE(set->has_updates);
@@ -193,8 +194,7 @@ TEST_P(UpdateSetTest, RejectsBrokenDocuments) {
     auto set = Parse(c.xml);
     ASSERT_FALSE(set.ok()) << c.name;
     EXPECT_EQ(set.status().code(), c.code) << c.name << ": " << set.status();
-    EXPECT_THAT(std::string(set.status().message()), testing::HasSubstr(c.message_part))
-        << c.name;
+    EXPECT_THAT(std::string(set.status().message()), testing::HasSubstr(c.message_part)) << c.name;
   }
 }
 

@@ -53,18 +53,26 @@ void ApplyOption(VmFacts& vm, const pugi::xml_node& option) {
 // Paths whose value is a data object holding other known paths.
 bool IsContainerPath(absl::string_view p) {
   return p == "config" || p == "config.hardware" || p == "guest" || p == "runtime" ||
-         p == "summary" || p == "summary.config" || p == "summary.runtime" ||
-         p == "summary.guest";
+         p == "summary" || p == "summary.config" || p == "summary.runtime" || p == "summary.guest";
 }
 
 }  // namespace
 
 std::vector<std::string> VmFactsPropertyPaths() {
-  return {"name",          "config.uuid",          "config.instanceUuid",
-          "config.guestId", "config.hardware.numCPU", "config.hardware.memoryMB",
-          "config.extraConfig", "runtime.powerState", "runtime.host",
-          "guest.hostName", "guest.guestId",        "guest.net",
-          "resourcePool",  "parent"};
+  return {"name",
+          "config.uuid",
+          "config.instanceUuid",
+          "config.guestId",
+          "config.hardware.numCPU",
+          "config.hardware.memoryMB",
+          "config.extraConfig",
+          "runtime.powerState",
+          "runtime.host",
+          "guest.hostName",
+          "guest.guestId",
+          "guest.net",
+          "resourcePool",
+          "parent"};
 }
 
 absl::Status ApplyVmProperty(VmFacts& vm, absl::string_view path, const pugi::xml_node& v) {
@@ -149,9 +157,9 @@ absl::StatusOr<VmFactsResult> FetchVmFacts(Client& client, const std::vector<Mor
                                            RetrieveOptions options) {
   VmFactsResult out;
   if (vms.empty()) return out;
-  CCM_ASSIGN_OR_RETURN(RetrieveObjectsResult r,
-                       RetrieveObjects(client, vms, {{"VirtualMachine", VmFactsPropertyPaths()}},
-                                       options));
+  CCM_ASSIGN_OR_RETURN(
+      RetrieveObjectsResult r,
+      RetrieveObjects(client, vms, {{"VirtualMachine", VmFactsPropertyPaths()}}, options));
   out.not_found = std::move(r.not_found);
   for (const ObjectContent& o : r.objects) {
     CCM_ASSIGN_OR_RETURN(VmFacts f, ParseVmFacts(o));
@@ -162,9 +170,9 @@ absl::StatusOr<VmFactsResult> FetchVmFacts(Client& client, const std::vector<Mor
 
 absl::StatusOr<std::vector<VmFacts>> FetchAllVmFacts(Client& client, RetrieveOptions options,
                                                      Moref container) {
-  CCM_ASSIGN_OR_RETURN(std::vector<ObjectContent> objs,
-                       RetrieveAllOfType(client, "VirtualMachine", VmFactsPropertyPaths(),
-                                         options, container));
+  CCM_ASSIGN_OR_RETURN(
+      std::vector<ObjectContent> objs,
+      RetrieveAllOfType(client, "VirtualMachine", VmFactsPropertyPaths(), options, container));
   std::vector<VmFacts> out;
   for (const ObjectContent& o : objs) {
     CCM_ASSIGN_OR_RETURN(VmFacts f, ParseVmFacts(o));

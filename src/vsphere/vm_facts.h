@@ -25,22 +25,22 @@ struct GuestNic {
 };
 
 struct VmFacts {
-  Moref moref;                 // {"VirtualMachine", "vm-42"}
+  Moref moref;  // {"VirtualMachine", "vm-42"}
   std::string name;
-  std::string bios_uuid;       // config.uuid (the provider ID uuid)
-  std::string instance_uuid;   // config.instanceUuid
-  std::string power_state;     // runtime.powerState: poweredOn / poweredOff / suspended
-  std::string guest_hostname;  // guest.hostName
-  std::vector<GuestNic> nics;  // guest.net
-  std::string config_guest_id;  // config.guestId (configured OS)
-  std::string guest_guest_id;   // guest.guestId (reported by VMware Tools)
-  int num_cpu = 0;              // config.hardware.numCPU
-  int memory_mb = 0;            // config.hardware.memoryMB
+  std::string bios_uuid;          // config.uuid (the provider ID uuid)
+  std::string instance_uuid;      // config.instanceUuid
+  std::string power_state;        // runtime.powerState: poweredOn / poweredOff / suspended
+  std::string guest_hostname;     // guest.hostName
+  std::vector<GuestNic> nics;     // guest.net
+  std::string config_guest_id;    // config.guestId (configured OS)
+  std::string guest_guest_id;     // guest.guestId (reported by VMware Tools)
+  int num_cpu = 0;                // config.hardware.numCPU
+  int memory_mb = 0;              // config.hardware.memoryMB
   std::string metadata;           // extraConfig guestinfo.metadata
   std::string metadata_encoding;  // extraConfig guestinfo.metadata.encoding
-  Moref host;           // runtime.host
-  Moref resource_pool;  // resourcePool
-  Moref parent_folder;  // parent
+  Moref host;                     // runtime.host
+  Moref resource_pool;            // resourcePool
+  Moref parent_folder;            // parent
   // Not a VM property: filled by whoever knows it (search per datacenter, ancestry).
   Moref datacenter;
   std::string datacenter_name;

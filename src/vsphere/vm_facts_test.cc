@@ -96,7 +96,8 @@ TEST(ApplyVmPropertyTest, WholeObjectsAndAliases) {
     std::function<void(const VmFacts&)> check;
   };
   std::vector<Case> cases = {
-      {"summary.config.uuid", "<val>u-1</val>", [](const VmFacts& v) { EXPECT_EQ(v.bios_uuid, "u-1"); }},
+      {"summary.config.uuid", "<val>u-1</val>",
+       [](const VmFacts& v) { EXPECT_EQ(v.bios_uuid, "u-1"); }},
       {"summary.config.numCpu", "<val>2</val>", [](const VmFacts& v) { EXPECT_EQ(v.num_cpu, 2); }},
       {"summary.config.memorySizeMB", "<val>2048</val>",
        [](const VmFacts& v) { EXPECT_EQ(v.memory_mb, 2048); }},

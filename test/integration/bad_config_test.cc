@@ -25,7 +25,8 @@ TEST_P(BadConfigTest, ExitsNonZeroNamingTheProblem) {
   const std::string dir = MakeTempDir("badconfig");
   const std::string conf = dir + "/vsphere.conf";
   if (c.config != "<missing>") WriteFile(conf, c.config);
-  std::vector<std::string> argv = {CcmBinary(), "--cloud-provider=vsphere", "--cloud-config=" + conf,
+  std::vector<std::string> argv = {CcmBinary(), "--cloud-provider=vsphere",
+                                   "--cloud-config=" + conf,
                                    "--kubeconfig=" + dir + "/no-kubeconfig", "--secure-port=0"};
   argv.insert(argv.end(), c.flags.begin(), c.flags.end());
   auto p = ChildProcess::Start(argv, dir + "/ccm");
@@ -40,23 +41,28 @@ TEST_P(BadConfigTest, ExitsNonZeroNamingTheProblem) {
   } else {
     EXPECT_NE(*code, 0) << err;
   }
-  for (const auto& w : c.want_stderr) EXPECT_TRUE(absl::StrContains(err, w)) << "want \"" << w << "\" in:\n" << err;
+  for (const auto& w : c.want_stderr)
+    EXPECT_TRUE(absl::StrContains(err, w)) << "want \"" << w << "\" in:\n" << err;
   RemoveTempDir(dir);
 }
 
-const char kGood[] =
-    "global:\n  user: u\n  password: p\nvcenter:\n  vc1:\n    server: 127.0.0.1\n";
+const char kGood[] = "global:\n  user: u\n  password: p\nvcenter:\n  vc1:\n    server: 127.0.0.1\n";
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, BadConfigTest,
     ::testing::Values(
         Case{"unknown_key_strict",
-             absl::StrCat(kGood, "    insecure-flag: true\n"), {"--strict-config"}, 1,
+             absl::StrCat(kGood, "    insecure-flag: true\n"),
+             {"--strict-config"},
+             1,
              {"invalid cloud config", "insecure-flag"}},
         Case{"unparsable_yaml", "global:\n  user: [unclosed\n", {}, 1, {"invalid cloud config"}},
         Case{"no_vcenter", "global:\n  user: u\n  password: p\n", {}, 1, {"invalid cloud config"}},
         Case{"missing_file", "<missing>", {}, 1, {"vsphere.conf", "cannot open"}},
-        Case{"bad_duration_flag", kGood, {"--leader-elect-lease-duration=soon"}, 2,
+        Case{"bad_duration_flag",
+             kGood,
+             {"--leader-elect-lease-duration=soon"},
+             2,
              {"--leader-elect-lease-duration", "Usage:"}},
         Case{"bad_int_flag", kGood, {"--secure-port=abc"}, 2, {"--secure-port", "Usage:"}},
         Case{"wrong_provider", kGood, {"--cloud-provider=aws"}, 2, {"aws", "Usage:"}},

@@ -1,8 +1,8 @@
 #pragma once
 // A child process for integration tests: the real binary, started with fork/exec, its stdout and
 // stderr written to files (so a test can read them while it runs and after it ends). The child
-// dies with the test (PR_SET_PDEATHSIG) and the destructor SIGKILLs and reaps a child still running,
-// so no test leaves a process behind.
+// dies with the test (PR_SET_PDEATHSIG) and the destructor SIGKILLs and reaps a child still
+// running, so no test leaves a process behind.
 
 #include <sys/types.h>
 

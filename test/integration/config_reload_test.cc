@@ -25,8 +25,8 @@ std::vector<std::string> AddressTypes(testing::KubeEmulator& emu, const std::str
   std::vector<std::string> out;
   auto n = emu.Get("nodes", "", node);
   if (!n.ok()) return out;
-  for (const auto& a : n->value("status", nlohmann::json::object())
-                           .value("addresses", nlohmann::json::array()))
+  for (const auto& a :
+       n->value("status", nlohmann::json::object()).value("addresses", nlohmann::json::array()))
     out.push_back(a.value("type", ""));
   return out;
 }
@@ -104,9 +104,11 @@ TEST(ConfigReloadTest, InvalidKeepsRunningLiveAppliesRestartExits) {
   std::optional<int> code = ccm.WaitExit(absl::Seconds(20));
   ASSERT_TRUE(code.has_value()) << ccm.Stderr();
   EXPECT_EQ(*code, 1) << ccm.Stderr();
-  EXPECT_TRUE(absl::StrContains(ccm.Stderr(), "cannot apply live: vCenter \"vc-test\": port changed"))
+  EXPECT_TRUE(
+      absl::StrContains(ccm.Stderr(), "cannot apply live: vCenter \"vc-test\": port changed"))
       << ccm.Stderr();
-  EXPECT_TRUE(absl::StrContains(ccm.Stderr(), "exiting so that the pod restarts with the new file"));
+  EXPECT_TRUE(
+      absl::StrContains(ccm.Stderr(), "exiting so that the pod restarts with the new file"));
   EXPECT_EQ(cl.LeaseHolder(), "");
   // Nothing was deleted on the way out.
   EXPECT_TRUE(cl.NodeExists("node-1") && cl.NodeExists("node-2") && cl.NodeExists("node-3"));

@@ -54,20 +54,25 @@ TEST(EndpointsTest, HealthMetricsLogsRotationAndVcenterDown) {
         "workqueue_work_duration_seconds", "workqueue_retries_total",
         "workqueue_unfinished_work_seconds", "workqueue_longest_running_processor_seconds",
         "cloud_node_controller_initialization_duration_seconds",
-        "cloudprovider_vsphere_api_requests_total", "cloudprovider_vsphere_api_request_duration_seconds",
-        "cloudprovider_vsphere_session_state", "cloudprovider_vsphere_tag_cache_hits_total",
+        "cloudprovider_vsphere_api_requests_total",
+        "cloudprovider_vsphere_api_request_duration_seconds", "cloudprovider_vsphere_session_state",
+        "cloudprovider_vsphere_tag_cache_hits_total",
         "cloudprovider_vsphere_tag_cache_misses_total", "leader_election_master_status",
         "vsphere_ccm_build_info"}) {
     EXPECT_TRUE(absl::StrContains(m.body, absl::StrCat("# TYPE ", name, " ")))
         << "missing metric " << name;
   }
-  for (const char* sample : {"workqueue_adds_total{name=\"node\"}", "vsphere_ccm_build_info{",
-                             "cloudprovider_vsphere_session_state{", "cloudprovider_vsphere_tag_cache_hits_total{"}) {
+  for (const char* sample :
+       {"workqueue_adds_total{name=\"node\"}", "vsphere_ccm_build_info{",
+        "cloudprovider_vsphere_session_state{", "cloudprovider_vsphere_tag_cache_hits_total{"}) {
     EXPECT_TRUE(absl::StrContains(m.body, absl::StrCat("\n", sample))) << "no sample " << sample;
   }
   EXPECT_EQ(MetricValue(m.body, "cloud_node_controller_initialization_duration_seconds_count"), 1);
   EXPECT_EQ(MetricValue(m.body, "leader_election_master_status{"), 1);
-  EXPECT_GE(MetricValue(m.body, "cloudprovider_vsphere_api_requests_total{vcenter=\"vc-test\",request=\"Login\""), 1)
+  EXPECT_GE(
+      MetricValue(m.body,
+                  "cloudprovider_vsphere_api_requests_total{vcenter=\"vc-test\",request=\"Login\""),
+      1)
       << m.body;
 
   // Credentials rotation: the Secret moves from user A to user B; a new Login happens without a
@@ -83,8 +88,9 @@ TEST(EndpointsTest, HealthMetricsLogsRotationAndVcenterDown) {
       },
       absl::Seconds(20)))
       << ccm.Stderr();
-  EXPECT_TRUE(WaitFor([&] { return absl::StrContains(ccm.Stderr(), "credentials changed, logging in again"); },
-                      absl::Seconds(5)));
+  EXPECT_TRUE(WaitFor(
+      [&] { return absl::StrContains(ccm.Stderr(), "credentials changed, logging in again"); },
+      absl::Seconds(5)));
   ASSERT_TRUE(cl.RegisterNode("node-2").ok());
   ASSERT_TRUE(WaitFor([&] { return !cl.ProviderId("node-2").empty(); }, absl::Seconds(30)))
       << ccm.Stderr();

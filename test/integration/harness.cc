@@ -1,6 +1,7 @@
 #include "integration/harness.h"
 
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <openssl/evp.h>
 #include <sys/socket.h>
@@ -11,8 +12,6 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -34,8 +33,8 @@ std::string CcmBinary() {
 }
 
 std::string MakeTempDir(const std::string& name) {
-  std::string tmpl = absl::StrCat(std::filesystem::temp_directory_path().string(), "/ccm-it-",
-                                  name, "-XXXXXX");
+  std::string tmpl =
+      absl::StrCat(std::filesystem::temp_directory_path().string(), "/ccm-it-", name, "-XXXXXX");
   char* d = mkdtemp(tmpl.data());
   return d != nullptr ? std::string(d) : std::string("/tmp");
 }
@@ -121,20 +120,21 @@ double MetricValue(const std::string& metrics, const std::string& prefix) {
 std::string TestSpec() {
   json vms = json::array();
   for (int i = 1; i <= 4; ++i) {
-    vms.push_back({{"name", absl::StrCat("node-", i)},
-                   {"cluster", "c1"},
-                   {"nics", {{{"network", "VM Network"}, {"ips", {absl::StrCat("10.0.0.", 10 + i)}}}}}});
+    vms.push_back(
+        {{"name", absl::StrCat("node-", i)},
+         {"cluster", "c1"},
+         {"nics", {{{"network", "VM Network"}, {"ips", {absl::StrCat("10.0.0.", 10 + i)}}}}}});
   }
-  json spec = {
-      {"users", {{kUserA, kPasswordA}, {kUserB, kPasswordB}}},
-      // As a real vCenter: the property collector reports a session it does not know per
-      // property (missingSet), not with a fault.
-      {"session_form", "missingset"},
-      {"datacenters", {{{"name", "dc1"}, {"clusters", {{{"name", "c1"}, {"hosts", 2}}}}, {"vms", vms}}}},
-      {"tag_categories", {{{"name", "k8s-zone"}}, {{"name", "k8s-region"}}}},
-      {"tags",
-       {{{"name", "region-1"}, {"category", "k8s-region"}, {"attach", {"/dc1"}}},
-        {{"name", "zone-a"}, {"category", "k8s-zone"}, {"attach", {"/dc1/host/c1"}}}}}};
+  json spec = {{"users", {{kUserA, kPasswordA}, {kUserB, kPasswordB}}},
+               // As a real vCenter: the property collector reports a session it does not know per
+               // property (missingSet), not with a fault.
+               {"session_form", "missingset"},
+               {"datacenters",
+                {{{"name", "dc1"}, {"clusters", {{{"name", "c1"}, {"hosts", 2}}}}, {"vms", vms}}}},
+               {"tag_categories", {{{"name", "k8s-zone"}}, {{"name", "k8s-region"}}}},
+               {"tags",
+                {{{"name", "region-1"}, {"category", "k8s-region"}, {"attach", {"/dc1"}}},
+                 {{"name", "zone-a"}, {"category", "k8s-zone"}, {"attach", {"/dc1/host/c1"}}}}}};
   return spec.dump();
 }
 
@@ -151,12 +151,12 @@ absl::StatusOr<std::unique_ptr<Cluster>> Cluster::Start(const std::string& name)
   const std::string hp = c->vcsim_->host_port();
   const std::string port = hp.substr(hp.rfind(':') + 1);
   c->config_path_ = c->dir_ + "/vsphere.conf";
-  WriteFile(c->config_path_, absl::StrCat("global:\n  port: ", port, "\n  caFile: ",
-                                          c->vcsim_->info().ca_file,
-                                          "\n  secretName: vsphere-cloud-secret\n"
-                                          "  secretNamespace: kube-system\n"
-                                          "vcenter:\n  vc-test:\n    server: 127.0.0.1\n"
-                                          "labels:\n  region: k8s-region\n  zone: k8s-zone\n"));
+  WriteFile(c->config_path_,
+            absl::StrCat("global:\n  port: ", port, "\n  caFile: ", c->vcsim_->info().ca_file,
+                         "\n  secretName: vsphere-cloud-secret\n"
+                         "  secretNamespace: kube-system\n"
+                         "vcenter:\n  vc-test:\n    server: 127.0.0.1\n"
+                         "labels:\n  region: k8s-region\n  zone: k8s-zone\n"));
   if (absl::Status s = c->SetCredentials(kUserA, kPasswordA); !s.ok()) return s;
   return c;
 }
@@ -175,12 +175,12 @@ absl::Status Cluster::SetCredentials(const std::string& user, const std::string&
     out.resize(n);
     return out;
   };
-  json secret = {{"apiVersion", "v1"},
-                 {"kind", "Secret"},
-                 {"metadata", {{"name", "vsphere-cloud-secret"}, {"namespace", "kube-system"}}},
-                 {"type", "Opaque"},
-                 {"data",
-                  {{"127.0.0.1.username", b64(user)}, {"127.0.0.1.password", b64(password)}}}};
+  json secret = {
+      {"apiVersion", "v1"},
+      {"kind", "Secret"},
+      {"metadata", {{"name", "vsphere-cloud-secret"}, {"namespace", "kube-system"}}},
+      {"type", "Opaque"},
+      {"data", {{"127.0.0.1.username", b64(user)}, {"127.0.0.1.password", b64(password)}}}};
   return emu_.Put("secrets", secret).status();
 }
 

@@ -83,8 +83,8 @@ class Cluster {
   // Flags: the Secret-backed config, the emulator's kubeconfig, short leader election, a free
   // secure port on 127.0.0.1 (returned in *port), -v=2, then `extra`.
   std::vector<std::string> CcmArgs(int port, const std::vector<std::string>& extra = {}) const;
-  absl::StatusOr<std::unique_ptr<ChildProcess>> StartCcm(const std::string& name, int* port,
-                                                         const std::vector<std::string>& extra = {});
+  absl::StatusOr<std::unique_ptr<ChildProcess>> StartCcm(
+      const std::string& name, int* port, const std::vector<std::string>& extra = {});
   // Waits until https://127.0.0.1:port/healthz answers (any code) or the process died.
   bool WaitServing(ChildProcess& p, int port, absl::Duration timeout);
 

@@ -2,7 +2,6 @@
 // The emulator serves every kind of the manifests (ServiceAccount, RBAC, apps, policy besides the
 // kinds the binary uses), so every object must pass, with kubectl's validation on.
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <array>
@@ -33,15 +32,16 @@ TEST(KubectlDryRunTest, ManifestsApplyAgainstTheEmulator) {
   ASSERT_TRUE(emu.Start().ok());
   const std::string dir = MakeTempDir("dryrun");
   ASSERT_TRUE(emu.WriteKubeconfig(dir + "/kubeconfig").ok());
-  const std::string base = absl::StrCat("kubectl --kubeconfig ", dir, "/kubeconfig apply --dry-run=client -f ",
-                                        SourceDir(), "/manifests/");
+  const std::string base =
+      absl::StrCat("kubectl --kubeconfig ", dir, "/kubeconfig apply --dry-run=client -f ",
+                   SourceDir(), "/manifests/");
   auto [code, out] = RunCommand(base);
   ASSERT_EQ(code, 0) << out;
   // Every object of the manifests passes, with kubectl's validation on.
-  for (const char* kind : {"serviceaccount/", "clusterrole.rbac.authorization.k8s.io/",
-                           "clusterrolebinding.rbac.authorization.k8s.io/",
-                           "role.rbac.authorization.k8s.io/", "rolebinding.rbac.authorization.k8s.io/",
-                           "configmap/", "secret/", "daemonset.apps/"}) {
+  for (const char* kind :
+       {"serviceaccount/", "clusterrole.rbac.authorization.k8s.io/",
+        "clusterrolebinding.rbac.authorization.k8s.io/", "role.rbac.authorization.k8s.io/",
+        "rolebinding.rbac.authorization.k8s.io/", "configmap/", "secret/", "daemonset.apps/"}) {
     EXPECT_TRUE(absl::StrContains(out, kind)) << kind << " missing from:\n" << out;
   }
   EXPECT_FALSE(absl::StrContains(out, "error")) << out;

@@ -22,9 +22,7 @@ bool LogSays(ChildProcess& p, const std::string& text) {
   return WaitFor([&] { return absl::StrContains(p.Stderr(), text); }, absl::Seconds(5));
 }
 
-bool Leads(int port) {
-  return MetricValue(Metrics(port), "leader_election_master_status{") == 1;
-}
+bool Leads(int port) { return MetricValue(Metrics(port), "leader_election_master_status{") == 1; }
 
 TEST(LeaderElectionTest, OneLeaderActsAndTheOtherTakesOverAfterSigkill) {
   auto c = Cluster::Start("leader");

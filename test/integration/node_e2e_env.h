@@ -33,8 +33,8 @@
 #include "kube/informer.h"
 #include "kube/objects.h"
 #include "testing/eventually.h"
-#include "vsphere/credential_source.h"
 #include "testing/fake_clock.h"
+#include "vsphere/credential_source.h"
 
 namespace ccm::integration {
 

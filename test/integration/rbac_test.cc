@@ -5,10 +5,9 @@
 // kube-system Role, read from manifests/vsphere-cloud-controller-manager.yaml with yaml-cpp.
 // Resources that only the namespaced Role grants are refused (403) cluster-wide for the whole run,
 // so a call outside kube-system would break the scenario and show in the log.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <yaml-cpp/yaml.h>
-
-#include <gtest/gtest.h>
 
 #include <cstdio>
 #include <set>
@@ -24,7 +23,8 @@ namespace {
 
 struct Rule {
   std::set<std::string> groups, resources, verbs;
-  bool Allows(const std::string& group, const std::string& resource, const std::string& verb) const {
+  bool Allows(const std::string& group, const std::string& resource,
+              const std::string& verb) const {
     return (groups.count(group) || groups.count("*")) &&
            (resources.count(resource) || resources.count("*")) &&
            (verbs.count(verb) || verbs.count("*"));
@@ -32,7 +32,7 @@ struct Rule {
 };
 
 struct Rbac {
-  std::vector<Rule> cluster;  // ClusterRole system:cloud-controller-manager
+  std::vector<Rule> cluster;      // ClusterRole system:cloud-controller-manager
   std::vector<Rule> kube_system;  // Role system:cloud-controller-manager in kube-system
 };
 
@@ -121,8 +121,8 @@ TEST(RbacTest, EveryApiCallIsAllowedByTheManifestRoles) {
     auto n = cl.emu().Get("nodes", "", "node-2");
     return n.ok() && absl::StrContains(n->dump(), "node.cloudprovider.kubernetes.io/shutdown");
   };
-  ASSERT_TRUE(WaitFor([&] { return has_shutdown_taint() && !cl.NodeExists("node-3"); },
-                      absl::Seconds(30)))
+  ASSERT_TRUE(
+      WaitFor([&] { return has_shutdown_taint() && !cl.NodeExists("node-3"); }, absl::Seconds(30)))
       << ccm.Stderr();
   ccm.Signal(SIGTERM);
   ASSERT_EQ(ccm.WaitExit(absl::Seconds(10)), 0) << ccm.Stderr();
@@ -149,7 +149,8 @@ TEST(RbacTest, EveryApiCallIsAllowedByTheManifestRoles) {
   EXPECT_TRUE(denied.empty()) << "calls not covered by the manifests' ClusterRole/Role:\n  "
                               << absl::StrJoin(denied, "\n  ");
   // The scenario exercised what the roles are for.
-  for (const char* want : {"watch nodes", "patch nodes", "delete nodes", "get secrets", "update leases"}) {
+  for (const char* want :
+       {"watch nodes", "patch nodes", "delete nodes", "get secrets", "update leases"}) {
     bool found = false;
     for (const auto& s : seen) found = found || absl::StartsWith(s, want);
     if (!found && std::string(want) == "get secrets") {

@@ -40,7 +40,8 @@ constexpr char kSpec[] = R"({
 })";
 
 std::string Spec(const std::string& session_form, const std::string& password = "secret") {
-  return absl::StrReplaceAll(kSpec, {{"SESSION_FORM", session_form}, {"\"secret\"", "\"" + password + "\""}});
+  return absl::StrReplaceAll(
+      kSpec, {{"SESSION_FORM", session_form}, {"\"secret\"", "\"" + password + "\""}});
 }
 
 // Credentials a test changes while vCenter is down (what a changed Secret does to the provider).
@@ -97,7 +98,8 @@ class VcenterFaultsTest : public ::testing::Test {
   NodeState State(const std::string& name) {
     kube::Json n = env_.GetNode(name);
     if (!n.is_object()) return {};
-    return {n["metadata"].value("uid", ""), kube::Labels(n), n["spec"].value("taints", kube::Json::array()).dump()};
+    return {n["metadata"].value("uid", ""), kube::Labels(n),
+            n["spec"].value("taints", kube::Json::array()).dump()};
   }
   bool Healthy() { return env_.vcenter(0).Health().ok(); }
 
@@ -131,7 +133,8 @@ class VcenterFaultsTest : public ::testing::Test {
     ASSERT_TRUE(sessions.ok()) << sessions.status();
     EXPECT_EQ(sessions->soap, 1) << row;
     EXPECT_LE(sessions->rest, 1) << row;
-    if (metrics::Family* f = env_.registry().Find("cloud_node_lifecycle_controller_actions_total")) {
+    if (metrics::Family* f =
+            env_.registry().Find("cloud_node_lifecycle_controller_actions_total")) {
       EXPECT_EQ(f->Value({"deleted"}), 0) << row;
     }
   }

@@ -29,7 +29,8 @@ bool FakeClock::SleepUntilLocked(absl::Time deadline, const absl::Notification* 
       cancelled = true;
       break;
     }
-    auto passed = [this, deadline]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return now_ >= deadline; };
+    auto passed = [this, deadline]()
+                      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return now_ >= deadline; };
     mu_.AwaitWithTimeout(absl::Condition(&passed), absl::Milliseconds(5));
   }
   deadlines_.erase(entry);

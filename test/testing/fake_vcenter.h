@@ -63,9 +63,10 @@ class FakeVc {
 
   std::atomic<int> logins{0}, logouts{0}, pings{0}, fail_503{0}, service_content{0}, waits{0};
   std::atomic<int> gzip_waits{0};
-  std::atomic<int> retrieves{0};   // RetrievePropertiesEx requests
-  std::atomic<int> instance{1};    // about.instanceUuid is "i<instance>"  // WaitForUpdatesEx requests that accept gzip
-  std::atomic<int> session{0};     // current valid session id
+  std::atomic<int> retrieves{0};  // RetrievePropertiesEx requests
+  std::atomic<int> instance{
+      1};  // about.instanceUuid is "i<instance>"  // WaitForUpdatesEx requests that accept gzip
+  std::atomic<int> session{0};  // current valid session id
   std::string expected_password = "pass";
   std::atomic<bool> always_not_authenticated{false};
 
@@ -89,7 +90,8 @@ class FakeVc {
               "<rootFolder type=\"Folder\">group-d1</rootFolder>"
               "<propertyCollector type=\"PropertyCollector\">propertyCollector</propertyCollector>"
               "<about><fullName>Fake</fullName><apiVersion>7.0</apiVersion><instanceUuid>i" +
-              std::to_string(instance.load()) + "</instanceUuid></about>"
+              std::to_string(instance.load()) +
+              "</instanceUuid></about>"
               "<sessionManager type=\"SessionManager\">SessionManager</sessionManager>"
               "</returnval></RetrieveServiceContentResponse>"),
           "text/xml");

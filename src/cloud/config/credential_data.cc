@@ -47,13 +47,15 @@ absl::StatusOr<CredentialMap> ParseCredentialData(const SecretData& data,
     } else if (absl::StartsWith(key, kUserPrefix) || absl::StartsWith(key, kPasswordPrefix)) {
       std::string id = key.substr(absl::StartsWith(key, kUserPrefix) ? kUserPrefix.size()
                                                                      : kPasswordPrefix.size());
-      if (id.empty()) return Bad(source, absl::StrCat("key \"", key, "\" has no identifier suffix"));
+      if (id.empty())
+        return Bad(source, absl::StrCat("key \"", key, "\" has no identifier suffix"));
       if (data.count(absl::StrCat(kServerPrefix, id)) == 0) {
         return Bad(source, absl::StrCat("key \"", key, "\" has no matching \"", kServerPrefix, id,
                                         "\" key"));
       }
     } else {
-      return Bad(source, absl::StrCat("unknown key \"", key, "\" (expected <server>.username, "
+      return Bad(source, absl::StrCat("unknown key \"", key,
+                                      "\" (expected <server>.username, "
                                       "<server>.password, server_<id>, username_<id>, "
                                       "password_<id>)"));
     }
@@ -62,7 +64,8 @@ absl::StatusOr<CredentialMap> ParseCredentialData(const SecretData& data,
     std::string server = Trim(data.at(absl::StrCat(kServerPrefix, id)));
     auto u = data.find(absl::StrCat(kUserPrefix, id));
     auto p = data.find(absl::StrCat(kPasswordPrefix, id));
-    if (u == data.end()) return Bad(source, absl::StrCat("key \"", kUserPrefix, id, "\" is missing"));
+    if (u == data.end())
+      return Bad(source, absl::StrCat("key \"", kUserPrefix, id, "\" is missing"));
     if (p == data.end()) {
       return Bad(source, absl::StrCat("key \"", kPasswordPrefix, id, "\" is missing"));
     }

@@ -16,11 +16,10 @@
 
 namespace ccm::cloud {
 
-using SecretData = std::map<std::string, std::string>;  // key -> value (bytes)
+using SecretData = std::map<std::string, std::string>;              // key -> value (bytes)
 using CredentialMap = std::map<std::string, vsphere::Credentials>;  // server -> credentials
 
 // Parses Secret (or secrets-directory) data. `source` names it in errors ("Secret ns/name").
-absl::StatusOr<CredentialMap> ParseCredentialData(const SecretData& data,
-                                                  absl::string_view source);
+absl::StatusOr<CredentialMap> ParseCredentialData(const SecretData& data, absl::string_view source);
 
 }  // namespace ccm::cloud

@@ -44,12 +44,18 @@ constexpr Mapping kNodeVars[] = {
 };
 // Suffixes of VCENTER_<ID>_...
 constexpr Mapping kVCenterVars[] = {
-    {"_SERVER", "server"},         {"_PORT", "port"},
-    {"_USERNAME", "user"},         {"_PASSWORD", "password"},
-    {"_INSECURE", "insecure-flag"}, {"_DATACENTERS", "datacenters"},
-    {"_ROUNDTRIP", "soap-roundtrip-count"}, {"_CAFILE", "ca-file"},
-    {"_THUMBPRINT", "thumbprint"}, {"_SECRET_NAME", "secret-name"},
-    {"_SECRET_NAMESPACE", "secret-namespace"}, {"_IP_FAMILY", "ip-family"},
+    {"_SERVER", "server"},
+    {"_PORT", "port"},
+    {"_USERNAME", "user"},
+    {"_PASSWORD", "password"},
+    {"_INSECURE", "insecure-flag"},
+    {"_DATACENTERS", "datacenters"},
+    {"_ROUNDTRIP", "soap-roundtrip-count"},
+    {"_CAFILE", "ca-file"},
+    {"_THUMBPRINT", "thumbprint"},
+    {"_SECRET_NAME", "secret-name"},
+    {"_SECRET_NAMESPACE", "secret-namespace"},
+    {"_IP_FAMILY", "ip-family"},
 };
 
 void Set(RawSection& section, const char* key, const std::string& var, const std::string& v) {
@@ -60,8 +66,8 @@ void Set(RawSection& section, const char* key, const std::string& var, const std
 }
 
 template <size_t N>
-void ApplyTable(const Environment& env, const Mapping (&table)[N],
-                std::optional<RawSection>& slot, const char* section_name) {
+void ApplyTable(const Environment& env, const Mapping (&table)[N], std::optional<RawSection>& slot,
+                const char* section_name) {
   for (const Mapping& m : table) {
     auto it = env.find(m.var);
     if (it == env.end() || it->second.empty()) continue;
@@ -84,8 +90,8 @@ absl::Status ApplyEnvironment(const Environment& env, RawConfig& raw) {
     }
     std::string id = var.substr(kPrefix.size());
     if (id.empty()) continue;
-    auto [it, inserted] = raw.vcenters.try_emplace(
-        value, RawSection{absl::StrCat("environment ", var), {}});
+    auto [it, inserted] =
+        raw.vcenters.try_emplace(value, RawSection{absl::StrCat("environment ", var), {}});
     if (inserted) it->second.label_is_server = true;
     for (const Mapping& m : kVCenterVars) {
       std::string name = absl::StrCat("VCENTER_", id, m.var);

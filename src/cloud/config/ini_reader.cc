@@ -47,9 +47,9 @@ class IniReader {
   char Peek() const { return pos_ < text_.size() ? text_[pos_] : '\n'; }
   bool AtEol() const { return pos_ >= text_.size() || text_[pos_] == '\n'; }
   void SkipSpace() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
-                                   text_[pos_] == '\r' || text_[pos_] == '\v' ||
-                                   text_[pos_] == '\f'))
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\r' ||
+            text_[pos_] == '\v' || text_[pos_] == '\f'))
       ++pos_;
   }
   void SkipToEol() {
@@ -75,8 +75,8 @@ class IniReader {
     }
     if (Peek() == '[') return ReadHeader();
     if (!absl::ascii_isalpha(static_cast<unsigned char>(Peek()))) {
-      return Error(absl::StrFormat(
-          "expected a section header or `key = value`, found '%c'", Peek()));
+      return Error(
+          absl::StrFormat("expected a section header or `key = value`, found '%c'", Peek()));
     }
     return ReadVariable();
   }
@@ -118,8 +118,8 @@ class IniReader {
 
   absl::Status OpenSection(const std::string& name, const std::optional<std::string>& sub) {
     std::string lower = absl::AsciiStrToLower(name);
-    std::string header = sub ? absl::StrFormat("[%s \"%s\"]", name, *sub)
-                             : absl::StrFormat("[%s]", name);
+    std::string header =
+        sub ? absl::StrFormat("[%s \"%s\"]", name, *sub) : absl::StrFormat("[%s]", name);
     header_ = header;
     std::string where = absl::StrCat(file_, ":", line_, ": ", header);
     section_ = nullptr;
@@ -134,8 +134,8 @@ class IniReader {
     auto multi = [&](std::map<std::string, RawSection>& slots, SectionKind kind,
                      absl::string_view what) -> absl::Status {
       if (!sub) {
-        return Error(absl::StrCat("section [", name, "] needs a ", what, ": [", name,
-                                  " \"<", what, ">\"]"));
+        return Error(
+            absl::StrCat("section [", name, "] needs a ", what, ": [", name, " \"<", what, ">\"]"));
       }
       auto [it, inserted] = slots.try_emplace(*sub, RawSection{where, {}});
       it->second.label_is_server = true;
@@ -165,8 +165,8 @@ class IniReader {
     }
     ignored_ = true;
     if (lower == "network" || lower == "workspace" || lower == "disk") {
-      raw_.warnings.push_back(absl::StrCat(
-          where, ": section is deprecated (in-tree vSphere provider) and ignored"));
+      raw_.warnings.push_back(
+          absl::StrCat(where, ": section is deprecated (in-tree vSphere provider) and ignored"));
     } else {
       std::string msg = absl::StrCat(where, ": unknown section ignored");
       if (lower == "vcenter") {
@@ -249,19 +249,31 @@ class IniReader {
         if (pos_ >= text_.size()) return Error("value ends with a lone backslash");
         char e = text_[pos_++];
         switch (e) {
-          case '\\': out.push_back('\\'); break;
-          case '"': out.push_back('"'); break;
-          case 'n': out.push_back('\n'); break;
-          case 't': out.push_back('\t'); break;
-          case 'b': out.push_back('\b'); break;
+          case '\\':
+            out.push_back('\\');
+            break;
+          case '"':
+            out.push_back('"');
+            break;
+          case 'n':
+            out.push_back('\n');
+            break;
+          case 't':
+            out.push_back('\t');
+            break;
+          case 'b':
+            out.push_back('\b');
+            break;
           case '\r':
             if (pos_ < text_.size() && text_[pos_] == '\n') ++pos_;
             ++line_;
             break;
-          case '\n': ++line_; break;  // line continuation
+          case '\n':
+            ++line_;
+            break;  // line continuation
           default:
-            return Error(absl::StrFormat(
-                "invalid escape \\%c in value (valid: \\\\ \\\" \\n \\t \\b)", e));
+            return Error(
+                absl::StrFormat("invalid escape \\%c in value (valid: \\\\ \\\" \\n \\t \\b)", e));
         }
         keep = out.size();
         continue;

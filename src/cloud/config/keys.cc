@@ -97,12 +97,13 @@ const std::vector<KeySpec> kNsxt = {
     {"ca-file", "caFile"},
 };
 
-#define CCM_LB_CLASS_KEYS                                                              \
-  {"ip-pool-name", "ipPoolName"}, {"ip-pool-id", "ipPoolId"},                          \
-      {"tcp-app-profile-name", "tcpAppProfileName"},                                   \
-      {"tcp-app-profile-path", "tcpAppProfilePath"},                                   \
-      {"udp-app-profile-name", "udpAppProfileName"},                                   \
-      {"udp-app-profile-path", "udpAppProfilePath"}
+#define CCM_LB_CLASS_KEYS                                     \
+  {"ip-pool-name", "ipPoolName"}, {"ip-pool-id", "ipPoolId"}, \
+      {"tcp-app-profile-name", "tcpAppProfileName"},          \
+      {"tcp-app-profile-path", "tcpAppProfilePath"},          \
+      {"udp-app-profile-name", "udpAppProfileName"}, {        \
+    "udp-app-profile-path", "udpAppProfilePath"               \
+  }
 
 const std::vector<KeySpec> kLoadBalancerClass = {CCM_LB_CLASS_KEYS};
 const std::vector<KeySpec> kLoadBalancer = {
@@ -120,17 +121,28 @@ const std::vector<KeySpec> kRoute = {{"router-path", "routerPath"}};
 
 const std::vector<KeySpec>& KeysOf(SectionKind kind) {
   switch (kind) {
-    case SectionKind::kGlobal: return kGlobal;
-    case SectionKind::kVirtualCenter: return kVirtualCenter;
-    case SectionKind::kLabels: return kLabels;
-    case SectionKind::kNodes: return kNodes;
-    case SectionKind::kNsxt: return kNsxt;
-    case SectionKind::kLoadBalancer: return kLoadBalancer;
-    case SectionKind::kLoadBalancerClass: return kLoadBalancerClass;
-    case SectionKind::kRoute: return kRoute;
-    case SectionKind::kTopologyCategory: return kTopologyCategory;
-    case SectionKind::kSnapshot: return kSnapshot;
-    case SectionKind::kNetPermissions: return kNetPermissions;
+    case SectionKind::kGlobal:
+      return kGlobal;
+    case SectionKind::kVirtualCenter:
+      return kVirtualCenter;
+    case SectionKind::kLabels:
+      return kLabels;
+    case SectionKind::kNodes:
+      return kNodes;
+    case SectionKind::kNsxt:
+      return kNsxt;
+    case SectionKind::kLoadBalancer:
+      return kLoadBalancer;
+    case SectionKind::kLoadBalancerClass:
+      return kLoadBalancerClass;
+    case SectionKind::kRoute:
+      return kRoute;
+    case SectionKind::kTopologyCategory:
+      return kTopologyCategory;
+    case SectionKind::kSnapshot:
+      return kSnapshot;
+    case SectionKind::kNetPermissions:
+      return kNetPermissions;
   }
   return kGlobal;
 }

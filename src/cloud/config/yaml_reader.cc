@@ -36,13 +36,18 @@ class YamlReader {
         return absl::InvalidArgumentError(absl::StrCat(where, ": duplicate key \"", key, "\""));
       }
       absl::Status s;
-      if (key == "global") s = Section(v, key, SectionKind::kGlobal, raw_.global);
-      else if (key == "labels") s = Section(v, key, SectionKind::kLabels, raw_.labels);
-      else if (key == "nodes") s = Section(v, key, SectionKind::kNodes, raw_.nodes);
-      else if (key == "nsxt") s = Section(v, key, SectionKind::kNsxt, raw_.nsxt);
+      if (key == "global")
+        s = Section(v, key, SectionKind::kGlobal, raw_.global);
+      else if (key == "labels")
+        s = Section(v, key, SectionKind::kLabels, raw_.labels);
+      else if (key == "nodes")
+        s = Section(v, key, SectionKind::kNodes, raw_.nodes);
+      else if (key == "nsxt")
+        s = Section(v, key, SectionKind::kNsxt, raw_.nsxt);
       else if (key == "loadBalancer") {
         s = Section(v, key, SectionKind::kLoadBalancer, raw_.load_balancer);
-      } else if (key == "route") s = Section(v, key, SectionKind::kRoute, raw_.route);
+      } else if (key == "route")
+        s = Section(v, key, SectionKind::kRoute, raw_.route);
       else if (key == "vcenter") {
         s = Labelled(v, key, SectionKind::kVirtualCenter, raw_.vcenters);
       } else if (key == "loadBalancerClass") {
@@ -51,8 +56,8 @@ class YamlReader {
         std::string msg = absl::StrCat(where, ": unknown top-level key \"", key, "\" ignored");
         std::string lower = absl::AsciiStrToLower(key);
         const char* hint = nullptr;
-        for (const char* known : {"global", "vcenter", "labels", "nodes", "nsxt",
-                                  "loadBalancer", "loadBalancerClass", "route"}) {
+        for (const char* known : {"global", "vcenter", "labels", "nodes", "nsxt", "loadBalancer",
+                                  "loadBalancerClass", "route"}) {
           if (absl::EqualsIgnoreCase(key, known)) hint = known;
         }
         if (lower == "virtualcenter") hint = "vcenter";
@@ -76,21 +81,21 @@ class YamlReader {
                         std::map<std::string, RawSection>& slots) {
     if (node.IsNull()) return absl::OkStatus();
     if (!node.IsMap()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          Where(file_, path, node.Mark()), ": expected a mapping of name to settings"));
+      return absl::InvalidArgumentError(absl::StrCat(Where(file_, path, node.Mark()),
+                                                     ": expected a mapping of name to settings"));
     }
     for (const auto& kv : node) {
       if (!kv.first.IsScalar() || kv.first.Scalar().empty()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            Where(file_, path, kv.first.Mark()), ": expected a non-empty name"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(Where(file_, path, kv.first.Mark()), ": expected a non-empty name"));
       }
       std::string label = kv.first.Scalar();
       std::string sub = absl::StrCat(path, ".", label);
       auto [it, inserted] =
           slots.try_emplace(label, RawSection{Where(file_, sub, kv.first.Mark()), {}});
       if (!inserted) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            Where(file_, sub, kv.first.Mark()), ": duplicate key \"", label, "\""));
+        return absl::InvalidArgumentError(
+            absl::StrCat(Where(file_, sub, kv.first.Mark()), ": duplicate key \"", label, "\""));
       }
       absl::Status s = Fill(kv.second, sub, kind, it->second);
       if (!s.ok()) return s;
@@ -175,9 +180,8 @@ absl::StatusOr<RawConfig> ReadYaml(absl::string_view bytes, absl::string_view fi
   } catch (const YAML::Exception& e) {
     std::string msg = e.msg;
     if (!e.mark.is_null()) {
-      return absl::InvalidArgumentError(absl::StrCat(file, ": line ", e.mark.line + 1,
-                                                     ", column ", e.mark.column + 1,
-                                                     ": invalid YAML: ", msg));
+      return absl::InvalidArgumentError(absl::StrCat(file, ": line ", e.mark.line + 1, ", column ",
+                                                     e.mark.column + 1, ": invalid YAML: ", msg));
     }
     return absl::InvalidArgumentError(absl::StrCat(file, ": invalid YAML: ", msg));
   } catch (const std::exception& e) {

@@ -20,11 +20,11 @@
 // node also drops the IPv6 InternalIP, as upstream does; give the kubelet a pair to keep both). The
 // rest follow in their order. Where the reference's rules pick the node IP, the output is equal to
 // the Go binary's, so migrating sends no address PATCH.
-// Better than the reference: a node IP that is one of the candidates but that the rules did not pick
-// (the Go binary refuses such a node: "failed to get node address from cloud provider that matches
-// ip") becomes the InternalIP of its family, even when an exclusion would have dropped it: the
-// kubelet's explicit choice wins. A node IP that is not among the candidates, or whose family is not
-// configured, is an error naming it. A family without any address is an error (the reference
+// Better than the reference: a node IP that is one of the candidates but that the rules did not
+// pick (the Go binary refuses such a node: "failed to get node address from cloud provider that
+// matches ip") becomes the InternalIP of its family, even when an exclusion would have dropped it:
+// the kubelet's explicit choice wins. A node IP that is not among the candidates, or whose family
+// is not configured, is an error naming it. A family without any address is an error (the reference
 // silently returns only the hostname for a VM without guest NICs).
 
 #include <optional>
@@ -62,7 +62,7 @@ struct NodeAddressInput {
   std::string node_name;  // for error messages only
   std::string guest_hostname;
   std::vector<GuestNic> nics;
-  std::vector<IpAddress> static_addresses;        // ParseGuestinfoStaticAddresses()
+  std::vector<IpAddress> static_addresses;             // ParseGuestinfoStaticAddresses()
   std::vector<IpFamily> ip_families{IpFamily::kIPv4};  // the VC's ip-family, in priority order
   // Value of the provided-node-ip annotation: one IP, or "v4,v6" for dual stack. Empty = unset.
   std::string provided_node_ip;

@@ -1,12 +1,11 @@
 #include "cloud/core/guestinfo_metadata.h"
 
+#include <yaml-cpp/yaml.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <exception>
-
 #include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
@@ -33,8 +32,7 @@ absl::StatusOr<std::string> Gunzip(const std::string& in) {
     rc = inflate(&zs, Z_NO_FLUSH);
     if (rc != Z_OK && rc != Z_STREAM_END) {
       inflateEnd(&zs);
-      return absl::InvalidArgumentError(
-          absl::StrCat("gzip data is corrupt (zlib error ", rc, ")"));
+      return absl::InvalidArgumentError(absl::StrCat("gzip data is corrupt (zlib error ", rc, ")"));
     }
     out.append(buf, sizeof(buf) - zs.avail_out);
     if (out.size() > kMaxDecodedBytes) {
@@ -91,17 +89,16 @@ absl::StatusOr<YAML::Node> ParseDocument(const std::string& text) {
   }
 }
 
-std::string Scalar(const YAML::Node& n) {
-  return n && n.IsScalar() ? n.Scalar() : std::string();
-}
+std::string Scalar(const YAML::Node& n) { return n && n.IsScalar() ? n.Scalar() : std::string(); }
 
 // Appends the address of "10.0.0.5/24" (prefix ignored) unless already present.
 absl::Status AddAddress(const std::string& text, std::vector<IpAddress>& out) {
   absl::string_view t = absl::StripAsciiWhitespace(text);
   t = t.substr(0, t.find('/'));
   std::optional<IpAddress> ip = IpAddress::TryParse(t);
-  if (!ip) return absl::InvalidArgumentError(absl::StrCat("static address \"", text,
-                                                          "\" is not an IP address"));
+  if (!ip)
+    return absl::InvalidArgumentError(
+        absl::StrCat("static address \"", text, "\" is not an IP address"));
   if (std::find(out.begin(), out.end(), *ip) == out.end()) out.push_back(*ip);
   return absl::OkStatus();
 }
@@ -118,8 +115,8 @@ absl::Status CollectV2(const YAML::Node& net, std::vector<IpAddress>& out) {
       const YAML::Node addrs = dev.second["addresses"];
       if (!addrs) continue;
       if (!addrs.IsSequence()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "network.", section, ".", Scalar(dev.first), ".addresses is not a list"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("network.", section, ".", Scalar(dev.first), ".addresses is not a list"));
       }
       for (const YAML::Node& a : addrs) {
         if (a.IsScalar()) {
@@ -164,8 +161,8 @@ absl::Status CollectNetwork(YAML::Node net, std::vector<IpAddress>& out) {
   const std::string version = Scalar(net["version"]);
   if (version == "2") return CollectV2(net, out);
   if (version == "1") return CollectV1(net, out);
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unsupported network config version \"", version, "\" (expected 1 or 2)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unsupported network config version \"", version, "\" (expected 1 or 2)"));
 }
 
 }  // namespace
@@ -183,8 +180,8 @@ absl::StatusOr<std::string> DecodeGuestinfoValue(absl::string_view value,
     CCM_ASSIGN_OR_RETURN(std::string zipped, Base64Decode(value));
     return Gunzip(zipped);
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unsupported encoding \"", encoding, "\" (expected base64 or gzip+base64)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unsupported encoding \"", encoding, "\" (expected base64 or gzip+base64)"));
 }
 
 absl::StatusOr<std::vector<IpAddress>> ParseGuestinfoStaticAddresses(

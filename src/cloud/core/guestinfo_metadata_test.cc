@@ -12,9 +12,9 @@ namespace {
 
 std::string Gzip(const std::string& in) {
   z_stream zs{};
-  EXPECT_EQ(deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
-                         Z_DEFAULT_STRATEGY),
-            Z_OK);
+  EXPECT_EQ(
+      deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY),
+      Z_OK);
   std::string out(deflateBound(&zs, in.size()) + 32, '\0');
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
   zs.avail_in = static_cast<uInt>(in.size());
@@ -53,8 +53,8 @@ std::string EncodedNetwork(const std::string& encoding, const std::string& addre
   const std::string netcfg = absl::StrCat("version: 2\nethernets:\n  id0:\n    addresses: [",
                                           addresses, "]\n    dhcp4: false\n");
   const std::string encoded = encoding == "base64" ? B64(netcfg) : B64(Gzip(netcfg));
-  return absl::StrCat("instance-id: \"x\"\nnetwork.encoding: ", encoding,
-                      "\nnetwork: ", encoded, "\n");
+  return absl::StrCat("instance-id: \"x\"\nnetwork.encoding: ", encoding, "\nnetwork: ", encoded,
+                      "\n");
 }
 
 std::vector<std::string> Strings(const std::vector<IpAddress>& ips) {
@@ -100,14 +100,26 @@ INSTANTIATE_TEST_SUITE_P(
     Table, GuestinfoTest,
     ::testing::Values(
         Case{"V2Base64", B64(WithAddresses("192.168.1.12/64")), "base64", {"192.168.1.12"}, ""},
-        Case{"V2OrderKept", B64(WithAddresses("192.168.1.12/64,192.168.1.10/64")), "base64",
-             {"192.168.1.12", "192.168.1.10"}, ""},
-        Case{"V2IPv6Longhand", B64(WithAddresses("fd01:1:2:2919:abba:0000:0000:401/128")),
-             "base64", {"fd01:1:2:2919:abba::401"}, ""},
-        Case{"V2GzipBase64", B64(Gzip(WithAddresses("fd01:cccc::1/128"))), "gzip+base64",
-             {"fd01:cccc::1"}, ""},
-        Case{"V2ShortEncodingNames", B64(Gzip(WithAddresses("10.0.0.5/24"))), "gz+b64",
-             {"10.0.0.5"}, ""},
+        Case{"V2OrderKept",
+             B64(WithAddresses("192.168.1.12/64,192.168.1.10/64")),
+             "base64",
+             {"192.168.1.12", "192.168.1.10"},
+             ""},
+        Case{"V2IPv6Longhand",
+             B64(WithAddresses("fd01:1:2:2919:abba:0000:0000:401/128")),
+             "base64",
+             {"fd01:1:2:2919:abba::401"},
+             ""},
+        Case{"V2GzipBase64",
+             B64(Gzip(WithAddresses("fd01:cccc::1/128"))),
+             "gzip+base64",
+             {"fd01:cccc::1"},
+             ""},
+        Case{"V2ShortEncodingNames",
+             B64(Gzip(WithAddresses("10.0.0.5/24"))),
+             "gz+b64",
+             {"10.0.0.5"},
+             ""},
         Case{"B64Alias", B64(WithAddresses("10.0.0.5/24")), "b64", {"10.0.0.5"}, ""},
         Case{"PlainText", WithAddresses("10.0.0.5/24"), "", {"10.0.0.5"}, ""},
         Case{"Base64WithLineBreaks",
@@ -116,21 +128,33 @@ INSTANTIATE_TEST_SUITE_P(
                for (size_t i = 60; i < b.size(); i += 61) b.insert(i, "\n");
                return b;
              }(),
-             "base64", {"10.0.0.5"}, ""},
+             "base64",
+             {"10.0.0.5"},
+             ""},
         Case{"DhcpOnly", B64(kDhcp), "base64", {}, ""},
         Case{"NoNetworkKey", B64("instance-id: a\nlocal-hostname: b\n"), "base64", {}, ""},
         Case{"EmptyValue", "", "base64", {}, ""},
-        Case{"NetworkEncodedBase64", B64(EncodedNetwork("base64", "fd01:cccc::1/128")),
-             "base64", {"fd01:cccc::1"}, ""},
-        Case{"NetworkEncodedGzip", B64(EncodedNetwork("gzip+base64", "fd01:cccc::1/128")),
-             "base64", {"fd01:cccc::1"}, ""},
+        Case{"NetworkEncodedBase64",
+             B64(EncodedNetwork("base64", "fd01:cccc::1/128")),
+             "base64",
+             {"fd01:cccc::1"},
+             ""},
+        Case{"NetworkEncodedGzip",
+             B64(EncodedNetwork("gzip+base64", "fd01:cccc::1/128")),
+             "base64",
+             {"fd01:cccc::1"},
+             ""},
         Case{"BriefExampleFlowStyle",
              B64("network: {version: 2, ethernets: {nic0: {addresses: [10.0.0.5/24]}}}"),
-             "base64", {"10.0.0.5"}, ""},
+             "base64",
+             {"10.0.0.5"},
+             ""},
         Case{"Json",
              B64(R"({"local-hostname": "n1", "network": {"version": 2, "ethernets":
                  {"nic0": {"addresses": ["10.0.0.6/24", "fd00::6/64"]}}}})"),
-             "base64", {"10.0.0.6", "fd00::6"}, ""},
+             "base64",
+             {"10.0.0.6", "fd00::6"},
+             ""},
         Case{"V2AllDeviceKindsAndMapForm",
              B64(R"(network:
   version: 2
@@ -143,7 +167,9 @@ INSTANTIATE_TEST_SUITE_P(
   vlans:
     v10: {addresses: [10.0.3.1/24, 10.0.0.1/24]}
 )"),
-             "base64", {"10.0.0.1", "10.0.1.1", "10.0.2.1", "10.0.3.1"}, ""},
+             "base64",
+             {"10.0.0.1", "10.0.1.1", "10.0.2.1", "10.0.3.1"},
+             ""},
         Case{"V1Static",
              B64(R"(network:
   version: 1
@@ -160,31 +186,52 @@ INSTANTIATE_TEST_SUITE_P(
     - type: nameserver
       address: [8.8.8.8]
 )"),
-             "base64", {"192.168.1.200", "fd00::200"}, ""},
+             "base64",
+             {"192.168.1.200", "fd00::200"},
+             ""},
         Case{"WrappedNetwork",
              B64("network:\n  network:\n    version: 2\n    ethernets:\n      e0:\n        "
                  "addresses: [10.9.9.9/8]\n"),
-             "base64", {"10.9.9.9"}, ""},
+             "base64",
+             {"10.9.9.9"},
+             ""},
         // Errors: never a crash, always naming what is wrong.
-        Case{"NotYamlMap", B64("not-valid-yaml this should error"), "base64", {},
+        Case{"NotYamlMap",
+             B64("not-valid-yaml this should error"),
+             "base64",
+             {},
              "cannot unmarshal"},
         Case{"BrokenYaml", B64("network: [unclosed"), "base64", {}, "cannot unmarshal"},
         Case{"BrokenJson", B64("{\"network\": "), "base64", {}, "cannot unmarshal"},
         Case{"NotBase64", "!!!not base64!!!", "base64", {}, "base64"},
         Case{"NotGzip", B64("plain text"), "gzip+base64", {}, "gzip"},
-        Case{"TruncatedGzip", B64(Gzip(WithAddresses("10.0.0.5/24")).substr(0, 20)),
-             "gzip+base64", {}, "gzip"},
+        Case{"TruncatedGzip",
+             B64(Gzip(WithAddresses("10.0.0.5/24")).substr(0, 20)),
+             "gzip+base64",
+             {},
+             "gzip"},
         Case{"UnknownEncoding", "abc", "rot13", {}, "unsupported encoding"},
-        Case{"UnknownVersion", B64("network: {version: 3}"), "base64", {},
+        Case{"UnknownVersion",
+             B64("network: {version: 3}"),
+             "base64",
+             {},
              "unsupported network config version"},
         Case{"BadAddress", B64(WithAddresses("banana/24")), "base64", {}, "banana"},
         Case{"AddressesNotList",
-             B64("network: {version: 2, ethernets: {e0: {addresses: 10.0.0.1}}}"), "base64", {},
+             B64("network: {version: 2, ethernets: {e0: {addresses: 10.0.0.1}}}"),
+             "base64",
+             {},
              "not a list"},
-        Case{"EthernetsNotMap", B64("network: {version: 2, ethernets: [a]}"), "base64", {},
+        Case{"EthernetsNotMap",
+             B64("network: {version: 2, ethernets: [a]}"),
+             "base64",
+             {},
              "not a map"},
         Case{"BadNestedNetworkEncoding",
-             B64("network.encoding: base64\nnetwork: '!!!'\n"), "base64", {}, "base64"}),
+             B64("network.encoding: base64\nnetwork: '!!!'\n"),
+             "base64",
+             {},
+             "base64"}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
 TEST(GuestinfoDecodeTest, GzipBombIsCapped) {

@@ -45,11 +45,11 @@ TEST(InstanceTypeTest, ShortNames) {
     const char* guest;
     const char* want;
   } cases[] = {
-      {"rhel8_64Guest", "rhel8"},       {"rhel7Guest", "rhel7"},
-      {"redhatGuest", "rhel"},          {"centos64Guest", "centos64"},
-      {"darwin16_64Guest", "darwin"},   {"genericLinuxGuest", "linux"},
-      {"other3xLinux64Guest", "linux"}, {"other5xLinux64Guest", "linux"},
-      {"winXPPro64Guest", "winxppro"},  {"oracleLinux7_64Guest", "oracleLinux7"},
+      {"rhel8_64Guest", "rhel8"},        {"rhel7Guest", "rhel7"},
+      {"redhatGuest", "rhel"},           {"centos64Guest", "centos64"},
+      {"darwin16_64Guest", "darwin"},    {"genericLinuxGuest", "linux"},
+      {"other3xLinux64Guest", "linux"},  {"other5xLinux64Guest", "linux"},
+      {"winXPPro64Guest", "winxppro"},   {"oracleLinux7_64Guest", "oracleLinux7"},
       {"vmkernel65Guest", "vmkernel65"}, {"debian12_64Guest", "debian12"},
       {"turboLinuxGuest", "turbolinux"}, {"nope", "unknown"},
   };

@@ -89,8 +89,8 @@ absl::StatusOr<VmMatch> MatchNodeToVm(const NodeIdentity& node, const VmLookups&
   std::vector<std::string> tried;
   for (const Attempt& a : attempts) {
     if (!*a.lookup) {
-      return absl::InternalError(absl::StrCat("node ", node.name, ": no look-up for ",
-                                              MatchMethodName(a.method)));
+      return absl::InternalError(
+          absl::StrCat("node ", node.name, ": no look-up for ", MatchMethodName(a.method)));
     }
     absl::StatusOr<std::vector<VmRef>> found = (*a.lookup)(a.key);
     if (!found.ok()) {
@@ -110,9 +110,9 @@ absl::StatusOr<VmMatch> MatchNodeToVm(const NodeIdentity& node, const VmLookups&
     if (distinct.size() > 1) {
       std::vector<std::string> names;
       for (const VmRef& vm : distinct) names.push_back(DebugString(vm));
-      return absl::FailedPreconditionError(absl::StrCat(
-          "node ", node.name, ": ", distinct.size(), " VMs match ", a.label, ": ",
-          absl::StrJoin(names, ", "), "; refusing to guess"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("node ", node.name, ": ", distinct.size(), " VMs match ", a.label, ": ",
+                       absl::StrJoin(names, ", "), "; refusing to guess"));
     }
     tried.push_back(a.label);
   }

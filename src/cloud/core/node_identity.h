@@ -7,7 +7,7 @@
 namespace ccm::cloud {
 
 struct NodeIdentity {
-  std::string name;              // metadata.name (usually the guest hostname, or an IP)
+  std::string name;  // metadata.name (usually the guest hostname, or an IP)
   // spec.providerID; empty until initialised. When set it is the ONLY key to the VM (exists,
   // shutdown, metadata): system_uuid, name and IP are used only for a Node without one.
   std::string provider_id;

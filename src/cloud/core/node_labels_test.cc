@@ -53,7 +53,11 @@ TEST(ComputeNodeLabelsTest, Table) {
         {"failure-domain.beta.kubernetes.io/zone", "new"},
         {"node.kubernetes.io/instance-type", kType},
         {"beta.kubernetes.io/instance-type", kType}}},
-      {"ExtrasAdded", {}, Md(""), {{"team", "a"}, {"tier", "gold"}}, {{"team", "a"}, {"tier", "gold"}}},
+      {"ExtrasAdded",
+       {},
+       Md(""),
+       {{"team", "a"}, {"tier", "gold"}},
+       {{"team", "a"}, {"tier", "gold"}}},
       {"ExtrasNeverOverwrite",
        {{"team", "set-by-someone-else"}},
        Md(""),
@@ -75,11 +79,17 @@ TEST(ComputeNodeLabelsTest, Table) {
        {{"b", "extra"}, {"c", "extra"}},
        {{"a", "existing"}, {"b", "md"}, {"c", "extra"}}},
       // Kubernetes-namespace extras are never written, even where the key is free.
-      {"KubernetesNamespaceExtrasNeverWritten", {}, Md(""),
+      {"KubernetesNamespaceExtrasNeverWritten",
+       {},
+       Md(""),
        {{"node.kubernetes.io/exclude-from-external-load-balancers", "true"},
-        {"k8s.io/x", "1"}, {"team", "a"}},
+        {"k8s.io/x", "1"},
+        {"team", "a"}},
        {{"team", "a"}}},
-      {"OnlyRegion", {}, Md("", "", "r1"), {},
+      {"OnlyRegion",
+       {},
+       Md("", "", "r1"),
+       {},
        {{"topology.kubernetes.io/region", "r1"},
         {"failure-domain.beta.kubernetes.io/region", "r1"}}},
   };
@@ -132,8 +142,8 @@ TEST(LabelKeyTest, KubernetesNamespaces) {
       {"a.b.kubernetes.io/x", true},
       {"k8s.io/x", true},
       {"sub.k8s.io/x", true},
-      {"kubernetes.io", false},        // no prefix: a plain name
-      {"mykubernetes.io/x", false},    // not a subdomain
+      {"kubernetes.io", false},      // no prefix: a plain name
+      {"mykubernetes.io/x", false},  // not a subdomain
       {"kubernetes.io.example.com/x", false},
       {"example.com/kubernetes.io", false},
       {"team", false},
@@ -142,7 +152,8 @@ TEST(LabelKeyTest, KubernetesNamespaces) {
 }
 
 TEST(ValidateExtraLabelsTest, DropsKubernetesKeysWithAWarningAndRejectsBadOnes) {
-  auto got = ValidateExtraLabels({{"team", "a"}, {"node.kubernetes.io/role", "x"}, {"k8s.io/y", ""}});
+  auto got =
+      ValidateExtraLabels({{"team", "a"}, {"node.kubernetes.io/role", "x"}, {"k8s.io/y", ""}});
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(got->labels, (Labels{{"team", "a"}}));
   ASSERT_EQ(got->warnings.size(), 2u);

@@ -23,15 +23,14 @@ absl::StatusOr<std::string> ParseProviderId(absl::string_view provider_id) {
   if (absl::StartsWithIgnoreCase(id, kProviderIdPrefix)) {
     id.remove_prefix(kProviderIdPrefix.size());
   } else if (absl::StrContains(id, "://")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("provider ID \"", provider_id, "\" is not a vSphere provider ID (expected ",
-                     kProviderIdPrefix, "<uuid>)"));
+    return absl::InvalidArgumentError(absl::StrCat("provider ID \"", provider_id,
+                                                   "\" is not a vSphere provider ID (expected ",
+                                                   kProviderIdPrefix, "<uuid>)"));
   }
   absl::StatusOr<std::string> uuid = NormalizeUuid(id);
   if (!uuid.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("provider ID \"", provider_id,
-                                                   "\" does not hold a VM UUID: ",
-                                                   uuid.status().message()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "provider ID \"", provider_id, "\" does not hold a VM UUID: ", uuid.status().message()));
   }
   return uuid;
 }

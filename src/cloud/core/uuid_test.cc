@@ -62,9 +62,9 @@ TEST(UuidTest, NormalizeTrimsLowersAndRejects) {
 }
 
 TEST(UuidTest, BothByteOrders) {
-  EXPECT_THAT(*UuidBothByteOrders("56492E42-22ad-3911-6d72-59cc8f26bc90"),
-              ElementsAre("56492e42-22ad-3911-6d72-59cc8f26bc90",
-                          "422e4956-ad22-1139-6d72-59cc8f26bc90"));
+  EXPECT_THAT(
+      *UuidBothByteOrders("56492E42-22ad-3911-6d72-59cc8f26bc90"),
+      ElementsAre("56492e42-22ad-3911-6d72-59cc8f26bc90", "422e4956-ad22-1139-6d72-59cc8f26bc90"));
   // Palindromic groups: the swap is the same UUID, listed once.
   EXPECT_THAT(*UuidBothByteOrders("00000000-0000-0000-1234-56789abcdef0"),
               ElementsAre("00000000-0000-0000-1234-56789abcdef0"));

@@ -30,10 +30,10 @@ absl::StatusOr<std::string> Resolve(const std::vector<AncestorChain>& chains,
       }
     }
   }
-  return absl::FailedPreconditionError(absl::StrCat(
-      "no tag of ", kind, " category \"", category, "\" found on ",
-      searched.empty() ? std::string("any object (no ancestors were given)")
-                       : absl::StrJoin(searched, ", ")));
+  return absl::FailedPreconditionError(
+      absl::StrCat("no tag of ", kind, " category \"", category, "\" found on ",
+                   searched.empty() ? std::string("any object (no ancestors were given)")
+                                    : absl::StrJoin(searched, ", ")));
 }
 
 }  // namespace

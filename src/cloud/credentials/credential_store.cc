@@ -18,8 +18,7 @@
 
 namespace ccm::cloud {
 
-CredentialStore::CredentialStore(const Config& config, SecretWatcher* watcher)
-    : watcher_(watcher) {
+CredentialStore::CredentialStore(const Config& config, SecretWatcher* watcher) : watcher_(watcher) {
   for (const VirtualCenterConfig& vc : config.vcenters) {
     Route r{vc.credential_source, ""};
     switch (vc.credential_source) {
@@ -51,8 +50,9 @@ absl::Status CredentialStore::Start() {
   }
   if (!secrets.empty()) {
     if (watcher_ == nullptr) {
-      return absl::FailedPreconditionError("credentials come from a Secret but no Secret watcher "
-                                           "was given");
+      return absl::FailedPreconditionError(
+          "credentials come from a Secret but no Secret watcher "
+          "was given");
     }
     subscription_ = watcher_->Subscribe(
         [this](const std::string& ns, const std::string& name,
@@ -72,9 +72,9 @@ absl::Status CredentialStore::Start() {
     inotify_fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     stop_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (inotify_fd_ < 0 || stop_fd_ < 0 ||
-        inotify_add_watch(inotify_fd_, directory_.c_str(),
-                          IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE |
-                              IN_ATTRIB) < 0) {
+        inotify_add_watch(
+            inotify_fd_, directory_.c_str(),
+            IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB) < 0) {
       LOG_WARN("vCenter credentials: cannot watch secrets-directory {}; changes need a restart",
                directory_);
     } else {
@@ -122,8 +122,8 @@ void CredentialStore::ReloadDirectory() {
   SecretData data;
   DIR* dir = opendir(directory_.c_str());
   if (dir == nullptr) {
-    Update(directory_, absl::UnavailableError(absl::StrCat("secrets-directory ", directory_,
-                                                           " cannot be opened")));
+    Update(directory_, absl::UnavailableError(
+                           absl::StrCat("secrets-directory ", directory_, " cannot be opened")));
     return;
   }
   while (dirent* e = readdir(dir)) {
@@ -150,9 +150,10 @@ void CredentialStore::OnSecret(const std::string& ns, const std::string& name,
   if (!used) return;
   if (!data) {
     absl::MutexLock l(&mu_);
-    LOG_WARN("vCenter credentials: Secret {} was deleted; keeping the last known credentials "
-             "({} vCenter(s)) until it is back",
-             source, known_.count(source) ? known_[source].size() : 0);
+    LOG_WARN(
+        "vCenter credentials: Secret {} was deleted; keeping the last known credentials "
+        "({} vCenter(s)) until it is back",
+        source, known_.count(source) ? known_[source].size() : 0);
     return;
   }
   Update(source, ParseCredentialData(*data, absl::StrCat("Secret ", source)));
@@ -161,7 +162,8 @@ void CredentialStore::OnSecret(const std::string& ns, const std::string& name,
 void CredentialStore::Update(const std::string& source, absl::StatusOr<CredentialMap> parsed) {
   absl::MutexLock l(&mu_);
   if (!parsed.ok()) {
-    LOG_WARN("vCenter credentials: {}; keeping the last good credentials", parsed.status().message());
+    LOG_WARN("vCenter credentials: {}; keeping the last good credentials",
+             parsed.status().message());
     return;
   }
   auto it = known_.find(source);
@@ -183,9 +185,9 @@ absl::StatusOr<vsphere::Credentials> CredentialStore::Get(absl::string_view serv
     auto c = src->second.find(r->first);
     if (c != src->second.end()) return c->second;
   }
-  return absl::UnavailableError(absl::StrCat("no credentials for vCenter \"", server,
-                                             "\" in ", CredentialSourceKindName(r->second.kind),
-                                             " (", r->second.source, ") yet"));
+  return absl::UnavailableError(absl::StrCat("no credentials for vCenter \"", server, "\" in ",
+                                             CredentialSourceKindName(r->second.kind), " (",
+                                             r->second.source, ") yet"));
 }
 
 uint64_t CredentialStore::generation() const {

@@ -73,7 +73,7 @@ class CredentialStore final : public vsphere::CredentialSource {
   void Update(const std::string& source, absl::StatusOr<CredentialMap> parsed);
   void WatchDirectory();
 
-  std::map<std::string, Route> routes_;            // server -> route
+  std::map<std::string, Route> routes_;  // server -> route
   std::map<std::string, vsphere::Credentials> inline_;
   std::string directory_;
   SecretWatcher* watcher_;

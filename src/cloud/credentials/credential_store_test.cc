@@ -1,5 +1,4 @@
 #include "cloud/credentials/credential_store.h"
-#include "testing/fake_secret_watcher.h"
 
 #include <filesystem>
 #include <fstream>
@@ -9,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "spdlog/sinks/ostream_sink.h"
+#include "testing/fake_secret_watcher.h"
 
 namespace ccm::cloud {
 namespace {
@@ -38,8 +38,9 @@ TEST(CredentialStoreTest, PrecedenceAndRotationThroughSecrets) {
       "[VirtualCenter \"a\"]\n[VirtualCenter \"b\"]\nsecret-name = own\nsecret-namespace = ns\n"
       "user = ignored\npassword = ignored\n");
   FakeSecretWatcher watcher;
-  watcher.Set("kube-system", "g", {{"a.username", "ga"}, {"a.password", "gpa"},
-                                   {"b.username", "gb"}, {"b.password", "gpb"}});
+  watcher.Set(
+      "kube-system", "g",
+      {{"a.username", "ga"}, {"a.password", "gpa"}, {"b.username", "gb"}, {"b.password", "gpb"}});
   CredentialStore store(cfg, &watcher);
   ASSERT_TRUE(store.Start().ok());
   EXPECT_EQ(store.Get("a")->username, "ga");
@@ -84,8 +85,8 @@ TEST(CredentialStoreTest, SecretsDirectoryChangePickedUp) {
   TempDir dir;
   dir.Write("vc.username", "u\n");
   dir.Write("vc.password", "p1\n");
-  Config cfg = MustParse("[Global]\nsecrets-directory = " + dir.path() +
-                         "\n[VirtualCenter \"vc\"]\n");
+  Config cfg =
+      MustParse("[Global]\nsecrets-directory = " + dir.path() + "\n[VirtualCenter \"vc\"]\n");
   CredentialStore store(cfg, nullptr);
   ASSERT_TRUE(store.Start().ok());
   ASSERT_TRUE(store.Get("vc").ok()) << store.Get("vc").status();
@@ -101,14 +102,15 @@ TEST(CredentialStoreTest, NoSecretValueInAnyLogLine) {
   std::ostringstream logs;
   logging::SetSink(std::make_shared<spdlog::sinks::ostream_sink_mt>(logs));
   const std::string secret = "Sup3r-S3cret";
-  Config cfg = MustParse("[Global]\nsecret-name = s\nsecret-namespace = ns\n[VirtualCenter \"vc\"]\n");
+  Config cfg =
+      MustParse("[Global]\nsecret-name = s\nsecret-namespace = ns\n[VirtualCenter \"vc\"]\n");
   FakeSecretWatcher watcher;
   CredentialStore store(cfg, &watcher);
   ASSERT_TRUE(store.Start().ok());
   watcher.Set("ns", "s", {{"vc.username", "u"}, {"vc.password", secret}});
   watcher.Set("ns", "s", {{"vc.username", "u"}, {"vc.password", secret + "2"}});
   watcher.Set("ns", "s", {{"vc.username", "u"}, {"bogus-key", secret}});  // invalid key
-  watcher.Set("ns", "s", {{"vc.username", secret}});                  // incomplete
+  watcher.Set("ns", "s", {{"vc.username", secret}});                      // incomplete
   watcher.Delete("ns", "s");
   EXPECT_EQ(store.Get("vc")->password.reveal(), secret + "2");
   std::string text = logs.str();

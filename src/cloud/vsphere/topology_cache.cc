@@ -77,13 +77,14 @@ absl::Status TopologyCache::FillLocked(const vsphere::Moref& vm) {
   bool vm_placed = false;
   size_t resolved_vms = 0;
   // FillLocked holds mu_; ForEachVm calls the lambda on this thread, before it returns.
-  absl::Status walked = inventory_.ForEachVm([&](const vsphere::VmFacts& f)
-                                                 ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    // Known and not moved (vMotion, pool or folder change): nothing to do.
-    if (auto it = chains_.find(f.moref); it != chains_.end() && SamePlacement(it->second, f)) return;
-    if (f.moref == vm) vm_placed = true;
-    placed.push_back({f.moref, f.name, f.host, f.resource_pool, f.parent_folder});
-  });
+  absl::Status walked =
+      inventory_.ForEachVm([&](const vsphere::VmFacts& f) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        // Known and not moved (vMotion, pool or folder change): nothing to do.
+        if (auto it = chains_.find(f.moref); it != chains_.end() && SamePlacement(it->second, f))
+          return;
+        if (f.moref == vm) vm_placed = true;
+        placed.push_back({f.moref, f.name, f.host, f.resource_pool, f.parent_folder});
+      });
   if (!walked.ok()) placed.clear();
   if (!placed.empty()) {
     CCM_ASSIGN_OR_RETURN(auto resolved, ancestry_.ResolvePlacements(placed));
@@ -96,7 +97,8 @@ absl::Status TopologyCache::FillLocked(const vsphere::Moref& vm) {
     resolved_vms += resolved.size();
   }
   if (!chains_.count(vm)) {
-    return absl::NotFoundError(absl::StrCat("ancestry of ", vm.ToString(), ": VM no longer exists"));
+    return absl::NotFoundError(
+        absl::StrCat("ancestry of ", vm.ToString(), ": VM no longer exists"));
   }
   // 2. Tags for every object of every known chain that has none or expired ones (one batch).
   const absl::Time now = clock_->Now();
@@ -118,8 +120,8 @@ absl::Status TopologyCache::FillLocked(const vsphere::Moref& vm) {
   }
   for (const auto& o : objects)  // objects vCenter did not list have no tags
     if (!tags_.count(o) || tags_[o].fetched != now) tags_[o] = Tags{{}, now};
-  VLOG(2, "topology cache: {} VMs resolved, tags of {} objects fetched in one call",
-       resolved_vms, objects.size());
+  VLOG(2, "topology cache: {} VMs resolved, tags of {} objects fetched in one call", resolved_vms,
+       objects.size());
   return absl::OkStatus();
 }
 

@@ -7,7 +7,8 @@ namespace ccm::cloud {
 
 std::string SdkUrl(const VirtualCenterConfig& vc) {
   std::string host = vc.server;
-  if (absl::StrContains(host, ':') && !absl::StartsWith(host, "[")) host = absl::StrCat("[", host, "]");
+  if (absl::StrContains(host, ':') && !absl::StartsWith(host, "["))
+    host = absl::StrCat("[", host, "]");
   return absl::StrCat("https://", host, ":", vc.port, "/sdk");
 }
 
@@ -36,7 +37,8 @@ VCenter::VCenter(const VirtualCenterConfig& config, vsphere::CredentialSource* c
   to.url = co.url;
   to.http.tls = co.tls;
   tagging_ = std::make_unique<vsphere::TaggingClient>(to, *creds);
-  ancestry_ = std::make_unique<vsphere::AncestryResolver>(*client_, absl::Minutes(10), options.clock);
+  ancestry_ =
+      std::make_unique<vsphere::AncestryResolver>(*client_, absl::Minutes(10), options.clock);
   topology_ = std::make_unique<TopologyCache>(*ancestry_, *tagging_, *inventory_, options.tag_ttl,
                                               options.clock);
 }
@@ -56,14 +58,14 @@ void VCenter::Stop() {
 absl::Status VCenter::Health() const {
   auto session = client_->session_status();
   if (session.state == vsphere::SessionState::kLoginFailed) {
-    return absl::UnavailableError(absl::StrCat("vCenter ", config_.server,
-                                               ": login failed: ", session.last_login_error.message()));
+    return absl::UnavailableError(absl::StrCat(
+        "vCenter ", config_.server, ": login failed: ", session.last_login_error.message()));
   }
   auto stats = inventory_->stats();
   if (!stats.synced) {
-    return absl::UnavailableError(absl::StrCat(
-        "vCenter ", config_.server, ": inventory not synced",
-        stats.last_error.ok() ? "" : absl::StrCat(": ", stats.last_error.message())));
+    return absl::UnavailableError(
+        absl::StrCat("vCenter ", config_.server, ": inventory not synced",
+                     stats.last_error.ok() ? "" : absl::StrCat(": ", stats.last_error.message())));
   }
   return absl::OkStatus();
 }

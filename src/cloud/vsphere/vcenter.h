@@ -18,8 +18,8 @@ namespace ccm::cloud {
 
 struct VCenterOptions {
   vsphere::RequestObserver observer;  // metrics hook for SOAP round trips (optional)
-  Clock* clock = nullptr;              // null: real clock
-  int max_wait_seconds = 2;            // WaitForUpdatesEx; bounds Stop() latency
+  Clock* clock = nullptr;             // null: real clock
+  int max_wait_seconds = 2;           // WaitForUpdatesEx; bounds Stop() latency
   absl::Duration tag_ttl = absl::Minutes(10);
 };
 

@@ -55,12 +55,14 @@ VmLookups VSphereInstances::Lookups() {
     };
   };
   VmLookups l;
-  l.by_uuid = across([](VCenter& vc, const std::string& k) -> absl::StatusOr<std::vector<vsphere::VmFacts>> {
-    auto f = vc.inventory().FindByUuid(k);
-    if (!f.ok()) return f.status();
-    return std::vector<vsphere::VmFacts>{*f};
-  });
-  l.by_hostname = across([](VCenter& vc, const std::string& k) { return vc.inventory().FindByHostname(k); });
+  l.by_uuid = across(
+      [](VCenter& vc, const std::string& k) -> absl::StatusOr<std::vector<vsphere::VmFacts>> {
+        auto f = vc.inventory().FindByUuid(k);
+        if (!f.ok()) return f.status();
+        return std::vector<vsphere::VmFacts>{*f};
+      });
+  l.by_hostname =
+      across([](VCenter& vc, const std::string& k) { return vc.inventory().FindByHostname(k); });
   l.by_ip = across([](VCenter& vc, const std::string& k) { return vc.inventory().FindByIp(k); });
   return l;
 }
@@ -120,7 +122,8 @@ absl::StatusOr<InstanceMetadata> VSphereInstances::GetInstanceMetadata(const Nod
   in.guest_hostname = f.guest_hostname;
   in.ip_families = vc->config().ip_families;
   in.provided_node_ip = node.provided_node_ip;
-  for (const auto& nic : f.nics) in.nics.push_back({nic.network, nic.device_config_id, nic.ip_addresses});
+  for (const auto& nic : f.nics)
+    in.nics.push_back({nic.network, nic.device_config_id, nic.ip_addresses});
   if (!f.metadata.empty()) {
     auto statics = ParseGuestinfoStaticAddresses(f.metadata, f.metadata_encoding);
     if (statics.ok()) {
@@ -137,7 +140,8 @@ absl::StatusOr<InstanceMetadata> VSphereInstances::GetInstanceMetadata(const Nod
     auto chains = vc->topology().ChainsFor(f.moref);
     if (!chains.ok()) {
       // The VM vanished while resolving: report it as a failure to ask, the match decides "gone".
-      if (absl::IsNotFound(chains.status())) return absl::UnavailableError(chains.status().message());
+      if (absl::IsNotFound(chains.status()))
+        return absl::UnavailableError(chains.status().message());
       return Annotate(chains.status(), absl::StrCat(what, ": zone tags"));
     }
     auto zr = ResolveZoneRegion(*chains, config_.labels.zone, config_.labels.region);

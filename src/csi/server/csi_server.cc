@@ -1,12 +1,11 @@
 #include "csi/server/csi_server.h"
 
+#include <grpcpp/security/server_credentials.h>
+#include <grpcpp/server_builder.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <vector>
-
-#include <grpcpp/security/server_credentials.h>
-#include <grpcpp/server_builder.h>
 
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
@@ -44,9 +43,9 @@ absl::Status CsiServer::Start() {
   server_ = builder.BuildAndStart();
   if (server_ == nullptr) {
     // gRPC logs the errno on its own; the usual causes are a missing directory or permissions.
-    return absl::UnavailableError(absl::StrCat(
-        "cannot listen on CSI endpoint ", options_.endpoint,
-        ": check that the directory of ", endpoint->socket_path, " exists and is writable"));
+    return absl::UnavailableError(absl::StrCat("cannot listen on CSI endpoint ", options_.endpoint,
+                                               ": check that the directory of ",
+                                               endpoint->socket_path, " exists and is writable"));
   }
   socket_path_ = endpoint->socket_path;
   LOG_INFO("CSI server listening on {} (identity{}{})", options_.endpoint,
@@ -57,8 +56,8 @@ absl::Status CsiServer::Start() {
 
 void CsiServer::Stop() {
   if (server_ == nullptr) return;
-  const auto deadline = std::chrono::system_clock::now() +
-                        absl::ToChronoMilliseconds(options_.shutdown_grace);
+  const auto deadline =
+      std::chrono::system_clock::now() + absl::ToChronoMilliseconds(options_.shutdown_grace);
   server_->Shutdown(deadline);
   server_->Wait();
   server_.reset();

@@ -6,10 +6,10 @@
 // Thread-safety: Start and Stop are called from one thread (main); the services are called on
 // gRPC's threads and must be thread-safe themselves.
 
+#include <grpcpp/server.h>
+
 #include <memory>
 #include <string>
-
-#include <grpcpp/server.h>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"

@@ -46,9 +46,9 @@ absl::StatusOr<Endpoint> ParseEndpoint(absl::string_view endpoint) {
         absl::StrCat("CSI endpoint \"", endpoint, "\" names no socket path"));
   }
   if (path.size() > kMaxSocketPath) {
-    return absl::InvalidArgumentError(absl::StrCat("CSI endpoint \"", endpoint, "\": the path is ",
-                                                   path.size(), " bytes, a unix socket path has at most ",
-                                                   kMaxSocketPath));
+    return absl::InvalidArgumentError(
+        absl::StrCat("CSI endpoint \"", endpoint, "\": the path is ", path.size(),
+                     " bytes, a unix socket path has at most ", kMaxSocketPath));
   }
   return Endpoint{std::string(path), absl::StrCat("unix:", path)};
 }
@@ -61,16 +61,16 @@ absl::Status RemoveStaleSocket(const std::string& path) {
         absl::StrCat("CSI endpoint ", path, ": ", std::strerror(errno)));
   }
   if (!S_ISSOCK(st.st_mode)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "CSI endpoint ", path, " exists and is not a socket; refusing to remove it"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("CSI endpoint ", path, " exists and is not a socket; refusing to remove it"));
   }
   if (SomeoneListens(path)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "CSI endpoint ", path, " is in use: another process accepts connections on it"));
   }
   if (unlink(path.c_str()) != 0 && errno != ENOENT) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot remove stale CSI socket ", path, ": ", std::strerror(errno)));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot remove stale CSI socket ", path, ": ", std::strerror(errno)));
   }
   return absl::OkStatus();
 }

@@ -1,9 +1,9 @@
 #include "csi/server/redact.h"
 
-#include <memory>
-
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/reflection.h>
+
+#include <memory>
 
 #include "csi/proto/csi.pb.h"
 

@@ -5,9 +5,9 @@
 // such field, at any depth, with a marker so the log shows that secrets were passed but not what
 // they were.
 
-#include <string>
-
 #include <google/protobuf/message.h>
+
+#include <string>
 
 namespace ccm::csi {
 

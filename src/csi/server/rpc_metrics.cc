@@ -70,8 +70,7 @@ RpcMetricsInterceptorFactory::RpcMetricsInterceptorFactory(metrics::Registry* re
 
 grpc::experimental::Interceptor* RpcMetricsInterceptorFactory::CreateServerInterceptor(
     grpc::experimental::ServerRpcInfo* info) {
-  return new RpcMetricsInterceptor(std::string(ShortMethodName(info->method())), total_,
-                                   duration_);
+  return new RpcMetricsInterceptor(std::string(ShortMethodName(info->method())), total_, duration_);
 }
 
 }  // namespace ccm::csi

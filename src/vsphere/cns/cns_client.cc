@@ -74,8 +74,7 @@ absl::Status CnsClient::DeleteVolume(const std::string& volume_id, bool delete_d
       .status();
 }
 
-absl::StatusOr<std::string> CnsClient::AttachVolume(const std::string& volume_id,
-                                                    const Moref& vm) {
+absl::StatusOr<std::string> CnsClient::AttachVolume(const std::string& volume_id, const Moref& vm) {
   const std::string what = absl::StrCat("CNS attach volume ", volume_id, " to ", vm.ToString());
   CCM_ASSIGN_OR_RETURN(VolumeOperationResult v,
                        RunTask("CnsAttachVolume", AttachVolumeArgs({{volume_id, vm}}), what));
@@ -107,8 +106,8 @@ absl::Status CnsClient::UpdateVolumeMetadata(const std::string& volume_id,
 absl::StatusOr<std::string> CnsClient::AttachedDiskUuid(const Moref& vm,
                                                         const std::string& volume_id) {
   const std::string what = absl::StrCat("disks of ", vm.ToString());
-  absl::StatusOr<RetrieveObjectsResult> r =
-      RetrieveObjects(vim_, {vm}, {PropertySpec{"VirtualMachine", {"config.hardware.device"}, false}});
+  absl::StatusOr<RetrieveObjectsResult> r = RetrieveObjects(
+      vim_, {vm}, {PropertySpec{"VirtualMachine", {"config.hardware.device"}, false}});
   if (!r.ok()) return Transport(r.status(), what);
   if (r->objects.empty()) {
     return absl::NotFoundError(absl::StrCat(what, ": the VM does not exist"));

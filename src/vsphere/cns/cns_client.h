@@ -64,8 +64,7 @@ class CnsClient {
  private:
   // Runs a task-returning CNS method and returns its single volume result (fault -> status).
   absl::StatusOr<VolumeOperationResult> RunTask(absl::string_view method,
-                                                absl::string_view args_xml,
-                                                absl::string_view what);
+                                                absl::string_view args_xml, absl::string_view what);
 
   Client& vim_;
   const CnsClientOptions options_;

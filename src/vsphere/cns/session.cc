@@ -35,7 +35,8 @@ bool Transient(const absl::Status& s, Session::Kind kind) {
 // The "name=value" of the session cookie among Set-Cookie headers, or "".
 std::string SessionCookie(const std::vector<std::string>& set_cookies) {
   for (const std::string& c : set_cookies) {
-    absl::string_view pair = absl::StripAsciiWhitespace(absl::string_view(c).substr(0, c.find(';')));
+    absl::string_view pair =
+        absl::StripAsciiWhitespace(absl::string_view(c).substr(0, c.find(';')));
     if (absl::StartsWith(pair, absl::StrCat(kSessionCookie, "="))) return std::string(pair);
   }
   return "";
@@ -76,11 +77,13 @@ absl::StatusOr<SoapResponse> Session::RoundTrip(absl::string_view method, const 
                  {"SOAPAction", absl::StrCat("urn:vim25/", vim_.options().api_version)}};
   if (!cookie.empty()) req.headers.emplace_back("Cookie", cookie);
   absl::StatusOr<HttpResponse> resp = http_.Do(req);
-  absl::StatusOr<SoapResponse> out =
-      resp.ok() ? ParseHttpSoapResponse(resp->status, resp->body, url)
-                : absl::StatusOr<SoapResponse>(resp.status());
-  if (resp.ok() && set_cookie != nullptr) *set_cookie = SessionCookie(resp->all_headers("set-cookie"));
-  if (vim_.options().observer) vim_.options().observer(method, out.status().code(), clock.Now() - start);
+  absl::StatusOr<SoapResponse> out = resp.ok()
+                                         ? ParseHttpSoapResponse(resp->status, resp->body, url)
+                                         : absl::StatusOr<SoapResponse>(resp.status());
+  if (resp.ok() && set_cookie != nullptr)
+    *set_cookie = SessionCookie(resp->all_headers("set-cookie"));
+  if (vim_.options().observer)
+    vim_.options().observer(method, out.status().code(), clock.Now() - start);
   return out;
 }
 
@@ -94,13 +97,15 @@ absl::Status Session::Clone(uint64_t seen) {
                        vim_.Call("AcquireCloneTicket", MorefXml("_this", sc.session_manager)));
   const std::string t = ticket.returnval().text().get();
   if (t.empty()) return absl::InternalError("AcquireCloneTicket returned no ticket");
-  const std::string envelope = BuildEnvelope(BuildMethod(
-      "CloneSession", absl::StrCat(MorefXml("_this", sc.session_manager), TextXml("cloneTicket", t))));
+  const std::string envelope =
+      BuildEnvelope(BuildMethod("CloneSession", absl::StrCat(MorefXml("_this", sc.session_manager),
+                                                             TextXml("cloneTicket", t))));
   std::string cookie;
   absl::StatusOr<SoapResponse> r = RoundTrip("CloneSession", sdk_url_, envelope, "", &cookie);
   if (!r.ok()) return Annotate(r.status(), "CloneSession");
   if (cookie.empty()) {
-    return absl::InternalError(absl::StrCat("CloneSession at ", sdk_url_, " set no session cookie"));
+    return absl::InternalError(
+        absl::StrCat("CloneSession at ", sdk_url_, " set no session cookie"));
   }
   absl::MutexLock l(&mu_);
   cookie_ = cookie;

@@ -15,8 +15,8 @@ absl::StatusOr<TaskInfo> WaitForTask(Client& vim, const Moref& task, const TaskW
     CCM_ASSIGN_OR_RETURN(RetrieveObjectsResult r,
                          RetrieveObjects(vim, {task}, {PropertySpec{"Task", {"info"}, false}}));
     if (r.objects.empty()) {
-      return absl::UnavailableError(absl::StrCat("task ", task.ToString(),
-                                                 " vanished before it finished; outcome unknown"));
+      return absl::UnavailableError(
+          absl::StrCat("task ", task.ToString(), " vanished before it finished; outcome unknown"));
     }
     const ObjectContent& oc = r.objects.front();
     CCM_ASSIGN_OR_RETURN(TaskInfo info, ParseTaskInfo(oc.doc, oc.Get("info")));

@@ -113,11 +113,11 @@ struct QueryResult {
 struct VolumeOperationResult {
   std::string type;  // xsi:type, e.g. "CnsVolumeCreateResult"
   std::string volume_id;
-  std::string fault_name;     // xsi:type of fault.fault; empty when the operation succeeded
-  std::string fault_message;  // fault.localizedMessage
-  std::string name;                  // CnsVolumeCreateResult
-  std::vector<Moref> placement;      // CnsVolumeCreateResult.placementResults[].datastore
-  std::string disk_uuid;             // CnsVolumeAttachResult
+  std::string fault_name;        // xsi:type of fault.fault; empty when the operation succeeded
+  std::string fault_message;     // fault.localizedMessage
+  std::string name;              // CnsVolumeCreateResult
+  std::vector<Moref> placement;  // CnsVolumeCreateResult.placementResults[].datastore
+  std::string disk_uuid;         // CnsVolumeAttachResult
 };
 
 }  // namespace ccm::vsphere::cns

@@ -37,9 +37,9 @@ std::string ContainerClusterXml(absl::string_view tag, const ContainerCluster& c
 
 std::string EntityXml(const EntityMetadata& e) {
   // CnsEntityMetadata's fields come first, then CnsKubernetesEntityMetadata's.
-  std::string out = absl::StrCat(R"(<entityMetadata xsi:type="CnsKubernetesEntityMetadata">)",
-                                 TextXml("entityName", e.entity_name),
-                                 KeyValueXml("labels", e.labels));
+  std::string out =
+      absl::StrCat(R"(<entityMetadata xsi:type="CnsKubernetesEntityMetadata">)",
+                   TextXml("entityName", e.entity_name), KeyValueXml("labels", e.labels));
   if (e.remove) absl::StrAppend(&out, TextXml("delete", "true"));
   absl::StrAppend(&out, OptText("clusterId", e.cluster_id), TextXml("entityType", e.entity_type),
                   OptText("namespace", e.namespace_name));
@@ -57,9 +57,8 @@ absl::StatusOr<int64_t> Int(const pugi::xml_node& parent, absl::string_view chil
   if (!n) return 0;  // optional in the schema
   int64_t v = 0;
   if (!absl::SimpleAtoi(n.text().get(), &v)) {
-    return absl::InternalError(
-        absl::StrCat("malformed CNS answer: ", what, ".", child, " is not a number: \"",
-                     n.text().get(), "\""));
+    return absl::InternalError(absl::StrCat("malformed CNS answer: ", what, ".", child,
+                                            " is not a number: \"", n.text().get(), "\""));
   }
   return v;
 }
@@ -126,8 +125,8 @@ namespace {
 std::string AttachDetachArgs(absl::string_view tag, const std::vector<AttachDetach>& specs) {
   std::string out = This();
   for (const AttachDetach& s : specs) {
-    absl::StrAppend(&out, "<", tag, ">", VolumeIdXml("volumeId", s.volume_id),
-                    MorefXml("vm", s.vm), "</", tag, ">");
+    absl::StrAppend(&out, "<", tag, ">", VolumeIdXml("volumeId", s.volume_id), MorefXml("vm", s.vm),
+                    "</", tag, ">");
   }
   return out;
 }
@@ -228,9 +227,9 @@ absl::StatusOr<QueryResult> ParseQueryResult(const pugi::xml_node& returnval) {
     out.volumes.push_back(std::move(vol));
   }
   pugi::xml_node cursor = Child(returnval, "cursor");
-  for (auto [field, dst] : {std::pair{"offset", &out.cursor.offset},
-                            std::pair{"limit", &out.cursor.limit},
-                            std::pair{"totalRecords", &out.cursor.total_records}}) {
+  for (auto [field, dst] :
+       {std::pair{"offset", &out.cursor.offset}, std::pair{"limit", &out.cursor.limit},
+        std::pair{"totalRecords", &out.cursor.total_records}}) {
     auto v = Int(cursor, field, "cursor");
     if (!v.ok()) return v.status();
     *dst = *v;

@@ -60,10 +60,10 @@ VolumeMetadata ParseVolumeMetadata(const pugi::xml_node& n);
 
 // A TaskInfo (the `info` property of a Task).
 struct TaskInfo {
-  std::string state;  // queued, running, success, error
-  std::string error_fault;    // xsi:type of error.fault, when state == error
-  std::string error_message;  // error.localizedMessage
-  pugi::xml_node result;      // info.result (CnsVolumeOperationBatchResult)
+  std::string state;                              // queued, running, success, error
+  std::string error_fault;                        // xsi:type of error.fault, when state == error
+  std::string error_message;                      // error.localizedMessage
+  pugi::xml_node result;                          // info.result (CnsVolumeOperationBatchResult)
   std::shared_ptr<const pugi::xml_document> doc;  // owns `result`
   bool done() const { return state == "success" || state == "error"; }
 };

@@ -27,8 +27,8 @@ void ExpectInOrder(const std::string& xml, const std::vector<std::string>& token
 // The args parse as XML (inside an element that declares xsi, as the envelope does).
 void ExpectWellFormed(const std::string& args) {
   pugi::xml_document doc;
-  std::string wrapped = absl::StrCat(
-      R"(<m xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">)", args, "</m>");
+  std::string wrapped =
+      absl::StrCat(R"(<m xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">)", args, "</m>");
   EXPECT_TRUE(doc.load_string(wrapped.c_str())) << args;
 }
 
@@ -92,7 +92,9 @@ TEST(CnsWireTest, BuildsArgumentsInSchemaOrder) {
        DeleteVolumeArgs({"v1", "v2"}, true),
        {"<volumeIds><id>v1</id></volumeIds>", "<volumeIds><id>v2</id></volumeIds>",
         "<deleteDisk>true</deleteDisk>"}},
-      {"delete keeping the disk", DeleteVolumeArgs({"v1"}, false), {"<deleteDisk>false</deleteDisk>"}},
+      {"delete keeping the disk",
+       DeleteVolumeArgs({"v1"}, false),
+       {"<deleteDisk>false</deleteDisk>"}},
       {"attach",
        AttachVolumeArgs({{"v1", {"VirtualMachine", "vm-7"}}}),
        {"<attachSpecs><volumeId><id>v1</id></volumeId>",
@@ -170,15 +172,20 @@ TEST(CnsWireTest, ParsesQueryResults) {
       "<backingDiskId>v1</backingDiskId></backingObjectDetails>"
       "<complianceStatus>compliant</complianceStatus><healthStatus>green</healthStatus></volumes>";
   const std::vector<QueryCase> cases = {
-      {"one volume", vol + "<cursor><offset>1</offset><limit>100</limit><totalRecords>3"
-                           "</totalRecords></cursor>",
-       "", 1, {1, 100, 3}},
+      {"one volume",
+       vol + "<cursor><offset>1</offset><limit>100</limit><totalRecords>3"
+             "</totalRecords></cursor>",
+       "",
+       1,
+       {1, 100, 3}},
       {"no volumes", "<cursor><offset>0</offset><limit>100</limit></cursor>", "", 0, {0, 100, 0}},
       {"bad number", "<cursor><offset>x</offset></cursor>", "cursor.offset is not a number", 0, {}},
       {"bad capacity",
        "<volumes><volumeId><id>v1</id></volumeId><backingObjectDetails><capacityInMb>12ab"
        "</capacityInMb></backingObjectDetails></volumes>",
-       "capacityInMb is not a number", 0, {}},
+       "capacityInMb is not a number",
+       0,
+       {}},
       {"volume without id", "<volumes><name>x</name></volumes>", "without volumeId", 0, {}},
   };
   for (const QueryCase& c : cases) {

@@ -156,7 +156,8 @@ TEST_F(VSphereInstancesTest, SecondVCenterAndProvidedNodeIp) {
   ASSERT_TRUE(md.ok()) << md.status();
   EXPECT_EQ(md->zone, "zone-w");
   EXPECT_EQ(md->region, "region-2");
-  auto ip = instances_->GetInstanceMetadata({.name = "node-1", .provided_node_ip = "192.168.50.11"});
+  auto ip =
+      instances_->GetInstanceMetadata({.name = "node-1", .provided_node_ip = "192.168.50.11"});
   ASSERT_TRUE(ip.ok()) << ip.status();
   EXPECT_NE(DebugString(ip->node_addresses).find("InternalIP=192.168.50.11"), std::string::npos)
       << DebugString(ip->node_addresses);
@@ -175,7 +176,8 @@ TEST_F(VSphereInstancesTest, UnknownNodeIsConfirmedGoneOnlyWhenEveryVCenterAnswe
   // Break vCenter "west": its stream fails, its cache stops answering.
   ASSERT_TRUE(sim2_->SetFault("drop").ok());
   absl::Time deadline = absl::Now() + absl::Seconds(20);
-  while (vcs_[1]->inventory().synced() && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(20));
+  while (vcs_[1]->inventory().synced() && absl::Now() < deadline)
+    absl::SleepFor(absl::Milliseconds(20));
   ASSERT_FALSE(vcs_[1]->inventory().synced());
   auto unknown = instances_->InstanceExists({.name = "no-such-node"});
   EXPECT_FALSE(unknown.ok()) << "a vCenter that cannot be asked must never mean 'gone'";
@@ -190,16 +192,18 @@ TEST_F(VSphereInstancesTest, UnknownNodeIsConfirmedGoneOnlyWhenEveryVCenterAnswe
 }
 
 TEST_F(VSphereInstancesTest, PowerOffAndDestroyAreSeenFromTheCache) {
-  WaitForChange(*vcs_[0], Moid(*sim1_, "node-off"), [&] { return sim1_->PowerVm("node-off", false); },
-                [&] { return instances_->InstanceShutdown({.name = "node-off"}).value_or(false); });
+  WaitForChange(
+      *vcs_[0], Moid(*sim1_, "node-off"), [&] { return sim1_->PowerVm("node-off", false); },
+      [&] { return instances_->InstanceShutdown({.name = "node-off"}).value_or(false); });
   auto off = instances_->InstanceShutdown({.name = "node-off"});
   ASSERT_TRUE(off.ok()) << off.status();
   EXPECT_TRUE(*off);
   auto on = instances_->InstanceShutdown({.name = "node-2"});
   ASSERT_TRUE(on.ok());
   EXPECT_FALSE(*on);
-  WaitForChange(*vcs_[0], Moid(*sim1_, "node-off"), [&] { return sim1_->DestroyVm("node-off"); },
-                [&] { return !instances_->InstanceExists({.name = "node-off"}).value_or(true); });
+  WaitForChange(
+      *vcs_[0], Moid(*sim1_, "node-off"), [&] { return sim1_->DestroyVm("node-off"); },
+      [&] { return !instances_->InstanceExists({.name = "node-off"}).value_or(true); });
   auto gone = instances_->InstanceExists({.name = "node-off"});
   ASSERT_TRUE(gone.ok()) << gone.status();
   EXPECT_FALSE(*gone);
@@ -238,11 +242,12 @@ TEST_F(VSphereInstancesTest, ZoneFollowsTheVmAfterVMotion) {
   EXPECT_EQ(before->zone, "zone-a");
   const std::string moid = Moid(*sim1_, "node-moves");
   const std::string host_before = vcs_[0]->inventory().FindByMoid(moid)->host.value;
-  WaitForChange(*vcs_[0], moid, [&] { return sim1_->RelocateVm("node-moves", "/dc1/host/c2"); },
-                [&] {
-                  auto f = vcs_[0]->inventory().FindByMoid(moid);
-                  return f.ok() && f->host.value != host_before;
-                });
+  WaitForChange(
+      *vcs_[0], moid, [&] { return sim1_->RelocateVm("node-moves", "/dc1/host/c2"); },
+      [&] {
+        auto f = vcs_[0]->inventory().FindByMoid(moid);
+        return f.ok() && f->host.value != host_before;
+      });
   auto after = instances_->GetInstanceMetadata({.name = "node-moves"});
   ASSERT_TRUE(after.ok()) << after.status();
   EXPECT_EQ(after->zone, "zone-b");

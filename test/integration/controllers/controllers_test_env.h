@@ -11,17 +11,17 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "testing/fake_instances.h"
 #include "common/clock.h"
 #include "common/metrics.h"
+#include "fixtures/kube_emulator/kube_emulator.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
 #include "kube/informer.h"
 #include "kube/kube_event_sink.h"
 #include "kube/objects.h"
-#include "fixtures/kube_emulator/kube_emulator.h"
 #include "testing/eventually.h"
 #include "testing/fake_clock.h"
+#include "testing/fake_instances.h"
 
 namespace ccm::controllers::testing {
 

@@ -2,8 +2,8 @@
 // providerID changes and deletes, and a second Node claiming an ID does not erase the first's.
 #include "controllers/node_cache.h"
 
-#include "integration/controllers/controllers_test_env.h"
 #include "gtest/gtest.h"
+#include "integration/controllers/controllers_test_env.h"
 #include "kube/objects.h"
 
 namespace ccm::controllers {

@@ -1,16 +1,17 @@
 // The node controller against the in-process API emulator, with FakeInstances and a FakeClock.
 #include "controllers/node_controller.h"
 
-#include <filesystem>
 #include <unistd.h>
+
+#include <filesystem>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "integration/controllers/controllers_test_env.h"
 #include "controllers/node_update.h"
 #include "controllers/node_writer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "integration/controllers/controllers_test_env.h"
 #include "kube/config.h"
 #include "kube/event_recorder.h"
 #include "kube/kube_event_sink.h"
@@ -95,8 +96,8 @@ TEST_F(NodeControllerTest, InitialisesKubeletNode) {
   EXPECT_EQ(env_.emulator.RequestCount("patch nodes/status"), 1);
   EXPECT_EQ(env_.emulator.RequestCount("update nodes"), 1);
   EXPECT_EQ(env_.emulator.RequestCount("get nodes"), 0);
-  EXPECT_EQ(env_.registry.Find("cloud_node_controller_initialization_duration_seconds")
-                ->Count({}), 1u);
+  EXPECT_EQ(env_.registry.Find("cloud_node_controller_initialization_duration_seconds")->Count({}),
+            1u);
   auto events = env_.EventsFor("worker-1");
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].reason, "Synced");
@@ -196,13 +197,11 @@ TEST_F(NodeControllerTest, ConflictOnUpdateIsRetriedAndKeepsOthersLabels) {
   // Addresses already right: the first write of the sync is the PUT.
   env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.5")});
   env_.EditNode("worker-1", [](kube::Json& n) {
-    kube::SetNodeAddresses(n, {{"Hostname", "worker-1"},
-                               {"InternalIP", "10.0.0.5"},
-                               {"ExternalIP", "10.0.0.5"}});
+    kube::SetNodeAddresses(
+        n, {{"Hostname", "worker-1"}, {"InternalIP", "10.0.0.5"}, {"ExternalIP", "10.0.0.5"}});
   });
-  ASSERT_TRUE(env_.StoreSees("worker-1", [](const kube::Json& n) {
-    return !kube::NodeAddresses(n).empty();
-  }));
+  ASSERT_TRUE(env_.StoreSees("worker-1",
+                             [](const kube::Json& n) { return !kube::NodeAddresses(n).empty(); }));
   NodeController& c = Controller();  // not started: Sync is called directly
   // Someone else writes a label the informer may not have seen yet, and the server answers the
   // next update with 409 either way.
@@ -257,9 +256,8 @@ TEST_F(NodeControllerTest, FailingNodeGetsWarningEventAndIsRetried) {
   EXPECT_TRUE(kube::HasTaint(env_.GetNode("worker-1"), kUninitializedTaintKey));
   // Fixed: the next retry initialises it.
   env_.instances.SetNodeError("worker-1", absl::OkStatus());
-  ASSERT_TRUE(AdvanceUntil([&] {
-    return !kube::HasTaint(env_.GetNode("worker-1"), kUninitializedTaintKey);
-  }));
+  ASSERT_TRUE(AdvanceUntil(
+      [&] { return !kube::HasTaint(env_.GetNode("worker-1"), kUninitializedTaintKey); }));
 }
 
 TEST_F(NodeControllerTest, VmNotFoundIsRetriedNotDeleted) {
@@ -308,9 +306,8 @@ TEST_F(NodeControllerTest, AddressesRefreshedOnlyWhenChanged) {
     return kube::NodeAddresses(n).size() == 3 && kube::NodeAddresses(n)[1].address == "10.0.0.9";
   }));
   c.EnqueueAddressRefresh("worker-1");
-  ASSERT_TRUE(Eventually([&] {
-    return kube::NodeAddresses(env_.GetNode("worker-1"))[1].address == "10.0.0.7";
-  }));
+  ASSERT_TRUE(Eventually(
+      [&] { return kube::NodeAddresses(env_.GetNode("worker-1"))[1].address == "10.0.0.7"; }));
   EXPECT_TRUE(Eventually([&] {
     return env_.registry.Find("cloud_node_controller_address_updates_total")->Value({}) == 2;
   }));

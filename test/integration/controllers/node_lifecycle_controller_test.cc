@@ -3,10 +3,10 @@
 #include "controllers/node_lifecycle_controller.h"
 
 #include "absl/strings/match.h"
-#include "integration/controllers/controllers_test_env.h"
 #include "controllers/node_update.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "integration/controllers/controllers_test_env.h"
 #include "testing/fake_clock.h"
 
 namespace ccm::controllers {
@@ -111,9 +111,8 @@ TEST_F(NodeLifecycleControllerTest, ShutdownTaintAddedAndRemovedWhenReady) {
   EXPECT_TRUE(env_.client->deletes().empty());
 
   // Still shut down next period: no second write.
-  ASSERT_TRUE(env_.StoreSees("sleepy", [](const kube::Json& n) {
-    return kube::HasTaint(n, kShutdownTaintKey);
-  }));
+  ASSERT_TRUE(env_.StoreSees(
+      "sleepy", [](const kube::Json& n) { return kube::HasTaint(n, kShutdownTaintKey); }));
   env_.emulator.ResetRequestCounts();
   NextPass();
   EXPECT_EQ(env_.emulator.RequestCount("update nodes"), 0);
@@ -198,15 +197,13 @@ TEST_F(NodeLifecycleControllerTest, NotSyncedPassesDeleteAndTaintNothingAndWarnO
   env_.EditNode("awake", [](kube::Json& n) {
     kube::AddTaint(n, kube::Taint{std::string(kShutdownTaintKey), "", "NoSchedule"});
   });
-  ASSERT_TRUE(env_.StoreSees("awake", [](const kube::Json& n) {
-    return kube::HasTaint(n, kShutdownTaintKey);
-  }));
+  ASSERT_TRUE(env_.StoreSees(
+      "awake", [](const kube::Json& n) { return kube::HasTaint(n, kShutdownTaintKey); }));
 
   // The first pass removes the taint of "awake"; let the informer see that before the others.
   NextPass();
-  ASSERT_TRUE(env_.StoreSees("awake", [](const kube::Json& n) {
-    return !kube::HasTaint(n, kShutdownTaintKey);
-  }));
+  ASSERT_TRUE(env_.StoreSees(
+      "awake", [](const kube::Json& n) { return !kube::HasTaint(n, kShutdownTaintKey); }));
   for (int i = 1; i < 12; ++i) NextPass();  // a minute of outage
   EXPECT_TRUE(env_.GetNode("gone").is_object());
   EXPECT_FALSE(kube::HasTaint(env_.GetNode("sleepy"), kShutdownTaintKey));
@@ -286,12 +283,12 @@ TEST_F(NodeLifecycleControllerTest, ForeignAndReadyNodesAreLeftAlone) {
 // Node without one (bare metal in a mixed cluster, never initialised) or with a foreign one is
 // never looked up, deleted or tainted, even when the provider would call its VM gone or off.
 TEST_F(NodeLifecycleControllerTest, NodesWithoutOurProviderIdAreNeverDeletedOrTainted) {
-  NotReadyNode("bare-metal", "");                     // no VM by that name: "gone" if asked
-  NotReadyNode("no-id-off", "");                      // a VM by that name, powered off
+  NotReadyNode("bare-metal", "");  // no VM by that name: "gone" if asked
+  NotReadyNode("no-id-off", "");   // a VM by that name, powered off
   env_.instances.SetVm("no-id-off", {.shutdown = true, .metadata = {}});
   NotReadyNode("aws-off", "aws:///us-east-1a/i-9");  // foreign, and "off" if asked
   env_.instances.SetVm("aws-off", {.shutdown = true, .metadata = {}});
-  NotReadyNode("ours-gone");                          // the control: ours and gone
+  NotReadyNode("ours-gone");  // the control: ours and gone
   Start();
   // The next pass reads the informer's copy: let it see the deletion first, or it would look
   // the deleted Node up (and try to delete it) once more.
@@ -324,12 +321,12 @@ TEST_F(NodeLifecycleControllerTest, ActionsAlreadyDoneOnTheServerAreNotCountedAg
   env_.EditNode("awake", [](kube::Json& n) {
     kube::AddTaint(n, kube::Taint{std::string(kShutdownTaintKey), "", "NoSchedule"});
   });
-  ASSERT_TRUE(env_.StoreSees("awake", [](const kube::Json& n) {
-    return kube::HasTaint(n, kShutdownTaintKey);
-  }));
+  ASSERT_TRUE(env_.StoreSees(
+      "awake", [](const kube::Json& n) { return kube::HasTaint(n, kShutdownTaintKey); }));
   NotReadyNode("gone");  // ours, and its VM does not exist
   env_.nodes->Stop();    // the informer's copies stay as they are now: stale from here on
-  env_.EditNode("awake", [](kube::Json& n) { kube::RemoveTaint(n, kShutdownTaintKey, "NoSchedule"); });
+  env_.EditNode("awake",
+                [](kube::Json& n) { kube::RemoveTaint(n, kShutdownTaintKey, "NoSchedule"); });
   ASSERT_TRUE(env_.emulator.Delete("nodes", "", "gone").ok());
   Start();
   EXPECT_EQ(Actions("shutdown_untainted"), 0) << "the fresh Node had no taint: nothing written";

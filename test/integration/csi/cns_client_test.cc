@@ -1,4 +1,6 @@
 // The CNS client (src/vsphere/cns) against the simulator fixture's CNS service (cns.go).
+#include "vsphere/cns/cns_client.h"
+
 #include <algorithm>
 #include <iostream>
 #include <map>
@@ -15,7 +17,6 @@
 #include "gtest/gtest.h"
 #include "testing/static_credentials.h"
 #include "vsphere/client.h"
-#include "vsphere/cns/cns_client.h"
 #include "vsphere/credential_source.h"
 #include "vsphere/property_collector.h"
 #include "vsphere/soap.h"
@@ -346,8 +347,13 @@ TEST_F(CnsClientTest, UpdatedMetadataShowsInQueries) {
   m.container_cluster.cluster_id = "cluster-a";
   m.container_cluster.vsphere_user = "admin";
   EntityMetadata pv{"PERSISTENT_VOLUME", "pv-meta", "", {{"app", "db"}}, false, "cluster-a", {}};
-  EntityMetadata pvc{"PERSISTENT_VOLUME_CLAIM", "data", "ns1", {{"tier", "gold"}}, false,
-                     "cluster-a", {{"PERSISTENT_VOLUME", "pv-meta", "", "cluster-a"}}};
+  EntityMetadata pvc{"PERSISTENT_VOLUME_CLAIM",
+                     "data",
+                     "ns1",
+                     {{"tier", "gold"}},
+                     false,
+                     "cluster-a",
+                     {{"PERSISTENT_VOLUME", "pv-meta", "", "cluster-a"}}};
   m.entity_metadata = {pv, pvc};
   ASSERT_TRUE(cns_->UpdateVolumeMetadata(v, m).ok());
 
@@ -455,8 +461,7 @@ TEST_F(CnsClientTest, ReportsTaskTimes) {
   std::sort(client_ms.begin(), client_ms.end());
   std::cout << "CnsCreateVolume: simulator task p50 " << (*stats)["CnsCreateVolume"].p50_ms
             << " ms, client call p50 " << client_ms[kN / 2] << " ms ("
-            << recorder_.Count("RetrievePropertiesEx") / (2.0 * kN)
-            << " task polls per call)\n";
+            << recorder_.Count("RetrievePropertiesEx") / (2.0 * kN) << " task polls per call)\n";
   EXPECT_GT(client_ms[kN / 2], 0);
 }
 

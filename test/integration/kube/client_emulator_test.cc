@@ -66,10 +66,8 @@ class EmulatorTest : public ::testing::Test {
 
 TEST_F(EmulatorTest, KubeconfigVariantsAuthenticate) {
   const KubeconfigOptions variants[] = {
-      {KubeconfigAuth::kToken},
-      {KubeconfigAuth::kTokenFile},
-      {KubeconfigAuth::kClientCertData},
-      {KubeconfigAuth::kClientCertFiles, false, true},
+      {KubeconfigAuth::kToken},          {KubeconfigAuth::kTokenFile},
+      {KubeconfigAuth::kClientCertData}, {KubeconfigAuth::kClientCertFiles, false, true},
       {KubeconfigAuth::kToken, true},  // insecure-skip-tls-verify
   };
   for (const auto& v : variants) {
@@ -139,7 +137,8 @@ TEST_F(EmulatorTest, EveryRequestKind) {
   auto missing = c->Get(ConfigMaps(), "default", "nope");
   EXPECT_TRUE(IsNotFoundError(missing.status()));
   EXPECT_NE(missing.status().message().find("get /api/v1/namespaces/default/configmaps/nope"),
-            absl::string_view::npos) << missing.status();
+            absl::string_view::npos)
+      << missing.status();
 
   // update keeps unknown fields; a stale resourceVersion is a conflict
   Json upd = *got;
@@ -153,17 +152,19 @@ TEST_F(EmulatorTest, EveryRequestKind) {
 
   // three patch types on a node and its status
   ASSERT_TRUE(c->Create(Nodes(), "", NodeObj("p1")).ok());
-  ASSERT_TRUE(c->Patch(Nodes(), "", "p1", PatchType::kMerge,
-                       {{"metadata", {{"labels", {{"a", "1"}}}}}}).ok());
+  ASSERT_TRUE(
+      c->Patch(Nodes(), "", "p1", PatchType::kMerge, {{"metadata", {{"labels", {{"a", "1"}}}}}})
+          .ok());
   ASSERT_TRUE(c->Patch(Nodes(), "", "p1", PatchType::kStrategicMerge,
-                       {{"spec", {{"taints", {{{"key", "t"}, {"effect", "NoSchedule"}}}}}}}).ok());
-  auto jp = c->Patch(Nodes(), "", "p1", PatchType::kJson,
-                     Json::array({{{"op", "add"}, {"path", "/spec/providerID"},
-                                   {"value", "vsphere://x"}}}));
+                       {{"spec", {{"taints", {{{"key", "t"}, {"effect", "NoSchedule"}}}}}}})
+                  .ok());
+  auto jp = c->Patch(
+      Nodes(), "", "p1", PatchType::kJson,
+      Json::array({{{"op", "add"}, {"path", "/spec/providerID"}, {"value", "vsphere://x"}}}));
   ASSERT_TRUE(jp.ok()) << jp.status();
-  auto st = c->Patch(Nodes(), "", "p1", PatchType::kStrategicMerge,
-                     {{"status", {{"addresses", {{{"type", "InternalIP"}, {"address", "10.0.0.9"}}}}}}},
-                     "status");
+  auto st = c->Patch(
+      Nodes(), "", "p1", PatchType::kStrategicMerge,
+      {{"status", {{"addresses", {{{"type", "InternalIP"}, {"address", "10.0.0.9"}}}}}}}, "status");
   ASSERT_TRUE(st.ok()) << st.status();
   auto node = c->Get(Nodes(), "", "p1");
   ASSERT_TRUE(node.ok());
@@ -205,7 +206,8 @@ TEST_F(EmulatorTest, EveryRequestKind) {
 
 TEST_F(EmulatorTest, ListPagingAndListAll) {
   auto c = NewClient();
-  for (int i = 0; i < 25; ++i) ASSERT_TRUE(emu_.Create("nodes", NodeObj(absl::StrCat("n", i))).ok());
+  for (int i = 0; i < 25; ++i)
+    ASSERT_TRUE(emu_.Create("nodes", NodeObj(absl::StrCat("n", i))).ok());
   ListOptions lo;
   lo.limit = 10;
   auto page = c->List(Nodes(), "", lo);
@@ -233,14 +235,19 @@ TEST_F(EmulatorTest, WatchEventsBookmarksAndCancel) {
   wo.resource_version = list->resource_version;
   absl::Status result;
   std::thread t([&] {
-    result = c->Watch(Nodes(), "", wo, [&](const WatchEvent& ev) {
-      absl::MutexLock l(&mu);
-      seen.push_back(absl::StrCat(WatchEventTypeName(ev.type), " ", Name(ev.object)));
-      return true;
-    }, &cancel);
+    result = c->Watch(
+        Nodes(), "", wo,
+        [&](const WatchEvent& ev) {
+          absl::MutexLock l(&mu);
+          seen.push_back(absl::StrCat(WatchEventTypeName(ev.type), " ", Name(ev.object)));
+          return true;
+        },
+        &cancel);
   });
   ASSERT_TRUE(c->Create(Nodes(), "", NodeObj("w1")).ok());
-  ASSERT_TRUE(c->Patch(Nodes(), "", "w1", PatchType::kMerge, {{"metadata", {{"labels", {{"x", "y"}}}}}}).ok());
+  ASSERT_TRUE(
+      c->Patch(Nodes(), "", "w1", PatchType::kMerge, {{"metadata", {{"labels", {{"x", "y"}}}}}})
+          .ok());
   ASSERT_TRUE(c->Delete(Nodes(), "", "w1").ok());
   {
     absl::MutexLock l(&mu);
@@ -263,7 +270,8 @@ TEST_F(EmulatorTest, WatchEventsBookmarksAndCancel) {
 
   // Watching from a compacted version: ERROR 410 -> IsGone.
   emu_.CompactHistory();
-  absl::Status gone = c->Watch(Nodes(), "", wo, [](const WatchEvent&) { return true; }, nullptr);
+  absl::Status gone = c->Watch(
+      Nodes(), "", wo, [](const WatchEvent&) { return true; }, nullptr);
   EXPECT_TRUE(IsGone(gone)) << gone;
 }
 
@@ -537,7 +545,8 @@ TEST_F(EmulatorTest, InformerResumesAfterDroppedWatchWithoutMissOrDuplicate) {
   ASSERT_TRUE(rec.WaitFor("delete a0"));
   EXPECT_EQ(inf.lists(), 1);  // resumed, not relisted
   EXPECT_GE(inf.watches(), 2);
-  for (const char* n : {"a0", "a1", "a4", "b0", "b1", "b2"}) EXPECT_EQ(rec.CountOf(absl::StrCat("add ", n)), 1) << n;
+  for (const char* n : {"a0", "a1", "a4", "b0", "b1", "b2"})
+    EXPECT_EQ(rec.CountOf(absl::StrCat("add ", n)), 1) << n;
   EXPECT_EQ(rec.CountOf("delete a0"), 1);
   EXPECT_EQ(inf.Size(), 7u);
   EXPECT_EQ(inf.Get("a0"), nullptr);
@@ -627,7 +636,9 @@ TEST_F(EmulatorTest, InformerCompactStoreWithTransform) {
   Informer inf(*c, Nodes(), o);
   absl::Mutex mu;
   std::vector<std::string> seen;  // "kind name old-color new-color images?"
-  auto images = [](const Json& n) { return n.contains("status") && n["status"].contains("images"); };
+  auto images = [](const Json& n) {
+    return n.contains("status") && n["status"].contains("images");
+  };
   auto record = [&](std::string e) {
     absl::MutexLock l(&mu);
     seen.push_back(std::move(e));

@@ -41,8 +41,7 @@ class EventRecorderEmulatorTest : public ::testing::Test {
 TEST_F(EventRecorderEmulatorTest, RepeatsArePatchedAndAVanishedEventIsCreatedAgain) {
   FakeClock clock;
   EventRecorder recorder(*sink_, {.host = "cp-1", .clock = &clock});
-  const ObjectReference node{.kind = "Node", .name = "worker-1", .uid = "u-1",
-                             .api_version = "v1"};
+  const ObjectReference node{.kind = "Node", .name = "worker-1", .uid = "u-1", .api_version = "v1"};
   for (int i = 0; i < 3; ++i) {
     recorder.Warning(node, "FailedToFindVM", "no VM with uuid 4237");
     recorder.Flush();
@@ -53,8 +52,7 @@ TEST_F(EventRecorderEmulatorTest, RepeatsArePatchedAndAVanishedEventIsCreatedAga
 
   std::vector<nlohmann::json> events = emulator_.List("events", "default");
   ASSERT_EQ(events.size(), 2u);
-  const nlohmann::json& warning =
-      events[0]["reason"] == "FailedToFindVM" ? events[0] : events[1];
+  const nlohmann::json& warning = events[0]["reason"] == "FailedToFindVM" ? events[0] : events[1];
   EXPECT_EQ(warning["count"], 3);
   EXPECT_EQ(warning["type"], "Warning");
   EXPECT_EQ(warning["involvedObject"]["name"], "worker-1");

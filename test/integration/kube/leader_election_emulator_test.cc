@@ -159,8 +159,8 @@ TEST_F(LeaderElectionEmulatorTest, OneLeadsAndTheOtherTakesOverWhenItStopsRenewi
   ASSERT_TRUE(Eventually([&] { return leader.lost(); }));
   ASSERT_TRUE(leader.stopped_at().has_value());
   // Lost after RenewDeadline of failed renewals (2s, + up to one retry period before it).
-  EXPECT_LE(*leader.stopped_at() - cut, absl::Seconds(2) + absl::Milliseconds(500) +
-                                            absl::Seconds(2));  // scheduling slack
+  EXPECT_LE(*leader.stopped_at() - cut,
+            absl::Seconds(2) + absl::Milliseconds(500) + absl::Seconds(2));  // scheduling slack
   // started_at is set on the leading thread, just after the elector reports leading.
   ASSERT_TRUE(Eventually([&] { return other.started_at().has_value(); }));
   // The other waits for the lease to expire on its own clock (4s after it last saw a renewal),

@@ -12,9 +12,9 @@
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "vsphere/client.h"
 #include "testing/fake_clock.h"
 #include "testing/static_credentials.h"
+#include "vsphere/client.h"
 
 namespace ccm::vsphere {
 namespace {

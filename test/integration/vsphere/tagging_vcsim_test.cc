@@ -9,10 +9,10 @@
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/static_credentials.h"
 #include "vsphere/ancestry.h"
 #include "vsphere/client.h"
 #include "vsphere/tagging.h"
-#include "testing/static_credentials.h"
 
 namespace ccm::vsphere {
 namespace {
@@ -76,8 +76,8 @@ class TaggingVcsimTest : public ::testing::Test {
     std::vector<Moref> out;
     std::set<Moref> seen;
     if (!a.ok() || a->empty()) return out;
-    for (const auto* chain : {&(*a)[0].vm_chain, &(*a)[0].host_chain,
-                              &(*a)[0].resource_pool_chain}) {
+    for (const auto* chain :
+         {&(*a)[0].vm_chain, &(*a)[0].host_chain, &(*a)[0].resource_pool_chain}) {
       for (const InventoryRef& r : *chain) {
         if (seen.insert(r.ref).second) out.push_back(r.ref);
       }

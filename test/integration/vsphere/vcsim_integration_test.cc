@@ -347,7 +347,8 @@ TEST_F(VcsimTest, TransientErrorsAreRetriedAndCounted) {
   ASSERT_TRUE(vcsim_->SetFault("malformed", 1, 0, "RetrievePropertiesEx").ok());
   r = ListDatacenters(*c);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInternal);
-  EXPECT_TRUE(absl::StrContains(r.status().message(), "malformed SOAP response from")) << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "malformed SOAP response from"))
+      << r.status();
   ASSERT_TRUE(vcsim_->SetFault("none").ok());
   EXPECT_TRUE(ListDatacenters(*c).ok());
 
