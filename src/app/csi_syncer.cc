@@ -14,6 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "app/csi_driver.h"
 #include "app/health_server.h"
 #include "cloud/config/config.h"
 #include "cloud/credentials/credential_store.h"
@@ -27,42 +28,17 @@
 #include "kube/informer.h"
 #include "kube/kube_lease_lock.h"
 #include "kube/leader_election.h"
+#include "kube/resource.h"
 #include "vsphere/client.h"
 #include "vsphere/cns/cns_client.h"
 
 namespace ccm::app {
 namespace {
 
-const kube::Resource& Pvs() {
-  static const kube::Resource r{"", "v1", "persistentvolumes", "PersistentVolume", false};
-  return r;
-}
-const kube::Resource& Pvcs() {
-  static const kube::Resource r{"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true};
-  return r;
-}
-const kube::Resource& Pods() {
-  static const kube::Resource r{"", "v1", "pods", "Pod", true};
-  return r;
-}
-
 absl::StatusOr<cloud::Config> ReadConfig(const std::string& path,
                                          const std::map<std::string, std::string>& env) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::FailedPreconditionError(absl::StrCat("cannot read CSI config ", path, ": ",
-                                                      std::strerror(errno),
-                                                      " (set VSPHERE_CSI_CONFIG to its path)"));
-  }
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  cloud::ParseOptions po;
-  po.file_name = path;
-  absl::StatusOr<cloud::ParseResult> r = cloud::ParseConfig(bytes.str(), env, po);
-  if (!r.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid CSI config ", path, ": ", r.status().message()));
-  }
+  absl::StatusOr<cloud::ParseResult> r = ReadCsiConfig(path, env);
+  if (!r.ok()) return r.status();
   for (const auto& w : r->warnings) LOG_WARN("CSI config {}: {}", path, w);
   const cloud::Config& c = r->config;
   if (c.global.cluster_id.empty()) {
@@ -102,9 +78,9 @@ struct SyncerWiring {
   // Runs informers and syncer until `stop`.
   void Lead(const CsiSyncerOptions& o, const absl::Notification& stop) {
     kube::SharedInformerFactory factory(*informer_client);
-    kube::Informer& pvs = factory.For(Pvs());
-    kube::Informer& pvcs = factory.For(Pvcs());
-    kube::Informer& pods = factory.For(Pods());
+    kube::Informer& pvs = factory.For(kube::PersistentVolumes());
+    kube::Informer& pvcs = factory.For(kube::PersistentVolumeClaims());
+    kube::Informer& pods = factory.For(kube::Pods());
     csi::syncer::MetadataSyncerOptions so;
     so.cluster_id = config.global.cluster_id;
     so.cluster_distribution = config.global.cluster_distribution;

@@ -5,7 +5,7 @@ if(TARGET ccm_csi_syncer)
     ${CMAKE_CURRENT_LIST_DIR}/csi_syncer_options.cc ${CMAKE_CURRENT_LIST_DIR}/csi_syncer.cc)
   target_compile_definitions(ccm_csi_syncer_app PRIVATE CCM_VERSION="${PROJECT_VERSION}")
   target_link_libraries(ccm_csi_syncer_app PUBLIC
-    ccm_csi_syncer ccm_app_lib ccm_config ccm_credentials ccm_cloud_vsphere ccm_kube
+    ccm_csi_syncer ccm_csi_app ccm_app_lib ccm_config ccm_credentials ccm_cloud_vsphere ccm_kube
     ccm_kube_control_api)
   add_ccm_test(NAME csi_syncer_options_test
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/csi_syncer_options_test.cc LIBS ccm_csi_syncer_app)

@@ -19,6 +19,18 @@ const Resource& Nodes() {
   static const Resource r{"", "v1", "nodes", "Node", false};
   return r;
 }
+const Resource& PersistentVolumes() {
+  static const Resource r{"", "v1", "persistentvolumes", "PersistentVolume", false};
+  return r;
+}
+const Resource& PersistentVolumeClaims() {
+  static const Resource r{"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true};
+  return r;
+}
+const Resource& Pods() {
+  static const Resource r{"", "v1", "pods", "Pod", true};
+  return r;
+}
 const Resource& Secrets() {
   static const Resource r{"", "v1", "secrets", "Secret", true};
   return r;

@@ -29,6 +29,9 @@ const Resource& Secrets();
 const Resource& ConfigMaps();
 const Resource& CoreEvents();
 const Resource& Namespaces();
+const Resource& PersistentVolumes();
+const Resource& PersistentVolumeClaims();
+const Resource& Pods();
 // coordination.k8s.io/v1
 const Resource& Leases();
 // events.k8s.io/v1

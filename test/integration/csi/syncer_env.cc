@@ -26,19 +26,6 @@ constexpr char kSpec[] = R"({
   }]
 })";
 
-const kube::Resource& Pvs() {
-  static const kube::Resource r{"", "v1", "persistentvolumes", "PersistentVolume", false};
-  return r;
-}
-const kube::Resource& Pvcs() {
-  static const kube::Resource r{"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true};
-  return r;
-}
-const kube::Resource& Pods() {
-  static const kube::Resource r{"", "v1", "pods", "Pod", true};
-  return r;
-}
-
 absl::Status Put(ccm::testing::KubeEmulator& emu, const std::string& resource, const json& obj) {
   absl::StatusOr<json> r = emu.Put(resource, obj);
   return r.ok() ? absl::OkStatus() : r.status();
@@ -94,9 +81,9 @@ absl::Status SyncerEnv::Start(bool start_syncer) {
   kube::InformerOptions io;
   io.backoff = {absl::Milliseconds(50), absl::Milliseconds(500), 2.0, 0.0};
   factory_ = std::make_unique<kube::SharedInformerFactory>(*rest_, io);
-  pvs_ = &factory_->For(Pvs());
-  pvcs_ = &factory_->For(Pvcs());
-  pods_ = &factory_->For(Pods());
+  pvs_ = &factory_->For(kube::PersistentVolumes());
+  pvcs_ = &factory_->For(kube::PersistentVolumeClaims());
+  pods_ = &factory_->For(kube::Pods());
   factory_->Start();
   if (!factory_->WaitForSync(absl::Seconds(20))) return absl::DeadlineExceededError("sync");
   return start_syncer ? StartSyncer() : absl::OkStatus();
