@@ -13,39 +13,13 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "integration/csi/node_env.h"
+#include "integration/csi/node_fixture.h"
 
 namespace ccm::csi::testing {
 namespace {
 
-class NodeDeviceTest : public ::testing::Test {
+class NodeDeviceTest : public NodeFixture {
  protected:
-  void SetUp() override { StartEnv(absl::Seconds(20)); }
-  void StartEnv(absl::Duration wait) {
-    env_.reset();
-    auto env = NodeEnv::Start(wait);
-    ASSERT_TRUE(env.ok()) << env.status();
-    env_ = std::move(*env);
-  }
-  grpc::Status Stage(const ::csi::v1::NodeStageVolumeRequest& r) {
-    grpc::ClientContext ctx;
-    ::csi::v1::NodeStageVolumeResponse resp;
-    return env_->node().NodeStageVolume(&ctx, r, &resp);
-  }
-  grpc::Status Publish(const ::csi::v1::NodePublishVolumeRequest& r) {
-    grpc::ClientContext ctx;
-    ::csi::v1::NodePublishVolumeResponse resp;
-    return env_->node().NodePublishVolume(&ctx, r, &resp);
-  }
-  grpc::Status Unpublish(const std::string& volume, const std::string& target) {
-    grpc::ClientContext ctx;
-    ::csi::v1::NodeUnpublishVolumeResponse resp;
-    return env_->node().NodeUnpublishVolume(&ctx, UnpublishReq(volume, target), &resp);
-  }
-  grpc::Status Unstage(const std::string& volume, const std::string& staging) {
-    grpc::ClientContext ctx;
-    ::csi::v1::NodeUnstageVolumeResponse resp;
-    return env_->node().NodeUnstageVolume(&ctx, UnstageReq(volume, staging), &resp);
-  }
   grpc::Status Stats(const std::string& volume, const std::string& path,
                      ::csi::v1::NodeGetVolumeStatsResponse* resp) {
     grpc::ClientContext ctx;
@@ -72,8 +46,6 @@ class NodeDeviceTest : public ::testing::Test {
     EXPECT_TRUE(Publish(PublishReq(volume, disk->uuid, *staging, target, NodeMountCap(fs))).ok());
     return target;
   }
-
-  std::unique_ptr<NodeEnv> env_;
 };
 
 bool HasCapability(int cap) {

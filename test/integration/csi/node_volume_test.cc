@@ -9,6 +9,7 @@
 #include "csi/node/run_command.h"
 #include "gtest/gtest.h"
 #include "integration/csi/node_env.h"
+#include "integration/csi/node_fixture.h"
 #include "testing/eventually.h"
 
 namespace ccm::csi::testing {
@@ -18,45 +19,18 @@ using ::csi::v1::VolumeCapability;
 constexpr auto kReader = VolumeCapability::AccessMode::SINGLE_NODE_READER_ONLY;
 constexpr auto kWriter = VolumeCapability::AccessMode::SINGLE_NODE_WRITER;
 
-class NodeFixture : public ::testing::Test {
+class NodeVolumeFixture : public NodeFixture {
  protected:
-  void SetUp() override {
-    auto env = NodeEnv::Start();
-    ASSERT_TRUE(env.ok()) << env.status();
-    env_ = std::move(*env);
-  }
-
-  grpc::Status Stage(const ::csi::v1::NodeStageVolumeRequest& r) {
-    grpc::ClientContext ctx;
-    ::csi::v1::NodeStageVolumeResponse resp;
-    return env_->node().NodeStageVolume(&ctx, r, &resp);
-  }
-  grpc::Status Publish(const ::csi::v1::NodePublishVolumeRequest& r) {
-    grpc::ClientContext ctx;
-    ::csi::v1::NodePublishVolumeResponse resp;
-    return env_->node().NodePublishVolume(&ctx, r, &resp);
-  }
-  grpc::Status Unpublish(const std::string& volume, const std::string& target) {
-    grpc::ClientContext ctx;
-    ::csi::v1::NodeUnpublishVolumeResponse resp;
-    return env_->node().NodeUnpublishVolume(&ctx, UnpublishReq(volume, target), &resp);
-  }
-  grpc::Status Unstage(const std::string& volume, const std::string& staging) {
-    grpc::ClientContext ctx;
-    ::csi::v1::NodeUnstageVolumeResponse resp;
-    return env_->node().NodeUnstageVolume(&ctx, UnstageReq(volume, staging), &resp);
-  }
   std::string FsOf(const std::string& device) {
     auto out = node::RunCommand({"blkid", "-p", "-s", "TYPE", "-o", "value", device});
     if (!out.ok()) return out.status().ToString();
     if (out->exit_code == 2) return "";  // nothing there
     return std::string(absl::StripAsciiWhitespace(out->output));
   }
-
-  std::unique_ptr<NodeEnv> env_;  // destroyed last: unmounts what a failed test left
 };
 
-class NodeVolumeTest : public NodeFixture, public ::testing::WithParamInterface<std::string> {};
+class NodeVolumeTest : public NodeVolumeFixture,
+                       public ::testing::WithParamInterface<std::string> {};
 
 TEST_P(NodeVolumeTest, LifecycleKeepsDataAcrossStages) {
   const std::string fs = GetParam();
@@ -124,7 +98,7 @@ TEST_P(NodeVolumeTest, ReadOnlyPublishRefusesWrites) {
 
 INSTANTIATE_TEST_SUITE_P(Filesystems, NodeVolumeTest, ::testing::Values("ext4", "xfs"));
 
-using NodeStageTest = NodeFixture;
+using NodeStageTest = NodeVolumeFixture;
 
 TEST_F(NodeStageTest, DefaultsToExt4AndAppliesMountFlags) {
   auto disk = env_->NewDisk();
