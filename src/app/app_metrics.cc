@@ -66,8 +66,7 @@ std::unique_ptr<kube::WorkQueueMetrics> QueueMetricsProvider::NewQueueMetrics(
                                         longest_);
 }
 
-void RegisterVCenterGauges(metrics::Registry& r,
-                           std::shared_ptr<std::vector<cloud::VCenter*>> vcs) {
+void RegisterVCenterGauges(metrics::Registry& r, std::shared_ptr<LiveVCenters> vcs) {
   auto* session =
       r.Gauge("cloudprovider_vsphere_session_state",
               "1 for the current SOAP session state of each vCenter.", {"vcenter", "state"});
@@ -91,7 +90,8 @@ void RegisterVCenterGauges(metrics::Registry& r,
       r.Gauge("cloudprovider_vsphere_zone_tag_batches_total",
               "Batched tag requests (list-attached-tags-on-objects).", {"vcenter"});
   r.OnScrape([=] {
-    for (cloud::VCenter* vc : *vcs) {
+    vcs->ForEach([&](cloud::VCenter& v) {
+      cloud::VCenter* vc = &v;
       const std::string& l = vc->label();
       auto s = vc->client().session_status();
       for (auto st : {vsphere::SessionState::kLoggedOut, vsphere::SessionState::kLoggedIn,
@@ -109,7 +109,7 @@ void RegisterVCenterGauges(metrics::Registry& r,
       auto topo = vc->topology().stats();
       topo_hits->Set({l}, static_cast<double>(topo.hits));
       topo_batches->Set({l}, static_cast<double>(topo.batch_fetches));
-    }
+    });
   });
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/live_vcenters.h"
 #include "app/vcenter_metrics.h"
 #include "cloud/vsphere/vcenter.h"
 #include "common/metrics.h"
@@ -24,9 +25,9 @@ class QueueMetricsProvider final : public kube::WorkQueueMetricsProvider {
   metrics::Family *depth_, *adds_, *latency_, *work_, *retries_, *unfinished_, *longest_;
 };
 
-// Session/inventory/tag gauges of these vCenters, refreshed at every scrape. The vCenters must
-// outlive the registry's use (the app unregisters by clearing the vector it owns).
-void RegisterVCenterGauges(metrics::Registry& r, std::shared_ptr<std::vector<cloud::VCenter*>> vcs);
+// Session/inventory/tag gauges of the live vCenters, refreshed at every scrape (under the
+// LiveVCenters lock, so a vCenter being stopped is never read).
+void RegisterVCenterGauges(metrics::Registry& r, std::shared_ptr<LiveVCenters> vcs);
 
 void RegisterBuildInfo(metrics::Registry& r, const std::string& version);
 metrics::Family* LeaderGauge(metrics::Registry& r);

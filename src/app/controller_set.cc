@@ -31,7 +31,7 @@ void ControllerSet::Start() {
              vc->config().datacenters.empty() ? std::string("all")
                                               : absl::StrJoin(vc->config().datacenters, ","));
   }
-  if (options_.live_vcenters) *options_.live_vcenters = raw;
+  if (options_.live_vcenters) options_.live_vcenters->Set(raw);
   instances_ = std::make_unique<cloud::VSphereInstances>(config_, raw);
   nodes_ = std::make_unique<kube::Informer>(clients_.informers, kube::Nodes(),
                                             controllers::NodeCacheOptions());
@@ -137,8 +137,8 @@ void ControllerSet::Stop() {
   // not hold up a pod that is being terminated (client-go's broadcaster does not wait either).
   if (options_.flush_events_on_stop) recorder_->Flush();
   recorder_->Shutdown(options_.event_drain_on_stop);
-  if (options_.live_vcenters) options_.live_vcenters->clear();
-  for (auto& vc : vcs_) vc->Stop();  // logs out of SOAP and REST
+  if (options_.live_vcenters) options_.live_vcenters->Clear();  // waits for readers
+  for (auto& vc : vcs_) vc->Stop();                             // logs out of SOAP and REST
   LOG_INFO("controllers stopped, logged out of {} vCenter(s)", vcs_.size());
 }
 

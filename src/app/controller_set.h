@@ -17,6 +17,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "app/app_metrics.h"
+#include "app/live_vcenters.h"
 #include "cloud/config/config.h"
 #include "cloud/vsphere/vcenter.h"
 #include "cloud/vsphere/vsphere_instances.h"
@@ -59,7 +60,7 @@ struct ControllerSetOptions {
   QueueMetricsProvider* queue_metrics = nullptr;  // nullable
   // If set, holds the running vCenters from Start() until just before they log out in Stop()
   // (the binary's vCenter gauges and health checks read it).
-  std::shared_ptr<std::vector<cloud::VCenter*>> live_vcenters;
+  std::shared_ptr<LiveVCenters> live_vcenters;
   // Stop(): Flush() the recorder (every queued Event sent or given up) before shutting it down.
   bool flush_events_on_stop = false;
   // Stop(): queued Events still unsent this long after the recorder's shutdown are dropped.

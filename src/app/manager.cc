@@ -82,8 +82,7 @@ class Controllers {
   Controllers(const Options& o, const cloud::Config& config,
               const std::map<std::string, std::string>& env, kube::RestClient& client,
               vsphere::CredentialSource& creds, metrics::Registry& registry,
-              QueueMetricsProvider& queue_metrics,
-              std::shared_ptr<std::vector<cloud::VCenter*>> live)
+              QueueMetricsProvider& queue_metrics, std::shared_ptr<LiveVCenters> live)
       : o_(o),
         config_(config),
         env_(env),
@@ -191,7 +190,7 @@ class Controllers {
   vsphere::CredentialSource& creds_;
   metrics::Registry& registry_;
   QueueMetricsProvider& queue_metrics_;
-  std::shared_ptr<std::vector<cloud::VCenter*>> live_;
+  std::shared_ptr<LiveVCenters> live_;
   std::unique_ptr<kube::RestClient> events_client_, node_client_, lifecycle_client_;
   std::unique_ptr<ControllerSet> set_;  // kept until the next round (the health check may read it)
   std::atomic<kube::Informer*> nodes_ptr_{nullptr};  // for the health check thread
@@ -309,9 +308,11 @@ class Manager {
           absl::StrCat("vcenter-", label),
           [this, live_vcs = live_vcs_, label]() -> absl::Status {
             if (!leading_) return absl::OkStatus();  // standby replicas do not connect
-            for (cloud::VCenter* v : *live_vcs)
-              if (v->label() == label) return v->Health();
-            return absl::UnavailableError("not connected yet");
+            absl::Status health = absl::UnavailableError("not connected yet");
+            live_vcs->ForEach([&](cloud::VCenter& v) {
+              if (v.label() == label) health = v.Health();
+            });
+            return health;
           },
           /*liveness=*/false);
     }
@@ -466,8 +467,7 @@ class Manager {
 
   metrics::Registry& registry_ = metrics::Registry::Default();
   std::optional<QueueMetricsProvider> queue_metrics_;
-  const std::shared_ptr<std::vector<cloud::VCenter*>> live_vcs_ =
-      std::make_shared<std::vector<cloud::VCenter*>>();
+  const std::shared_ptr<LiveVCenters> live_vcs_ = std::make_shared<LiveVCenters>();
   metrics::Family* leader_gauge_ = nullptr;
   std::unique_ptr<kube::RestClient> informers_client_;
 
