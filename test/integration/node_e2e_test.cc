@@ -485,6 +485,16 @@ TEST_F(NodeE2eTest, AddressChangeInTheVmReachesTheNode) {
   Register(*east_, "node-a");
   ASSERT_TRUE(env_.Initialised("node-move"));
   ASSERT_TRUE(env_.Initialised("node-a"));
+  // A refresh pass queues the Nodes its informer knows as initialised. The informer may lag the
+  // API server by a moment (ThreadSanitizer on a loaded machine: a few ms), and a Node it still
+  // shows tainted is left to the next pass (it was initialised with fresh addresses a moment ago,
+  // and VM changes reach it through the inventory listener, not the pass): wait for the informer.
+  for (const char* name : {"node-move", "node-a"}) {
+    ASSERT_TRUE(env_.StoreSees(name, [](const kube::Json& n) {
+      return !kube::ProviderId(n).empty() &&
+             !kube::HasTaint(n, controllers::kUninitializedTaintKey);
+    })) << name;
+  }
 
   // The periodic refresh of every node costs no vCenter request when nothing changed.
   auto* syncs = env_.registry().Find("cloud_node_controller_syncs_total");
