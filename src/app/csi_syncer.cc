@@ -116,13 +116,7 @@ absl::StatusOr<std::unique_ptr<SyncerWiring>> Wire(const CsiSyncerOptions& o,
     return absl::Status(s.code(), absl::StrCat("vCenter credentials: ", s.message()));
   }
   for (const cloud::VirtualCenterConfig& vc : w->config.vcenters) {
-    vsphere::ClientOptions co;
-    co.url = cloud::SdkUrl(vc);
-    co.server = vc.server;
-    co.tls.insecure = vc.insecure_flag;
-    co.tls.ca_file = vc.ca_file;
-    co.tls.thumbprint = vc.thumbprint;
-    co.soap_roundtrip_count = vc.soap_roundtrip_count;
+    vsphere::ClientOptions co = cloud::ClientOptionsFor(vc);
     w->vim.push_back(std::make_unique<vsphere::Client>(co, w->credentials.get()));
     w->cns.push_back(std::make_unique<vsphere::cns::CnsClient>(*w->vim.back()));
     auto creds = w->credentials->Get(vc.server);

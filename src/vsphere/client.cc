@@ -22,10 +22,15 @@ HttpClientOptions MakeHttpOptions(const ClientOptions& o) {
   return h;
 }
 
-bool IsTransient(const absl::Status& s) {
+constexpr absl::string_view kSessionCookie = "vmware_soap_session";
+
+// Transport trouble worth another attempt. A change is sent again only when vCenter said it did
+// not run it (502/503/504); a connection that broke without an answer may have run it.
+bool IsTransient(const absl::Status& s, CallKind kind) {
   if (s.code() != absl::StatusCode::kUnavailable) return false;
   int http = HttpStatusOf(s);
-  return http == 0 || http == 502 || http == 503 || http == 504;
+  if (http == 502 || http == 503 || http == 504) return true;
+  return http == 0 && kind == CallKind::kQuery;
 }
 
 ServiceContent ParseServiceContent(const pugi::xml_node& rv) {
@@ -54,6 +59,13 @@ absl::string_view ToString(SessionState s) {
       return "LoginFailed";
   }
   return "Unknown";
+}
+
+std::string WithPath(absl::string_view url, absl::string_view path) {
+  size_t scheme = url.find("://");
+  size_t start = scheme == absl::string_view::npos ? 0 : scheme + 3;
+  size_t slash = url.find('/', start);
+  return absl::StrCat(url.substr(0, slash), path);
 }
 
 std::string HostOfUrl(absl::string_view url) {
@@ -129,28 +141,53 @@ std::string Client::CookieHeader() const {
   return absl::StrJoin(parts, "; ");
 }
 
-HttpRequest Client::SoapRequest(const std::string& envelope) const {
+std::string Client::SessionCookieValue() const {
+  absl::MutexLock l(&mu_);
+  auto it = cookies_.find(std::string(kSessionCookie));
+  if (it == cookies_.end()) return "";
+  absl::string_view v = absl::string_view(it->second).substr(kSessionCookie.size() + 1);
+  if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+  return std::string(v);
+}
+
+std::string Client::UrlOf(const Endpoint& endpoint) const {
+  return endpoint.path == kVim25Endpoint.path ? options_.url
+                                              : WithPath(options_.url, endpoint.path);
+}
+
+std::string Client::Envelope(const Endpoint& endpoint, absl::string_view method,
+                             absl::string_view args_xml) const {
+  std::string header;
+  if (endpoint.session_header) {
+    if (std::string cookie = SessionCookieValue(); !cookie.empty())
+      header = TextXml("vcSessionCookie", cookie);
+  }
+  return BuildEnvelope(BuildMethod(method, args_xml, endpoint.ns), header);
+}
+
+HttpRequest Client::SoapRequest(const std::string& envelope, const Endpoint& endpoint) const {
   HttpRequest req;
   req.method = "POST";
-  req.url = options_.url;
+  req.url = UrlOf(endpoint);
   req.body = envelope;
+  absl::string_view version = endpoint.version.empty() ? options_.api_version : endpoint.version;
   req.headers = {{"Content-Type", "text/xml; charset=utf-8"},
-                 {"SOAPAction", absl::StrCat("urn:vim25/", options_.api_version)}};
+                 {"SOAPAction", absl::StrCat(endpoint.action, "/", version)}};
   std::string cookie = CookieHeader();
   if (!cookie.empty()) req.headers.emplace_back("Cookie", cookie);
   return req;
 }
 
 absl::StatusOr<SoapResponse> Client::RoundTrip(absl::string_view method,
-                                               const std::string& envelope,
-                                               absl::Duration timeout) {
+                                               const std::string& envelope, absl::Duration timeout,
+                                               const Endpoint& endpoint) {
   absl::Time start = clock_->Now();
-  HttpRequest req = SoapRequest(envelope);
+  HttpRequest req = SoapRequest(envelope, endpoint);
   req.timeout = timeout;
   absl::StatusOr<HttpResponse> resp = http_.Do(req);
-  absl::StatusOr<SoapResponse> out =
-      resp.ok() ? ParseHttpSoapResponse(resp->status, resp->body, options_.url)
-                : absl::StatusOr<SoapResponse>(resp.status());
+  absl::StatusOr<SoapResponse> out = resp.ok()
+                                         ? ParseHttpSoapResponse(resp->status, resp->body, req.url)
+                                         : absl::StatusOr<SoapResponse>(resp.status());
   if (out.ok() && (method == "RetrievePropertiesEx" || method == "ContinueRetrievePropertiesEx" ||
                    method == "RetrieveProperties")) {
     // A forgotten session is reported per property, not as a fault: make it one.
@@ -194,7 +231,8 @@ absl::Status Client::StreamRoundTrip(absl::string_view method, const std::string
   return out;
 }
 
-absl::Status Client::Retrying(absl::string_view method, Attempt attempt, MayRetry may_retry) {
+absl::Status Client::Retrying(absl::string_view method, Attempt attempt, MayRetry may_retry,
+                              CallKind kind) {
   const int attempts = std::max(1, options_.soap_roundtrip_count);
   absl::Status s;
   for (int i = 0; i < attempts; ++i) {
@@ -203,7 +241,7 @@ absl::Status Client::Retrying(absl::string_view method, Attempt attempt, MayRetr
       clock_->SleepFor(BackoffDelay(options_.retry_backoff, i - 1), nullptr);
     }
     s = attempt();
-    if (s.ok() || !IsTransient(s) || !may_retry()) break;
+    if (s.ok() || !IsTransient(s, kind) || !may_retry()) break;
   }
   return Annotate(s, method);
 }
@@ -320,13 +358,14 @@ absl::Status Client::Logout() {
   return s.ok() ? s : Annotate(s, absl::StrCat("logout from ", options_.url));
 }
 
-absl::Status Client::WithSession(absl::string_view method, Attempt attempt, MayRetry may_retry) {
+absl::Status Client::WithSession(absl::string_view method, Attempt attempt, MayRetry may_retry,
+                                 CallKind kind) {
   if (NeedsLogin()) {
     absl::MutexLock l(&login_mu_);
     CCM_RETURN_IF_ERROR(LoginLocked(false, 0));
   }
   uint64_t gen = session_generation();
-  absl::Status s = Retrying(method, attempt, may_retry);
+  absl::Status s = Retrying(method, attempt, may_retry, kind);
   if (s.ok() || !IsNotAuthenticated(s) || !may_retry()) return s;
   VLOG(1, "vCenter {}: {}: session not authenticated, logging in again", options_.url, method);
   {
@@ -336,20 +375,11 @@ absl::Status Client::WithSession(absl::string_view method, Attempt attempt, MayR
       return Annotate(login, absl::StrCat(method, ": re-login after NotAuthenticated"));
     }
   }
-  return Retrying(method, attempt, may_retry);
+  return Retrying(method, attempt, may_retry, kind);
 }
 
 absl::StatusOr<SoapResponse> Client::Call(absl::string_view method, absl::string_view args_xml) {
-  const std::string envelope = BuildEnvelope(BuildMethod(method, args_xml));
-  absl::StatusOr<SoapResponse> r;
-  CCM_RETURN_IF_ERROR(WithSession(
-      method,
-      [&] {
-        r = RoundTrip(method, envelope);
-        return r.status();
-      },
-      [] { return true; }));
-  return r;
+  return Call(kVim25Endpoint, method, args_xml, CallKind::kQuery);
 }
 
 absl::Status Client::CallStreaming(absl::string_view method, absl::string_view args_xml,
@@ -362,6 +392,20 @@ absl::Status Client::CallStreaming(absl::string_view method, absl::string_view a
         return StreamRoundTrip(method, envelope, sink, timeout);
       },
       [&] { return !sink.emitted(); });
+}
+
+absl::StatusOr<SoapResponse> Client::Call(const Endpoint& endpoint, absl::string_view method,
+                                          absl::string_view args_xml, CallKind kind) {
+  absl::StatusOr<SoapResponse> r;
+  CCM_RETURN_IF_ERROR(WithSession(
+      method,
+      [&] {
+        // Built per attempt: after a re-login the SOAP header carries the new session.
+        r = RoundTrip(method, Envelope(endpoint, method, args_xml), absl::ZeroDuration(), endpoint);
+        return r.status();
+      },
+      [] { return true; }, kind));
+  return r;
 }
 
 void Client::InvalidateSession(uint64_t generation) {

@@ -14,6 +14,13 @@
 //   (DeadlineExceeded), TLS failures and faults are not retried.
 // - session_generation() increases on every successful (re)login: caches that hold server-side
 //   state (PropertyFilters, views) compare it to know when to rebuild.
+// - One session for every SOAP service of vCenter (Endpoint): vim25 at /sdk, CNS at /vsanHealth,
+//   SPBM at /pbm/sdk. The same cookie, retries, re-login and RequestObserver serve them all;
+//   service endpoints also get the session in the SOAP header (<vcSessionCookie>), as vCenter's
+//   PBM service requires and govmomi sends to every service endpoint.
+// - A call that changes state (CallKind::kChange) is retried only after HTTP 502/503/504 (vCenter
+//   did not run it); a dropped connection may have run it (a second CnsCreateVolume makes a second
+//   volume), so that error goes back to the caller.
 // Thread-safe: one Client may be used from many threads; concurrent re-logins collapse into one.
 
 #include <cstdint>
@@ -41,6 +48,23 @@ namespace ccm::vsphere {
 // Called after every HTTP round trip (so retries are counted): SOAP method, result, latency.
 using RequestObserver =
     std::function<void(absl::string_view method, absl::StatusCode code, absl::Duration latency)>;
+
+// A SOAP service of vCenter reached over the vim25 session.
+struct Endpoint {
+  absl::string_view path;       // URL path on the vCenter: "/sdk", "/vsanHealth", "/pbm/sdk"
+  absl::string_view ns;         // XML namespace of its methods
+  absl::string_view action;     // SOAPAction prefix
+  absl::string_view version;    // SOAPAction version; empty: ClientOptions::api_version
+  bool session_header = false;  // <vcSessionCookie> in the SOAP header
+};
+inline constexpr Endpoint kVim25Endpoint{"/sdk", "urn:vim25", "urn:vim25", "", false};
+// CNS, as govmomi's cns client speaks to it (namespace and version of the vim25 session).
+inline constexpr Endpoint kCnsEndpoint{"/vsanHealth", "urn:vsan", "urn:vsan", "", true};
+// SPBM: vCenter refuses "urn:pbm/" without a version; 2.0 is what VMware's SDKs send.
+inline constexpr Endpoint kPbmEndpoint{"/pbm/sdk", "urn:pbm", "urn:pbm", "2.0", true};
+
+// Whether a call may be sent again after a connection that broke without an answer.
+enum class CallKind { kQuery, kChange };
 
 struct ClientOptions {
   std::string url;  // https://host:port/sdk
@@ -90,6 +114,9 @@ class Client {
   // Invokes a vim25 method: `args_xml` is the method's arguments, starting with
   // MorefXml("_this", ...). Returns the parsed <methodResponse> (see SoapResponse::returnval()).
   absl::StatusOr<SoapResponse> Call(absl::string_view method, absl::string_view args_xml);
+  // The same on another endpoint of this vCenter (CNS, SPBM), over the same session.
+  absl::StatusOr<SoapResponse> Call(const Endpoint& endpoint, absl::string_view method,
+                                    absl::string_view args_xml, CallKind kind = CallKind::kQuery);
 
   // The same for answers too big to hold whole (a full WaitForUpdatesEx): the body of an HTTP 200
   // answer goes to `sink` piece by piece as it arrives, then sink.Finish(); the result is the
@@ -127,22 +154,33 @@ class Client {
   using MayRetry = absl::FunctionRef<bool()>;
   // Makes sure a session exists, runs Retrying(), and after NotAuthenticated logs in again once
   // and runs it again (the class comment's rules; shared by Call and CallStreaming).
-  absl::Status WithSession(absl::string_view method, Attempt attempt, MayRetry may_retry);
+  absl::Status WithSession(absl::string_view method, Attempt attempt, MayRetry may_retry,
+                           CallKind kind = CallKind::kQuery);
   // Runs `attempt` up to soap_roundtrip_count times while it fails transiently.
-  absl::Status Retrying(absl::string_view method, Attempt attempt, MayRetry may_retry);
+  absl::Status Retrying(absl::string_view method, Attempt attempt, MayRetry may_retry,
+                        CallKind kind = CallKind::kQuery);
   // Buffered round trips without the session logic (Login, Logout, RetrieveServiceContent).
   absl::StatusOr<SoapResponse> RoundTrips(absl::string_view method, absl::string_view args_xml);
+  // One HTTP round trip of an envelope built by the caller (Envelope()) to `endpoint`.
   absl::StatusOr<SoapResponse> RoundTrip(absl::string_view method, const std::string& envelope,
-                                         absl::Duration timeout = absl::ZeroDuration());
+                                         absl::Duration timeout = absl::ZeroDuration(),
+                                         const Endpoint& endpoint = kVim25Endpoint);
   absl::Status StreamRoundTrip(absl::string_view method, const std::string& envelope,
                                SoapStreamSink& sink, absl::Duration timeout);
-  HttpRequest SoapRequest(const std::string& envelope) const;
+  // The envelope of `method` on `endpoint` with the session header when the endpoint takes one.
+  std::string Envelope(const Endpoint& endpoint, absl::string_view method,
+                       absl::string_view args_xml) const;
+  std::string UrlOf(const Endpoint& endpoint) const;
+  HttpRequest SoapRequest(const std::string& envelope,
+                          const Endpoint& endpoint = kVim25Endpoint) const;
   // Logs in unless a session newer than `seen_generation` exists (another thread re-logged in).
   absl::Status LoginLocked(bool force, uint64_t seen_generation)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(login_mu_);
   bool NeedsLogin() const;
   void StoreCookies(const HttpResponse& r);
   std::string CookieHeader() const;
+  // The value of the vmware_soap_session cookie without quotes ("" without a session).
+  std::string SessionCookieValue() const;
 
   const ClientOptions options_;
   CredentialSource* const creds_;
@@ -162,5 +200,7 @@ class Client {
 
 // "host" of "https://host:port/sdk" ("[::1]" -> "::1").
 std::string HostOfUrl(absl::string_view url);
+// "https://host:port/sdk" -> "https://host:port{path}".
+std::string WithPath(absl::string_view url, absl::string_view path);
 
 }  // namespace ccm::vsphere

@@ -81,17 +81,19 @@ std::string XmlEscape(absl::string_view s) {
   return out;
 }
 
-std::string BuildEnvelope(absl::string_view body_xml) {
+std::string BuildEnvelope(absl::string_view body_xml, absl::string_view header_xml) {
   return absl::StrCat(
       R"(<?xml version="1.0" encoding="UTF-8"?>)",
       R"(<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/")",
       R"( xmlns:xsd="http://www.w3.org/2001/XMLSchema")",
-      R"( xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soapenv:Body>)", body_xml,
-      "</soapenv:Body></soapenv:Envelope>");
+      R"( xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">)",
+      header_xml.empty() ? "" : absl::StrCat("<soapenv:Header>", header_xml, "</soapenv:Header>"),
+      "<soapenv:Body>", body_xml, "</soapenv:Body></soapenv:Envelope>");
 }
 
-std::string BuildMethod(absl::string_view method, absl::string_view args_xml) {
-  return absl::StrCat("<", method, " xmlns=\"urn:vim25\">", args_xml, "</", method, ">");
+std::string BuildMethod(absl::string_view method, absl::string_view args_xml,
+                        absl::string_view ns) {
+  return absl::StrCat("<", method, " xmlns=\"", ns, "\">", args_xml, "</", method, ">");
 }
 
 std::string MorefXml(absl::string_view tag, const Moref& ref) {

@@ -33,11 +33,13 @@ inline constexpr absl::string_view kHttpStatusPayload = "type.ccm/vsphere.HttpSt
 
 // Escapes &, <, >, " and ' for element text and attribute values.
 std::string XmlEscape(absl::string_view s);
-// <soapenv:Envelope ...><soapenv:Body>{body_xml}</soapenv:Body></soapenv:Envelope>, with the xsi
-// and xsd namespaces declared (property specs need xsi:type).
-std::string BuildEnvelope(absl::string_view body_xml);
-// <{method} xmlns="urn:vim25">{args_xml}</{method}>
-std::string BuildMethod(absl::string_view method, absl::string_view args_xml);
+// <soapenv:Envelope ...>[<soapenv:Header>{header_xml}</soapenv:Header>]<soapenv:Body>{body_xml}
+// </soapenv:Body></soapenv:Envelope>, with the xsi and xsd namespaces declared (property specs
+// need xsi:type); the header only when `header_xml` is not empty.
+std::string BuildEnvelope(absl::string_view body_xml, absl::string_view header_xml = "");
+// <{method} xmlns="{ns}">{args_xml}</{method}>
+std::string BuildMethod(absl::string_view method, absl::string_view args_xml,
+                        absl::string_view ns = "urn:vim25");
 // <{tag} type="{type}">{value}</{tag}>, escaped.
 std::string MorefXml(absl::string_view tag, const Moref& ref);
 // <{tag}>{escaped text}</{tag}>

@@ -12,16 +12,21 @@ std::string SdkUrl(const VirtualCenterConfig& vc) {
   return absl::StrCat("https://", host, ":", vc.port, "/sdk");
 }
 
+vsphere::ClientOptions ClientOptionsFor(const VirtualCenterConfig& vc) {
+  vsphere::ClientOptions co;
+  co.url = SdkUrl(vc);
+  co.server = vc.server;
+  co.tls.insecure = vc.insecure_flag;
+  co.tls.ca_file = vc.ca_file;
+  co.tls.thumbprint = vc.thumbprint;
+  co.soap_roundtrip_count = vc.soap_roundtrip_count;
+  return co;
+}
+
 VCenter::VCenter(const VirtualCenterConfig& config, vsphere::CredentialSource* creds,
                  VCenterOptions options)
     : config_(config) {
-  vsphere::ClientOptions co;
-  co.url = SdkUrl(config);
-  co.server = config.server;
-  co.tls.insecure = config.insecure_flag;
-  co.tls.ca_file = config.ca_file;
-  co.tls.thumbprint = config.thumbprint;
-  co.soap_roundtrip_count = config.soap_roundtrip_count;
+  vsphere::ClientOptions co = ClientOptionsFor(config);
   co.observer = options.observer;
   co.clock = options.clock;
   client_ = std::make_unique<vsphere::Client>(co, creds);

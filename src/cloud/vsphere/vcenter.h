@@ -58,4 +58,8 @@ class VCenter {
 // "https://<server>:<port>/sdk", with IPv6 literals bracketed.
 std::string SdkUrl(const VirtualCenterConfig& vc);
 
+// The SOAP client options of a configured vCenter: URL, credential key, TLS, soap-roundtrip-count
+// (every vCenter client of both binaries starts from these).
+vsphere::ClientOptions ClientOptionsFor(const VirtualCenterConfig& vc);
+
 }  // namespace ccm::cloud

@@ -24,12 +24,12 @@ absl::Status Transport(const absl::Status& s, absl::string_view what) {
 }  // namespace
 
 CnsClient::CnsClient(Client& vim, CnsClientOptions options)
-    : vim_(vim), options_(std::move(options)), session_(vim) {}
+    : vim_(vim), options_(std::move(options)) {}
 
 absl::StatusOr<VolumeOperationResult> CnsClient::RunTask(absl::string_view method,
                                                          absl::string_view args_xml,
                                                          absl::string_view what) {
-  absl::StatusOr<SoapResponse> r = session_.Call(method, args_xml, Session::Kind::kMutation);
+  absl::StatusOr<SoapResponse> r = vim_.Call(kCnsEndpoint, method, args_xml, CallKind::kChange);
   if (!r.ok()) return Transport(r.status(), what);
   const Moref task = ParseMoref(r->returnval());
   if (task.empty()) {
@@ -61,7 +61,7 @@ absl::StatusOr<CreateResult> CnsClient::CreateVolume(const CreateSpec& spec) {
 
 absl::StatusOr<QueryResult> CnsClient::QueryVolume(const QueryFilter& filter) {
   absl::StatusOr<SoapResponse> r =
-      session_.Call("CnsQueryVolume", QueryVolumeArgs(filter), Session::Kind::kQuery);
+      vim_.Call(kCnsEndpoint, "CnsQueryVolume", QueryVolumeArgs(filter), CallKind::kQuery);
   if (!r.ok()) return Transport(r.status(), "CNS query volumes");
   absl::StatusOr<QueryResult> q = ParseQueryResult(r->returnval());
   if (!q.ok()) return Annotate(q.status(), "CNS query volumes");

@@ -1,7 +1,9 @@
 #pragma once
 // CnsClient: the vCenter Cloud Native Storage volume manager calls the CSI controller needs, on
-// the session of a vsphere::Client (see session.h), each waiting for its CNS task and returning
-// a typed result.
+// the vim25 session of a vsphere::Client (its kCnsEndpoint: one cookie, retries, re-login and
+// metrics for every vCenter service), each waiting for its CNS task and returning a typed
+// result. Calls that change state are not sent again after a connection that broke without an
+// answer (CallKind::kChange): the CSI layer's idempotency handles that case.
 //
 // Errors (the contract the CSI layer maps to gRPC codes):
 // - NotFound: CNS does not know the volume id (fault NotFound), or the VM is gone
@@ -22,7 +24,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "vsphere/client.h"
-#include "vsphere/cns/session.h"
 #include "vsphere/cns/task.h"
 #include "vsphere/cns/types.h"
 #include "vsphere/moref.h"
@@ -59,8 +60,6 @@ class CnsClient {
   // conflicting one after ResourceInUse. NotFound when the VM is gone.
   absl::StatusOr<std::string> AttachedDiskUuid(const Moref& vm, const std::string& volume_id);
 
-  Session& session() { return session_; }
-
  private:
   // Runs a task-returning CNS method and returns its single volume result (fault -> status).
   absl::StatusOr<VolumeOperationResult> RunTask(absl::string_view method,
@@ -68,7 +67,6 @@ class CnsClient {
 
   Client& vim_;
   const CnsClientOptions options_;
-  Session session_;
 };
 
 }  // namespace ccm::vsphere::cns

@@ -83,10 +83,6 @@ ContainerCluster ParseContainerCluster(const pugi::xml_node& n) {
 
 }  // namespace
 
-std::string BuildCnsMethod(absl::string_view method, absl::string_view args_xml) {
-  return absl::StrCat("<", method, " xmlns=\"", kNamespace, "\">", args_xml, "</", method, ">");
-}
-
 std::string VolumeMetadataXml(absl::string_view tag, const VolumeMetadata& m) {
   std::string out =
       absl::StrCat("<", tag, ">", ContainerClusterXml("containerCluster", m.container_cluster));

@@ -21,13 +21,9 @@
 
 namespace ccm::vsphere::cns {
 
-// Where and how CNS is spoken to: the vsanHealth endpoint of vCenter, "vsan" namespace.
-inline constexpr absl::string_view kPath = "/vsanHealth";
-inline constexpr absl::string_view kNamespace = "urn:vsan";
+// CNS is spoken to at vCenter's vsanHealth endpoint, "urn:vsan" namespace (vsphere::
+// kCnsEndpoint), on the vim25 session.
 inline const Moref& VolumeManager();  // CnsVolumeManager:cns-volume-manager
-
-// <{method} xmlns="urn:vsan">{args}</{method}>
-std::string BuildCnsMethod(absl::string_view method, absl::string_view args_xml);
 
 // Arguments (starting with _this) of each method.
 std::string CreateVolumeArgs(const std::vector<CreateSpec>& specs);

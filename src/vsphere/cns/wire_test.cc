@@ -139,11 +139,6 @@ TEST(CnsWireTest, EscapesText) {
   ExpectWellFormed(xml);
 }
 
-TEST(CnsWireTest, MethodIsInTheVsanNamespace) {
-  EXPECT_EQ(BuildCnsMethod("CnsQueryVolume", "<x/>"),
-            R"(<CnsQueryVolume xmlns="urn:vsan"><x/></CnsQueryVolume>)");
-}
-
 // Parses a whole SOAP answer the way the client does.
 absl::StatusOr<SoapResponse> Answer(const std::string& body) {
   return ParseSoapResponse(absl::StrCat(

@@ -438,11 +438,15 @@ TEST_F(CnsClientTest, TransientErrorsAndSessions) {
   EXPECT_EQ(dropped.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(recorder_.Count("CnsCreateVolume"), 3);  // 503 + retry, then the dropped one
 
-  // Sessions invalidated (e.g. vCenter restarted its session service): a new one, one retry.
-  const uint64_t clones = cns_->session().clones();
+  // Sessions invalidated (e.g. vCenter restarted its session service): the vim25 session is
+  // renewed once (CNS shares it: no session of its own), and the call is sent again.
+  const uint64_t generation = vim_->session_generation();
   ASSERT_TRUE(vcsim_->InvalidateSessions().ok());
   EXPECT_TRUE(cns_->QueryVolume({}).ok());
-  EXPECT_EQ(cns_->session().clones(), clones + 1);
+  EXPECT_EQ(vim_->session_generation(), generation + 1);
+  auto sessions = vcsim_->Sessions();
+  ASSERT_TRUE(sessions.ok()) << sessions.status();
+  EXPECT_EQ(sessions->soap, 1) << "one vCenter session for vim25 and CNS";
 }
 
 TEST_F(CnsClientTest, ReportsTaskTimes) {
