@@ -1,6 +1,7 @@
 #include "csi/core/placement.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -8,19 +9,14 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "csi/core/constants.h"
+#include "csi/core/placement_hosts.h"
 #include "csi/core/topology.h"
 
 namespace ccm::csi {
 namespace {
 
-// "ds:///vmfs/volumes/x/" and "ds:///vmfs/volumes/x" name the same datastore.
-absl::string_view NormalUrl(absl::string_view url) { return absl::StripSuffix(url, "/"); }
-
-bool Reachable(const DatastoreCandidate& c, const Segments& requested) {
-  for (const Segments& s : c.accessible) {
-    if (SegmentMatches(requested, s)) return true;
-  }
-  return false;
+bool HasRequirement(const TopologyRequirement* r) {
+  return r != nullptr && (!r->requisite.empty() || !r->preferred.empty());
 }
 
 std::string Describe(const DatastoreCandidate& c) {
@@ -39,137 +35,217 @@ std::string DescribeSegments(const std::vector<Segments>& segments) {
       "]");
 }
 
+// At most `n` reasons, then how many more.
+std::string FirstReasons(const std::vector<std::string>& reasons, size_t n = 5) {
+  std::vector<std::string> shown(reasons.begin(),
+                                 reasons.begin() + static_cast<long>(std::min(n, reasons.size())));
+  std::string out = absl::StrJoin(shown, "; ");
+  if (reasons.size() > n) absl::StrAppend(&out, "; and ", reasons.size() - n, " more");
+  return out;
+}
+
 void SortByFreeSpace(const std::vector<DatastoreCandidate>& c, std::vector<size_t>& idx) {
-  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
     if (c[a].free_bytes != c[b].free_bytes) return c[a].free_bytes > c[b].free_bytes;
     if (c[a].vcenter != c[b].vcenter) return c[a].vcenter < c[b].vcenter;
-    if (c[a].url != c[b].url) return c[a].url < c[b].url;
-    return a < b;
+    return c[a].url < c[b].url;
   });
 }
 
-bool HasRequirement(const TopologyRequirement* r) {
-  return r != nullptr && (!r->requisite.empty() || !r->preferred.empty());
+bool PreferredIn(const DatastoreCandidate& c, const Segments& segment) {
+  for (const auto& [key, value] : segment) {
+    if (std::find(c.preferred_for.begin(), c.preferred_for.end(), value) != c.preferred_for.end())
+      return true;
+  }
+  return false;
 }
 
-// Candidates from `pool` in the requirement's order (see the header).
-std::vector<size_t> OrderByRequirement(const std::vector<DatastoreCandidate>& c,
-                                       const std::vector<size_t>& pool,
-                                       const TopologyRequirement& r) {
+// The candidates `datastoreurl` allows: a datastore by URL, or a datastore cluster's members.
+absl::StatusOr<std::vector<size_t>> SelectPool(const std::vector<DatastoreCandidate>& candidates,
+                                               const std::string& url) {
+  std::vector<size_t> pool;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const DatastoreCandidate& c = candidates[i];
+    const bool pod = !c.datastore_cluster.empty() &&
+                     (url == c.datastore_cluster || url == c.datastore_cluster_moref);
+    if (url.empty() || SameDatastoreUrl(c.url, url) || pod) pool.push_back(i);
+  }
+  if (!url.empty() && pool.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "datastoreurl \"", url,
+        "\" is neither a datastore URL nor a datastore cluster of the configured vCenters and "
+        "datacenters"));
+  }
+  return pool;
+}
+
+struct Qualified {
+  std::vector<size_t> order;         // qualifying candidates, in placement order
+  std::vector<std::string> why_not;  // per candidate that does not qualify, the reason
+};
+
+// Without requirements: mounted by the host of every node VM.
+Qualified SharedByNodes(const std::vector<DatastoreCandidate>& c, const std::vector<size_t>& pool,
+                        const HostIndex& hosts, const std::vector<NodeHost>& nodes) {
+  std::vector<HostKey> required;
+  for (const NodeHost& n : nodes) required.push_back({n.vcenter, n.host});
+  std::sort(required.begin(), required.end());
+  required.erase(std::unique(required.begin(), required.end()), required.end());
+  Qualified q;
+  for (size_t i : pool) {
+    std::vector<HostKey> missing = MissingHosts(c[i], required);
+    if (missing.empty()) {
+      q.order.push_back(i);
+    } else {
+      q.why_not.push_back(absl::StrCat(Describe(c[i]), " is not mounted on ",
+                                       hosts.DescribeHosts(missing, "the host of a node VM")));
+    }
+  }
+  SortByFreeSpace(c, q.order);
+  return q;
+}
+
+// With requirements: per requested segment, the candidates every host of a matching complete
+// segment mounts; preferred datastores of the segment first.
+Qualified SharedBySegments(const std::vector<DatastoreCandidate>& c,
+                           const std::vector<size_t>& pool, const HostIndex& hosts,
+                           const TopologyRequirement& r) {
   std::vector<Segments> groups = r.preferred;
   for (const Segments& s : r.requisite) {
     if (std::find(groups.begin(), groups.end(), s) == groups.end()) groups.push_back(s);
   }
-  std::vector<size_t> ordered;
+  Qualified q;
   std::set<size_t> seen;
-  for (const Segments& segment : groups) {
-    std::vector<size_t> members;
-    for (size_t i : pool) {
-      if (!seen.count(i) && Reachable(c[i], segment)) members.push_back(i);
+  std::map<size_t, std::string> why;
+  for (const Segments& requested : groups) {
+    std::vector<Segments> complete = hosts.SegmentsMatching(requested);
+    if (complete.empty()) {
+      q.why_not.push_back(absl::StrCat("no ESXi host has the topology ", FormatSegments(requested),
+                                       " (tags on hosts, clusters or datacenters)"));
     }
-    SortByFreeSpace(c, members);
-    for (size_t i : members) {
-      seen.insert(i);
-      ordered.push_back(i);
+    for (const Segments& segment : complete) {
+      const std::vector<HostKey>& members = hosts.HostsOf(segment);
+      std::vector<size_t> preferred, rest;
+      for (size_t i : pool) {
+        if (seen.count(i)) continue;
+        std::vector<HostKey> missing = MissingHosts(c[i], members);
+        if (!missing.empty()) {
+          why.emplace(i, absl::StrCat(Describe(c[i]), " is not mounted on ",
+                                      hosts.DescribeHosts(missing, "a host"), " of ",
+                                      FormatSegments(segment)));
+          continue;
+        }
+        (PreferredIn(c[i], segment) ? preferred : rest).push_back(i);
+      }
+      SortByFreeSpace(c, preferred);
+      SortByFreeSpace(c, rest);
+      for (const std::vector<size_t>* part : {&preferred, &rest}) {
+        for (size_t i : *part) {
+          seen.insert(i);
+          q.order.push_back(i);
+        }
+      }
     }
   }
-  if (r.requisite.empty()) {
-    std::vector<size_t> rest;
-    for (size_t i : pool) {
-      if (!seen.count(i)) rest.push_back(i);
-    }
-    SortByFreeSpace(c, rest);
-    ordered.insert(ordered.end(), rest.begin(), rest.end());
+  for (const auto& [i, reason] : why) {
+    if (!seen.count(i)) q.why_not.push_back(reason);
   }
-  return ordered;
+  return q;
 }
 
-std::vector<Segments> DistinctSorted(std::vector<Segments> segments) {
-  std::sort(segments.begin(), segments.end());
-  segments.erase(std::unique(segments.begin(), segments.end()), segments.end());
-  return segments;
+absl::Status NotShared(const std::vector<DatastoreCandidate>& c, const PlacementRequest& request,
+                       const Qualified& q, bool constrained) {
+  const std::string reasons = FirstReasons(q.why_not);
+  if (!request.datastore_url.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("datastoreurl \"", request.datastore_url, "\" cannot be used: ", reasons));
+  }
+  if (c.empty()) return absl::ResourceExhaustedError("no datastore is available");
+  if (constrained) {
+    const TopologyRequirement& r = *request.requirement;
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "no datastore is mounted by every host of the requested topology ",
+        DescribeSegments(r.requisite.empty() ? r.preferred : r.requisite), ": ", reasons));
+  }
+  return absl::ResourceExhaustedError(
+      absl::StrCat("no datastore is mounted by the hosts of every node VM (a volume without "
+                   "topology requirements must be usable on any node): ",
+                   reasons));
+}
+
+// Keeps the policy-compatible candidates; the error names the policy and what was shared.
+absl::Status ApplyPolicy(const std::vector<DatastoreCandidate>& c, const PlacementRequest& request,
+                         std::vector<size_t>& order) {
+  if (request.compatible == nullptr) return absl::OkStatus();
+  std::vector<size_t> kept;
+  std::vector<std::string> refused;
+  for (size_t i : order) {
+    if ((*request.compatible)[i]) {
+      kept.push_back(i);
+    } else {
+      refused.push_back(Describe(c[i]));
+    }
+  }
+  if (kept.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no datastore that the nodes share is compatible with storage policy \"",
+        request.policy_name, "\"; shared but not compatible: ", FirstReasons(refused)));
+  }
+  order = std::move(kept);
+  return absl::OkStatus();
 }
 
 }  // namespace
 
+bool SameDatastoreUrl(const std::string& a, const std::string& b) {
+  return absl::StripSuffix(a, "/") == absl::StripSuffix(b, "/");
+}
+
+std::vector<Segments> AccessibleSegments(const DatastoreCandidate& c,
+                                         const std::vector<HostRecord>& hosts) {
+  return HostIndex(hosts).FullyMounting(c);
+}
+
 absl::StatusOr<std::vector<PlacementChoice>> ChooseDatastores(
-    const std::vector<DatastoreCandidate>& candidates, const PlacementRequest& request) {
+    const std::vector<DatastoreCandidate>& candidates, const std::vector<HostRecord>& hosts,
+    const PlacementRequest& request) {
   const bool constrained = HasRequirement(request.requirement);
   if (constrained && !request.topology_configured) {
     return absl::InvalidArgumentError(
         "the request has accessibility requirements, but no topology is configured ([Labels] "
         "topology-categories, or zone and region, in csi-vsphere.conf)");
   }
-
   std::vector<size_t> pool;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    if (request.datastore_url.empty() ||
-        NormalUrl(candidates[i].url) == NormalUrl(request.datastore_url)) {
-      pool.push_back(i);
-    }
+  {
+    absl::StatusOr<std::vector<size_t>> p = SelectPool(candidates, request.datastore_url);
+    if (!p.ok()) return p.status();
+    pool = *std::move(p);
   }
-  if (!request.datastore_url.empty() && pool.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("datastoreurl \"", request.datastore_url,
-                     "\" is not a datastore of the configured vCenters and datacenters"));
+  const HostIndex index(hosts);
+  if (!constrained && request.node_hosts.empty()) {
+    return absl::FailedPreconditionError(
+        "no node VM is known (no Kubernetes Node whose providerID names a VM of the configured "
+        "vCenters): a volume without topology requirements goes to a datastore every node VM's "
+        "host mounts");
   }
-
-  std::vector<size_t> ordered;
-  if (constrained) {
-    ordered = OrderByRequirement(candidates, pool, *request.requirement);
-    if (ordered.empty()) {
-      std::string wanted =
-          DescribeSegments(request.requirement->requisite.empty() ? request.requirement->preferred
-                                                                  : request.requirement->requisite);
-      if (!request.datastore_url.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat("datastoreurl \"", request.datastore_url,
-                                                       "\" is not accessible from the requested "
-                                                       "topology ",
-                                                       wanted));
-      }
-      return absl::ResourceExhaustedError(
-          absl::StrCat("no datastore is accessible from the requested topology ", wanted));
-    }
-  } else {
-    for (size_t i : pool) {
-      bool everywhere = true;
-      for (const Segments& s : request.cluster_segments)
-        everywhere = everywhere && Reachable(candidates[i], s);
-      if (everywhere) ordered.push_back(i);
-    }
-    if (ordered.empty()) {
-      std::string nodes = DescribeSegments(request.cluster_segments);
-      if (!request.datastore_url.empty()) {
-        return absl::InvalidArgumentError(absl::StrCat("datastoreurl \"", request.datastore_url,
-                                                       "\" is not accessible from every node's "
-                                                       "topology ",
-                                                       nodes));
-      }
-      return absl::ResourceExhaustedError(
-          candidates.empty()
-              ? std::string("no datastore is available")
-              : absl::StrCat("no datastore is accessible from every node's topology ", nodes,
-                             " (a volume without topology requirements "
-                             "must be usable on any node)"));
-    }
-    SortByFreeSpace(candidates, ordered);
-  }
+  Qualified q = constrained ? SharedBySegments(candidates, pool, index, *request.requirement)
+                            : SharedByNodes(candidates, pool, index, request.node_hosts);
+  if (q.order.empty()) return NotShared(candidates, request, q, constrained);
+  if (absl::Status s = ApplyPolicy(candidates, request, q.order); !s.ok()) return s;
 
   const int64_t need = request.size_mib * kMiB;
   std::vector<PlacementChoice> out;
-  for (size_t i : ordered) {
+  for (size_t i : q.order) {
     if (candidates[i].free_bytes < need) continue;
     PlacementChoice choice;
     choice.candidate = i;
-    if (request.topology_configured) {
-      choice.accessible_topology = DistinctSorted(candidates[i].accessible);
-    }
+    if (request.topology_configured)
+      choice.accessible_topology = index.FullyMounting(candidates[i]);
     out.push_back(std::move(choice));
   }
   if (out.empty()) {
-    // `ordered` is sorted by free space within each group; find the largest overall.
-    size_t best = ordered.front();
-    for (size_t i : ordered) {
+    size_t best = q.order.front();
+    for (size_t i : q.order) {
       if (candidates[i].free_bytes > candidates[best].free_bytes) best = i;
     }
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -180,12 +256,17 @@ absl::StatusOr<std::vector<PlacementChoice>> ChooseDatastores(
 }
 
 SegmentCapacity CapacityForSegment(const std::vector<DatastoreCandidate>& candidates,
-                                   const Segments& segment) {
+                                   const std::vector<HostRecord>& hosts, const Segments& segment) {
+  const HostIndex index(hosts);
   SegmentCapacity out;
   std::set<std::pair<std::string, std::string>> counted;  // (vcenter, url)
   for (const DatastoreCandidate& c : candidates) {
-    if (!segment.empty() && !Reachable(c, segment)) continue;
-    if (!counted.emplace(c.vcenter, std::string(NormalUrl(c.url))).second) continue;
+    if (!segment.empty()) {
+      bool reachable = false;
+      for (const Segments& s : index.FullyMounting(c)) reachable |= SegmentMatches(segment, s);
+      if (!reachable) continue;
+    }
+    if (!counted.emplace(c.vcenter, std::string(absl::StripSuffix(c.url, "/"))).second) continue;
     out.available_bytes += c.free_bytes;
     out.maximum_volume_bytes = std::max(out.maximum_volume_bytes, c.free_bytes);
   }
