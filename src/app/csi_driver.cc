@@ -34,6 +34,9 @@ absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
         return VCenterRequestObserver(*registry, vcenter);
       };
     }
+    // The node VMs come from the Node objects (placement of volumes without topology).
+    backend.kube = ApiClientFromEnv(
+        env, "no node VM is known: volumes need topology requirements to be placed");
     absl::StatusOr<csi::ControllerPlugin> plugin = csi::StartControllerPlugin(*config, backend);
     if (!plugin.ok()) return plugin.status();
     set.controller = std::move(plugin->service);

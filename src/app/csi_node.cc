@@ -41,26 +41,24 @@ absl::StatusOr<csi::TopologyConfig> TopologyFromConfig(
   return t;
 }
 
-// The API client for the Node object; null (with a warning) when there is no configuration at
-// all, so a node plugin outside a cluster still answers with the SMBIOS UUID.
-std::shared_ptr<kube::Client> ApiClient(const std::map<std::string, std::string>& env) {
+}  // namespace
+
+std::shared_ptr<kube::Client> ApiClientFromEnv(const std::map<std::string, std::string>& env,
+                                               const std::string& without) {
   kube::EnvLookup lookup = [&env](absl::string_view key) { return Lookup(env, key); };
   absl::StatusOr<kube::Config> cfg =
       kube::BuildConfig("", Lookup(env, kEnvKubeconfig).value_or(""), lookup);
   if (!cfg.ok()) {
-    LOG_WARN("no Kubernetes API access ({}): node ID from product_serial only, no topology",
-             cfg.status().message());
+    LOG_WARN("no Kubernetes API access ({}): {}", cfg.status().message(), without);
     return nullptr;
   }
   absl::StatusOr<std::unique_ptr<kube::RestClient>> client = kube::RestClient::New(*cfg);
   if (!client.ok()) {
-    LOG_WARN("Kubernetes API client: {}", client.status().message());
+    LOG_WARN("Kubernetes API client: {}: {}", client.status().message(), without);
     return nullptr;
   }
   return std::shared_ptr<kube::Client>(std::move(*client));
 }
-
-}  // namespace
 
 absl::StatusOr<csi::node::NodeServiceOptions> NodeServiceOptionsFromEnv(
     const CsiOptions& options, const std::map<std::string, std::string>& env) {
@@ -78,7 +76,8 @@ absl::StatusOr<csi::node::NodeServiceOptions> NodeServiceOptionsFromEnv(
   absl::StatusOr<csi::TopologyConfig> topology = TopologyFromConfig(options, env);
   if (!topology.ok()) return topology.status();
   o.info.topology = *std::move(topology);
-  o.info.client = ApiClient(env);
+  // Without one, a node plugin outside a cluster still answers with the SMBIOS UUID.
+  o.info.client = ApiClientFromEnv(env, "node ID from product_serial only, no topology");
 
   o.devices.by_id_dir = Lookup(env, kEnvDeviceByIdDir).value_or(std::string(csi::kDevDiskById));
   if (auto wait = Lookup(env, kEnvDeviceWait); wait && !wait->empty()) {

@@ -20,12 +20,18 @@
 #include "absl/status/statusor.h"
 #include "app/csi_options.h"
 #include "csi/node/node_service.h"
+#include "kube/client.h"
 
 namespace ccm::app {
 
 inline constexpr char kEnvDeviceByIdDir[] = "CSI_DEVICE_BY_ID_DIR";
 inline constexpr char kEnvDeviceWait[] = "CSI_DEVICE_WAIT";
 inline constexpr char kEnvKubeconfig[] = "KUBECONFIG";
+
+// The Kubernetes API client from KUBECONFIG, else the in-cluster configuration; null (with a
+// warning that ends with `without`, what the process does without it) when there is neither.
+std::shared_ptr<kube::Client> ApiClientFromEnv(const std::map<std::string, std::string>& env,
+                                               const std::string& without);
 
 // The Node service's options from the environment. Errors (NODE_NAME unset, a bad
 // MAX_VOLUMES_PER_NODE or CSI_DEVICE_WAIT, an unreadable or invalid csi-vsphere.conf that

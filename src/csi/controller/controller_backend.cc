@@ -43,6 +43,11 @@ absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
   b->topology_ = TopologyOf(config);
   b->credentials_ = std::make_unique<cloud::CredentialStore>(b->config_, nullptr);
 
+  const absl::Duration interval =
+      options.datastore_interval > absl::ZeroDuration()
+          ? options.datastore_interval
+          : absl::Minutes(
+                std::max(1, config.global.csi_fetch_preferred_datastores_interval_minutes));
   std::vector<DatastoreSource> sources;
   for (const cloud::VirtualCenterConfig& vcc : b->config_.vcenters) {
     cloud::VCenterOptions vo;
@@ -50,17 +55,24 @@ absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
     vo.max_wait_seconds = options.max_wait_seconds;
     auto vc = std::make_unique<cloud::VCenter>(vcc, b->credentials_.get(), vo);
     auto cns = std::make_unique<vsphere::cns::CnsClient>(vc->client());
-    b->endpoints_.push_back({vcc.label, vcc.user, &vc->client(), &vc->inventory(), cns.get()});
+    auto pbm = std::make_unique<vsphere::pbm::PbmClient>(vc->client());
+    auto policies = std::make_unique<StoragePolicies>(
+        *pbm, StoragePoliciesOptions{.vcenter = vcc.label, .ttl = interval});
+    b->endpoints_.push_back(
+        {vcc.label, vcc.user, &vc->client(), &vc->inventory(), cns.get(), policies.get()});
     sources.push_back({vcc.label, &vc->client(), &vc->tagging(), vcc.datacenters});
     b->vcs_.push_back(std::move(vc));
     b->cns_.push_back(std::move(cns));
+    b->pbm_.push_back(std::move(pbm));
+    b->policies_.push_back(std::move(policies));
+  }
+  if (options.kube != nullptr) {
+    b->kube_ = options.kube;
+    b->nodes_ = std::make_unique<NodeVms>(*b->kube_);
   }
   DatastoreInventoryOptions dio;
   dio.topology = b->topology_;
-  dio.interval = options.datastore_interval > absl::ZeroDuration()
-                     ? options.datastore_interval
-                     : absl::Minutes(std::max(
-                           1, config.global.csi_fetch_preferred_datastores_interval_minutes));
+  dio.interval = interval;
   dio.change_delay = options.datastore_change_delay;
   b->datastores_ = std::make_unique<DatastoreInventory>(std::move(sources), dio);
   return b;
@@ -81,12 +93,14 @@ absl::Status ControllerBackend::Start() {
     }
     vcs_[i]->Start();
   }
+  if (nodes_ != nullptr) nodes_->Start();
   datastores_->Start();
   return absl::OkStatus();
 }
 
 void ControllerBackend::Stop() {
   if (datastores_ != nullptr) datastores_->Stop();
+  if (nodes_ != nullptr) nodes_->Stop();
   for (auto& vc : vcs_) vc->Stop();
   if (credentials_ != nullptr) credentials_->Stop();
 }

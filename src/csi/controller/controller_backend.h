@@ -21,8 +21,12 @@
 #include "cloud/credentials/credential_store.h"
 #include "cloud/vsphere/vcenter.h"
 #include "csi/controller/datastore_inventory.h"
+#include "csi/controller/node_vms.h"
+#include "csi/controller/storage_policies.h"
 #include "csi/core/topology.h"
+#include "kube/client.h"
 #include "vsphere/cns/cns_client.h"
+#include "vsphere/pbm/pbm_client.h"
 
 namespace ccm::csi {
 
@@ -33,6 +37,7 @@ struct VCenterEndpoint {
   vsphere::Client* client = nullptr;
   vsphere::InventoryCache* vms = nullptr;
   vsphere::cns::CnsClient* cns = nullptr;
+  StoragePolicies* policies = nullptr;
 };
 
 struct BackendOptions {
@@ -42,6 +47,9 @@ struct BackendOptions {
   // Overrides of the config's refresh interval and the post-change delay (tests, benchmark).
   absl::Duration datastore_interval = absl::ZeroDuration();  // zero: from the config
   absl::Duration datastore_change_delay = absl::Seconds(2);
+  // The Kubernetes API (in-cluster or KUBECONFIG): the Node informer tells the node VMs. Null: no
+  // node VM is known, so CreateVolume needs topology requirements.
+  std::shared_ptr<kube::Client> kube;
 };
 
 class ControllerBackend {
@@ -62,6 +70,7 @@ class ControllerBackend {
   const TopologyConfig& topology() const { return topology_; }
   std::vector<VCenterEndpoint>& vcenters() { return endpoints_; }
   DatastoreInventory& datastores() { return *datastores_; }
+  NodeVms* nodes() { return nodes_.get(); }  // null without a Kubernetes API
 
  private:
   ControllerBackend() = default;
@@ -70,6 +79,10 @@ class ControllerBackend {
   std::unique_ptr<cloud::CredentialStore> credentials_;
   std::vector<std::unique_ptr<cloud::VCenter>> vcs_;
   std::vector<std::unique_ptr<vsphere::cns::CnsClient>> cns_;
+  std::vector<std::unique_ptr<vsphere::pbm::PbmClient>> pbm_;
+  std::vector<std::unique_ptr<StoragePolicies>> policies_;
+  std::shared_ptr<kube::Client> kube_;
+  std::unique_ptr<NodeVms> nodes_;
   std::vector<VCenterEndpoint> endpoints_;
   std::unique_ptr<DatastoreInventory> datastores_;
   bool started_ = false;

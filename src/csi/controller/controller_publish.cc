@@ -153,20 +153,30 @@ grpc::Status ControllerService::GetCapacity(Ctx*, const ::csi::v1::GetCapacityRe
 absl::Status ControllerService::DoCapacity(const ::csi::v1::GetCapacityRequest& req,
                                            ::csi::v1::GetCapacityResponse* resp) {
   CCM_ASSIGN_OR_RETURN(VolumeParameters params, ParseParameters(FromProto(req.parameters())));
-  CCM_ASSIGN_OR_RETURN(DatastoreInventory::CandidateList all, backend_->datastores().Candidates());
+  CCM_ASSIGN_OR_RETURN(DatastoreInventory::SnapshotPtr view, backend_->datastores().Snapshot());
   // Capabilities this driver cannot serve have no capacity at all (the spec's way to say so).
   if (!req.volume_capabilities().empty() &&
       !ValidateCapabilities(FromProto(req.volume_capabilities()), cap_options_).ok()) {
     resp->set_available_capacity(0);
     return absl::OkStatus();
   }
+  Placed placed;
+  std::vector<bool> compatible;
+  if (!params.storage_policy_name.empty()) {
+    CCM_ASSIGN_OR_RETURN(compatible, PolicyVerdicts(params.storage_policy_name, *view, placed));
+  }
   std::vector<DatastoreCandidate> candidates;
-  for (const DatastoreCandidate& c : *all) {
-    if (params.datastore_url.empty() || c.url == params.datastore_url) candidates.push_back(c);
+  for (size_t i = 0; i < view->datastores.size(); ++i) {
+    const DatastoreCandidate& c = view->datastores[i];
+    const std::string& url = params.datastore_url;
+    const bool named = url.empty() || SameDatastoreUrl(c.url, url) ||
+                       (!c.datastore_cluster.empty() &&
+                        (url == c.datastore_cluster || url == c.datastore_cluster_moref));
+    if (named && (compatible.empty() || compatible[i])) candidates.push_back(c);
   }
   Segments segment;
   if (req.has_accessible_topology()) segment = FromProto(req.accessible_topology());
-  SegmentCapacity cap = CapacityForSegment(candidates, segment);
+  SegmentCapacity cap = CapacityForSegment(candidates, view->hosts, segment);
   resp->set_available_capacity(cap.available_bytes);
   resp->mutable_maximum_volume_size()->set_value(cap.maximum_volume_bytes);
   return absl::OkStatus();

@@ -25,21 +25,8 @@ namespace {
 namespace cns = vsphere::cns;
 using Cap = ::csi::v1::ControllerServiceCapability::RPC;
 
-// Transport trouble: the operation may or may not have happened, so another datastore must not
-// be tried (a second volume of the same name could be made).
-bool Transient(const absl::Status& s) {
-  return s.code() == absl::StatusCode::kUnavailable ||
-         s.code() == absl::StatusCode::kDeadlineExceeded;
-}
-
 absl::Status WithContext(const absl::Status& s, absl::string_view what) {
   return absl::Status(s.code(), absl::StrCat(what, ": ", s.message()));
-}
-
-// Compatible with the request: at least the (rounded) size asked for, within the limit.
-bool SizeCompatible(int64_t existing_mib, int64_t wanted_mib, const CapacityRange& range) {
-  if (existing_mib < wanted_mib) return false;
-  return range.limit_bytes == 0 || MibToBytes(existing_mib) <= range.limit_bytes;
 }
 
 }  // namespace
@@ -106,123 +93,6 @@ absl::StatusOr<ControllerService::Located> ControllerService::FindVolume(
   }
   CCM_ASSIGN_OR_RETURN(std::string label, DecideVolumeVCenter(volume_id, answers));
   return Located{Endpoint(label), ref.cns_id, found[label]};
-}
-
-// ---- CreateVolume ----
-
-grpc::Status ControllerService::CreateVolume(Ctx*, const ::csi::v1::CreateVolumeRequest* req,
-                                             ::csi::v1::CreateVolumeResponse* resp) {
-  return ToGrpcStatus(DoCreate(*req, resp));
-}
-
-absl::Status ControllerService::DoCreate(const ::csi::v1::CreateVolumeRequest& req,
-                                         ::csi::v1::CreateVolumeResponse* resp) {
-  if (req.name().empty()) return absl::InvalidArgumentError("volume name is required");
-  CCM_RETURN_IF_ERROR(ValidateCapabilities(FromProto(req.volume_capabilities()), cap_options_));
-  const CapacityRange range = FromProto(req.capacity_range());
-  CCM_ASSIGN_OR_RETURN(int64_t size_mib, CreateSizeMib(range));
-  CCM_ASSIGN_OR_RETURN(VolumeParameters params, ParseParameters(FromProto(req.parameters())));
-  for (const std::string& w : params.warnings) LOG_WARN("CreateVolume {}: {}", req.name(), w);
-  if (req.has_volume_content_source()) {
-    return absl::InvalidArgumentError(
-        "volume_content_source is not supported: this driver creates empty volumes only "
-        "(no CLONE_VOLUME or snapshot capability)");
-  }
-  if (!params.storage_policy_name.empty()) {
-    return absl::UnimplementedError(
-        absl::StrCat("storagepolicyname \"", params.storage_policy_name,
-                     "\": storage policy look-up (SPBM) is not implemented by this driver yet; use "
-                     "datastoreurl or the datastores' default policy"));
-  }
-  CCM_ASSIGN_OR_RETURN(VolumeLocks::Guard guard, locks_.TryLock(req.name()));
-
-  // Idempotency: the name is the key, CNS remembers it.
-  for (VCenterEndpoint& vc : backend_->vcenters()) {
-    cns::QueryFilter filter;
-    filter.names = {req.name()};
-    filter.container_cluster_ids = ClusterIds();
-    absl::StatusOr<cns::QueryResult> r = vc.cns->QueryVolume(filter);
-    if (!r.ok()) return WithContext(r.status(), absl::StrCat("look for volume ", req.name()));
-    if (r->volumes.empty()) continue;
-    const cns::Volume& v = r->volumes.front();
-    if (!SizeCompatible(v.capacity_mb, size_mib, range)) {
-      return absl::AlreadyExistsError(
-          absl::StrCat("volume ", req.name(), " exists with ", v.capacity_mb,
-                       " MiB, incompatible with the ", "requested capacity range (required ",
-                       range.required_bytes, " bytes, limit ", range.limit_bytes, " bytes)"));
-    }
-    ::csi::v1::Volume* out = resp->mutable_volume();
-    out->set_volume_id(VolumeId(v.volume_id, vc.label));
-    out->set_capacity_bytes(MibToBytes(v.capacity_mb));
-    ToProto(BlockVolumeContext(), out->mutable_volume_context());
-    if (auto all = backend_->datastores().Candidates(); all.ok()) {
-      for (const DatastoreCandidate& c : **all) {
-        if (c.vcenter != vc.label || c.url != v.datastore_url) continue;
-        for (const Segments& s : c.accessible) ToProto(s, out->add_accessible_topology());
-        break;
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  CCM_ASSIGN_OR_RETURN(DatastoreInventory::CandidateList candidates,
-                       backend_->datastores().Candidates());
-  TopologyRequirement requirement;
-  PlacementRequest preq;
-  preq.size_mib = size_mib;
-  preq.datastore_url = params.datastore_url;
-  preq.topology_configured = ModeOf(backend_->topology()) != TopologyMode::kNone;
-  if (req.has_accessibility_requirements()) {
-    requirement = FromProto(req.accessibility_requirements());
-    preq.requirement = &requirement;
-  }
-  CCM_ASSIGN_OR_RETURN(std::vector<PlacementChoice> choices, ChooseDatastores(*candidates, preq));
-
-  std::vector<std::string> refused;
-  absl::Status last;
-  bool stale = false;  // a datastore of the cache is gone from vCenter
-  for (const PlacementChoice& choice : choices) {
-    const DatastoreCandidate& ds = (*candidates)[choice.candidate];
-    VCenterEndpoint* vc = Endpoint(ds.vcenter);
-    if (vc == nullptr) continue;
-    cns::CreateSpec spec;
-    spec.name = req.name();
-    spec.capacity_mb = size_mib;
-    spec.datastores = {vsphere::Moref{"Datastore", ds.moref}};
-    spec.metadata.container_cluster = Cluster(*vc);
-    spec.metadata.container_cluster_array = {spec.metadata.container_cluster};
-    absl::StatusOr<cns::CreateResult> created = vc->cns->CreateVolume(spec);
-    if (!created.ok()) {
-      last = created.status();
-      refused.push_back(absl::StrCat(ds.name, " (", ds.url, "): ", last.message()));
-      if (Transient(last)) break;
-      if (absl::IsNotFound(last)) stale = true;
-      LOG_WARN("CreateVolume {}: datastore {} of vCenter {} refused: {}", req.name(), ds.name,
-               ds.vcenter, last.message());
-      continue;
-    }
-    backend_->datastores().NoteChange(ds.vcenter, ds.url, -MibToBytes(size_mib));
-    ::csi::v1::Volume* out = resp->mutable_volume();
-    out->set_volume_id(VolumeId(created->volume_id, vc->label));
-    out->set_capacity_bytes(MibToBytes(size_mib));
-    ToProto(BlockVolumeContext(), out->mutable_volume_context());
-    for (const Segments& s : choice.accessible_topology) {
-      ToProto(s, out->add_accessible_topology());
-    }
-    LOG_INFO("created volume {} ({}) of {} MiB on datastore {} of vCenter {}", req.name(),
-             out->volume_id(), size_mib, ds.name, ds.vcenter);
-    return absl::OkStatus();
-  }
-  if (last.ok()) return absl::ResourceExhaustedError("no datastore to place the volume on");
-  absl::StatusCode code = last.code();
-  if (stale) {
-    // Datastores were removed or re-registered since the last refresh: retryable once the
-    // inventory is read again (CreateVolume has no NotFound in the spec).
-    backend_->datastores().RequestFullRefresh();
-    if (code == absl::StatusCode::kNotFound) code = absl::StatusCode::kUnavailable;
-  }
-  return absl::Status(
-      code, absl::StrCat("create volume ", req.name(), ": ", absl::StrJoin(refused, "; ")));
 }
 
 // ---- DeleteVolume ----

@@ -4,11 +4,15 @@
 //
 // Contracts per RPC (CSI spec v1.9 error codes; a vCenter fault keeps its name and message; an
 // unreachable vCenter or a cache not loaded yet is Unavailable, never NotFound):
-//  - CreateVolume: idempotent on the name through a CNS query by name (and cluster-id): same name
-//    and a size within the requested range returns that volume; otherwise AlreadyExists.
-//    Placement: ChooseDatastores over the in-memory inventory, each choice tried in order (CNS
-//    may still refuse one); a transport error ends the attempt (the volume may exist: the retry
-//    finds it by name). volume_context and accessible_topology as the reference returns them.
+//  - CreateVolume: idempotent on the name through a CNS query by name (and cluster-id): the same
+//    name with a compatible size, storage policy, datastore and accessibility returns that volume;
+//    otherwise AlreadyExists. Placement (placement.h): the datastores shared by every node VM's
+//    host (no requirements) or by every host of the requested segments, narrowed by datastoreurl
+//    (a datastore or a datastore cluster) and by the storage policy's SPBM-compatible
+//    datastores, all from memory (datastore inventory, VM caches, Node informer, policy cache);
+//    each choice tried in order (CNS may still refuse one), the policy's profile id in the CNS
+//    create spec; a transport error ends the attempt (the volume may exist: the retry finds it by
+//    name). volume_context and accessible_topology as the reference returns them.
 //  - DeleteVolume: unknown ID is success; attached is FailedPrecondition (no silent detach).
 //  - ControllerPublishVolume: node ID (VM UUID, or a node name) -> VM from the vCenter's VM
 //    cache; CNS attach; the publish context {type, diskUUID}; attached to the same VM already is
@@ -23,12 +27,17 @@
 // Concurrency: one operation per volume (VolumeLocks: Aborted for a concurrent one), any number
 // on different volumes (gRPC's thread pool).
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "csi/controller/controller_backend.h"
 #include "csi/controller/volume_locks.h"
 #include "csi/core/capabilities.h"
+#include "csi/core/parameters.h"
+#include "csi/core/placement.h"
 #include "csi/proto/csi.grpc.pb.h"
 #include "vsphere/cns/types.h"
 
@@ -68,8 +77,36 @@ class ControllerService final : public ::csi::v1::Controller::Service {
     std::string cns_id;
     vsphere::cns::Volume volume;  // filled by FindVolume only
   };
+  // CreateVolume in named steps (controller_create.cc).
+  struct CreatePlan {
+    std::string name;
+    CapacityRange range;
+    int64_t size_mib = 0;
+    VolumeParameters params;
+    std::optional<TopologyRequirement> requirement;
+  };
+  struct Placed {
+    DatastoreInventory::SnapshotPtr view;
+    std::vector<PlacementChoice> choices;
+    std::map<std::string, std::string> policy_ids;  // vCenter label -> profile id
+  };
   absl::Status DoCreate(const ::csi::v1::CreateVolumeRequest& req,
                         ::csi::v1::CreateVolumeResponse* resp);
+  absl::StatusOr<CreatePlan> ParseCreate(const ::csi::v1::CreateVolumeRequest& req) const;
+  // The volume CNS already has under the plan's name: true (and `resp` filled) when it matches
+  // the plan, AlreadyExists when it does not, false when there is none.
+  absl::StatusOr<bool> FindExisting(const CreatePlan& plan, ::csi::v1::CreateVolumeResponse* resp);
+  // AlreadyExists naming what differs; `accessible`: the existing volume's datastore's segments.
+  absl::Status CheckExisting(const CreatePlan& plan, const VCenterEndpoint& vc,
+                             const vsphere::cns::Volume& v, const DatastoreCandidate* datastore,
+                             const std::vector<Segments>& accessible) const;
+  absl::StatusOr<Placed> Place(const CreatePlan& plan);
+  absl::StatusOr<std::vector<NodeHost>> NodeHosts(const InventorySnapshot& view);
+  // The storage policy's verdict per datastore of the view; fills placed.policy_ids.
+  absl::StatusOr<std::vector<bool>> PolicyVerdicts(const std::string& policy,
+                                                   const InventorySnapshot& view, Placed& placed);
+  absl::Status CreateOnChoices(const CreatePlan& plan, const Placed& placed,
+                               ::csi::v1::CreateVolumeResponse* resp);
   absl::Status DoDelete(const ::csi::v1::DeleteVolumeRequest& req);
   absl::Status DoPublish(const ::csi::v1::ControllerPublishVolumeRequest& req,
                          ::csi::v1::ControllerPublishVolumeResponse* resp);

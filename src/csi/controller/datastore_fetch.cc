@@ -33,28 +33,36 @@ absl::StatusOr<std::vector<vsphere::Datacenter>> WatchedDatacenters(
   return out;
 }
 
-absl::StatusOr<std::vector<DatastoreRecord>> FetchDatastores(
+absl::StatusOr<DatastoreFetch> FetchDatastores(
     vsphere::Client& client, const std::vector<vsphere::Datacenter>& datacenters) {
-  if (datacenters.empty()) return std::vector<DatastoreRecord>();
+  if (datacenters.empty()) return DatastoreFetch();
   vsphere::PropertyFilterSpec spec;
   spec.prop_set = {
       {"Datacenter", {"datastore"}, false},
       {"Datastore",
-       {"name", "summary.url", "summary.freeSpace", "summary.accessible", "summary.maintenanceMode",
-        "host", "parent"},
+       {"name", "summary.url", "summary.type", "summary.freeSpace", "summary.accessible",
+        "summary.maintenanceMode", "host", "parent"},
        false},
+      {"HostSystem", {"name"}, false},
+  };
+  // Datacenter -> its datastores; Datacenter -> hostFolder -> (folders, recursively) -> compute
+  // resources and clusters -> their hosts.
+  const std::vector<vsphere::TraversalSpec> select = {
+      {"dcToDatastore", "Datacenter", "datastore"},
+      {"dcToHostFolder", "Datacenter", "hostFolder", false, {"folderToChild"}},
+      {"folderToChild", "Folder", "childEntity", false, {"folderToChild", "computeToHost"}},
+      {"computeToHost", "ComputeResource", "host"},
   };
   for (const vsphere::Datacenter& dc : datacenters) {
-    spec.object_set.push_back(
-        {dc.moref, false, {vsphere::TraversalSpec{"dcToDatastore", "Datacenter", "datastore"}}});
+    spec.object_set.push_back({dc.moref, false, select});
   }
   CCM_ASSIGN_OR_RETURN(std::vector<vsphere::ObjectContent> objects,
                        vsphere::RetrieveProperties(client, spec));
   return ParseDatastores(objects, datacenters);
 }
 
-std::vector<DatastoreRecord> ParseDatastores(const std::vector<vsphere::ObjectContent>& objects,
-                                             const std::vector<vsphere::Datacenter>& datacenters) {
+DatastoreFetch ParseDatastores(const std::vector<vsphere::ObjectContent>& objects,
+                               const std::vector<vsphere::Datacenter>& datacenters) {
   std::map<Moref, std::string> dc_names;
   for (const vsphere::Datacenter& dc : datacenters) dc_names[dc.moref] = dc.name;
   std::map<Moref, std::string> datacenter_of;  // datastore -> datacenter name
@@ -64,9 +72,13 @@ std::vector<DatastoreRecord> ParseDatastores(const std::vector<vsphere::ObjectCo
       datacenter_of.emplace(ParseMoref(m), dc_names[oc.obj]);
     }
   }
-  std::vector<DatastoreRecord> out;
+  DatastoreFetch out;
   std::map<Moref, bool> seen;
   for (const vsphere::ObjectContent& oc : objects) {
+    if (oc.obj.type == "HostSystem" && !seen[oc.obj]) {
+      seen[oc.obj] = true;
+      out.hosts.push_back({oc.obj, oc.GetText("name")});
+    }
     if (oc.obj.type != "Datastore" || seen[oc.obj]) continue;
     seen[oc.obj] = true;
     DatastoreRecord r;
@@ -74,6 +86,7 @@ std::vector<DatastoreRecord> ParseDatastores(const std::vector<vsphere::ObjectCo
     r.datacenter = datacenter_of[oc.obj];
     r.name = oc.GetText("name");
     r.url = oc.GetText("summary.url");
+    r.type = oc.GetText("summary.type");
     if (!absl::SimpleAtoi(oc.GetText("summary.freeSpace"), &r.free_bytes)) r.free_bytes = 0;
     const std::string maintenance = oc.GetText("summary.maintenanceMode");
     r.usable = oc.GetText("summary.accessible") != "false" &&
@@ -84,7 +97,7 @@ std::vector<DatastoreRecord> ParseDatastores(const std::vector<vsphere::ObjectCo
       if (!NotFalse(info, "mounted") || !NotFalse(info, "accessible")) continue;
       r.hosts.push_back(ParseMoref(Child(mount, "key")));
     }
-    out.push_back(std::move(r));
+    out.datastores.push_back(std::move(r));
   }
   return out;
 }

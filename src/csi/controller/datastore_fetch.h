@@ -1,8 +1,10 @@
 #pragma once
-// One round trip for every datastore of the watched datacenters: a RetrievePropertiesEx over
-// each Datacenter's `datastore` list (members of datastore clusters included: vCenter lists a
-// StoragePod's datastores in their datacenter's `datastore` too), with the properties placement
-// needs. No view to create and destroy, so a refresh costs one request, not three per datacenter.
+// One round trip for every datastore and every ESXi host of the watched datacenters: a
+// RetrievePropertiesEx over each Datacenter's `datastore` list (members of datastore clusters
+// included: vCenter lists a StoragePod's datastores in their datacenter's `datastore` too) and its
+// host folder down to the hosts of every (cluster) compute resource, with the properties
+// placement needs. No view to create and destroy, so a refresh costs one request, not three per
+// datacenter.
 
 #include <cstdint>
 #include <string>
@@ -20,11 +22,22 @@ struct DatastoreRecord {
   vsphere::Moref moref;
   std::string datacenter;  // the datacenter's name
   std::string name;
-  std::string url;  // summary.url
+  std::string url;   // summary.url
+  std::string type;  // summary.type (VMFS, NFS, vsan, ...)
   int64_t free_bytes = 0;
   bool usable = true;     // summary.accessible and not in maintenance mode
   vsphere::Moref parent;  // a StoragePod when the datastore belongs to a datastore cluster
   std::vector<vsphere::Moref> hosts;  // hosts that mount it, mounted and accessible
+};
+
+struct HostRecordRaw {
+  vsphere::Moref moref;
+  std::string name;
+};
+
+struct DatastoreFetch {
+  std::vector<DatastoreRecord> datastores;
+  std::vector<HostRecordRaw> hosts;  // every host of the datacenters, mounting anything or not
 };
 
 // The datacenters `specs` names (vsphere.conf `datacenters`: names, paths or MOIDs), all when
@@ -32,12 +45,12 @@ struct DatastoreRecord {
 absl::StatusOr<std::vector<vsphere::Datacenter>> WatchedDatacenters(
     vsphere::Client& client, const std::vector<std::string>& specs);
 
-absl::StatusOr<std::vector<DatastoreRecord>> FetchDatastores(
-    vsphere::Client& client, const std::vector<vsphere::Datacenter>& datacenters);
+absl::StatusOr<DatastoreFetch> FetchDatastores(vsphere::Client& client,
+                                               const std::vector<vsphere::Datacenter>& datacenters);
 
 // Pure: the records in a RetrievePropertiesEx answer for the spec FetchDatastores sends.
-// A datastore listed by two datacenters (cannot happen in vCenter) is kept once.
-std::vector<DatastoreRecord> ParseDatastores(const std::vector<vsphere::ObjectContent>& objects,
-                                             const std::vector<vsphere::Datacenter>& datacenters);
+// A datastore or host listed twice (cannot happen in vCenter) is kept once.
+DatastoreFetch ParseDatastores(const std::vector<vsphere::ObjectContent>& objects,
+                               const std::vector<vsphere::Datacenter>& datacenters);
 
 }  // namespace ccm::csi

@@ -19,6 +19,7 @@ constexpr char kAnswer[] = R"(<returnval xmlns:xsi="http://www.w3.org/2001/XMLSc
   <objects><obj type="Datastore">datastore-10</obj>
     <propSet><name>name</name><val xsi:type="xsd:string">shared-a</val></propSet>
     <propSet><name>summary.url</name><val xsi:type="xsd:string">ds:///vmfs/volumes/a/</val></propSet>
+    <propSet><name>summary.type</name><val xsi:type="xsd:string">vsan</val></propSet>
     <propSet><name>summary.freeSpace</name><val xsi:type="xsd:long">1073741824</val></propSet>
     <propSet><name>summary.accessible</name><val xsi:type="xsd:boolean">true</val></propSet>
     <propSet><name>summary.maintenanceMode</name><val xsi:type="xsd:string">normal</val></propSet>
@@ -38,6 +39,10 @@ constexpr char kAnswer[] = R"(<returnval xmlns:xsi="http://www.w3.org/2001/XMLSc
   <objects><obj type="Datastore">datastore-12</obj>
     <propSet><name>name</name><val xsi:type="xsd:string">maint</val></propSet>
     <propSet><name>summary.maintenanceMode</name><val xsi:type="xsd:string">inMaintenance</val></propSet></objects>
+  <objects><obj type="HostSystem">host-1</obj>
+    <propSet><name>name</name><val xsi:type="xsd:string">esx-1</val></propSet></objects>
+  <objects><obj type="HostSystem">host-9</obj>
+    <propSet><name>name</name><val xsi:type="xsd:string">esx-9</val></propSet></objects>
 </returnval>)";
 
 TEST(ParseDatastoresTest, ReadsPlacementFactsAndMountedHosts) {
@@ -47,7 +52,8 @@ TEST(ParseDatastoresTest, ReadsPlacementFactsAndMountedHosts) {
   vsphere::Datacenter dc;
   dc.moref = {"Datacenter", "datacenter-2"};
   dc.name = "dc1";
-  std::vector<DatastoreRecord> records = ParseDatastores(page.objects, {dc});
+  DatastoreFetch fetched = ParseDatastores(page.objects, {dc});
+  const std::vector<DatastoreRecord>& records = fetched.datastores;
   ASSERT_EQ(records.size(), 3u);
 
   const DatastoreRecord& a = records[0];
@@ -55,6 +61,7 @@ TEST(ParseDatastoresTest, ReadsPlacementFactsAndMountedHosts) {
   EXPECT_EQ(a.datacenter, "dc1");
   EXPECT_EQ(a.name, "shared-a");
   EXPECT_EQ(a.url, "ds:///vmfs/volumes/a/");
+  EXPECT_EQ(a.type, "vsan");
   EXPECT_EQ(a.free_bytes, 1073741824);
   EXPECT_TRUE(a.usable);
   EXPECT_EQ(a.parent, (vsphere::Moref{"StoragePod", "group-p1"}));
@@ -63,6 +70,10 @@ TEST(ParseDatastoresTest, ReadsPlacementFactsAndMountedHosts) {
             (std::vector<vsphere::Moref>{{"HostSystem", "host-1"}, {"HostSystem", "host-3"}}));
   EXPECT_FALSE(records[1].usable);  // not accessible
   EXPECT_FALSE(records[2].usable);  // in maintenance
+  // Every host, a host that mounts nothing (host-9) included: a zone's hosts are all of them.
+  ASSERT_EQ(fetched.hosts.size(), 2u);
+  EXPECT_EQ(fetched.hosts[1].moref, (vsphere::Moref{"HostSystem", "host-9"}));
+  EXPECT_EQ(fetched.hosts[1].name, "esx-9");
 }
 
 }  // namespace

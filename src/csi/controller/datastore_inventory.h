@@ -1,24 +1,30 @@
 #pragma once
-// The datastores CreateVolume and GetCapacity choose from, kept in memory.
+// What CreateVolume and GetCapacity place on, kept in memory: per configured vCenter, every
+// datastore of the configured datacenters (all when none), members of datastore clusters
+// (StoragePods) included, with its free space, type and the hosts that mount it; every ESXi host
+// of those datacenters with its topology segment (the tags of the topology categories on the host
+// and its ancestors, nearest first: host_topology.h); and, with topology, the datastores tagged
+// as preferred for a topology value (category cns.vmware.topology-preferred-datastores, as the
+// reference's csi-fetch-preferred-datastores-intervalinmin reads them). placement.h decides on
+// this view.
 //
-// Per configured vCenter: every datastore of the configured datacenters (all when none), members
-// of datastore clusters (StoragePods) included, as a DatastoreCandidate with its free space and
-// accessible topology: the distinct complete segments of the hosts that mount it, each host's
-// segment from the tags of the topology categories on the host and its ancestors, nearest first
-// (host_topology.h). Cost of a refresh per vCenter: one request for the datacenter list, one for
-// all datastores with their mounts, and, for hosts not seen before, the ancestry rounds
-// (AncestryResolver, cached) and ONE tagging batch call.
+// Cost of a refresh per vCenter: one request for the datacenter list, one for all datastores and
+// hosts with their mounts, and on a full refresh with topology ONE tagging batch call for the
+// datastores' tags and the chains of hosts not seen before (whose ancestry rounds the
+// AncestryResolver caches).
 //
-// Freshness: a full refresh (host segments and datastore-cluster names read again) every
-// `interval` (csi-fetch-preferred-datastores-intervalinmin); NoteChange() after a create, delete
-// or extend adjusts the cached free space at once and schedules a quick refresh (datastores only)
-// `change_delay` later, coalescing every change made meanwhile into that one refresh.
+// Freshness: a full refresh (host segments, datastore-cluster names and preferred datastores read
+// again) every `interval` (csi-fetch-preferred-datastores-intervalinmin); NoteChange() after a
+// create, delete or extend adjusts the cached free space at once and schedules a quick refresh
+// (datastores and hosts, one request) `change_delay` later, coalescing every change made
+// meanwhile into that one refresh; RequestFullRefresh() when a caller learns the view is stale (a
+// datastore CNS no longer knows, a node VM on a host the view does not have).
 //
-// Contract for callers: Candidates() answers from memory and never waits for vCenter once a
-// vCenter has been loaded. Before the first successful load of every vCenter it is Unavailable
-// naming the vCenters and their last error (never an empty list: "no datastore" would become a
-// wrong ResourceExhausted). A failed refresh keeps the last data.
-// Thread-safe.
+// Contract for callers: Snapshot() answers from memory and never waits for vCenter. It serves
+// every vCenter loaded so far and names the others in `unloaded` (one vCenter that is down
+// affects its own datastores only); Unavailable only while no vCenter has been loaded (never an
+// empty view: "no datastore" would become a wrong ResourceExhausted). A failed refresh keeps the
+// last data. Thread-safe; time is the injected Clock.
 
 #include <cstdint>
 #include <map>
@@ -31,7 +37,9 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "common/clock.h"
 #include "csi/controller/datastore_fetch.h"
 #include "csi/core/placement.h"
 #include "csi/core/topology.h"
@@ -40,6 +48,10 @@
 #include "vsphere/tagging.h"
 
 namespace ccm::csi {
+
+// The reference's tag category for preferred datastores: a tag named after a topology value
+// (e.g. "zone-a") on a datastore makes it preferred in that segment.
+inline constexpr char kPreferredDatastoresCategory[] = "cns.vmware.topology-preferred-datastores";
 
 struct DatastoreSource {
   std::string vcenter;  // the vCenter's label (DatastoreCandidate::vcenter)
@@ -55,6 +67,7 @@ struct DatastoreInventoryOptions {
   // After a failed refresh of a vCenter: first retry, doubling up to `max_retry`.
   absl::Duration retry = absl::Milliseconds(500);
   absl::Duration max_retry = absl::Seconds(30);
+  Clock* clock = nullptr;  // null: the real clock
 };
 
 struct DatastoreInventoryStats {
@@ -62,7 +75,16 @@ struct DatastoreInventoryStats {
   uint64_t quick_refreshes = 0;  // successful, per vCenter
   uint64_t failures = 0;
   uint64_t changes_noted = 0;
-  bool idle = true;  // no refresh running or scheduled by a change
+  uint64_t generation = 0;  // increases whenever the view changes
+  bool idle = true;         // no refresh running or scheduled by a change
+};
+
+// One consistent view of every loaded vCenter.
+struct InventorySnapshot {
+  std::vector<DatastoreCandidate> datastores;  // configuration, then (datacenter, name) order
+  std::vector<HostRecord> hosts;
+  std::map<std::string, std::string> unloaded;  // vCenter label -> why it is not in the view
+  uint64_t generation = 0;
 };
 
 class DatastoreInventory {
@@ -80,58 +102,81 @@ class DatastoreInventory {
   // the first error; the vCenters that answered are updated anyway.
   absl::Status RefreshNow();
 
-  using CandidateList = std::shared_ptr<const std::vector<DatastoreCandidate>>;
-  // Every candidate of every vCenter, in configuration then (datacenter, name) order.
-  absl::StatusOr<CandidateList> Candidates() const;
+  using SnapshotPtr = std::shared_ptr<const InventorySnapshot>;
+  absl::StatusOr<SnapshotPtr> Snapshot() const;
 
   // The free space of the datastore at `url` in `vcenter` changed by `delta_bytes` (negative
   // after a create or an extend): applied to the cache now, read from vCenter soon.
   void NoteChange(const std::string& vcenter, const std::string& url, int64_t delta_bytes);
 
-  // vCenter no longer knows a datastore of the cache (CNS said so): a full refresh now.
+  // The view is stale (CNS does not know a datastore of it, a node VM runs on a host it does
+  // not have): a full refresh now.
   void RequestFullRefresh();
 
+  // Per vCenter: OK once loaded, else why not.
+  std::map<std::string, absl::Status> VCenterHealth() const;
   // OK once every vCenter was loaded; the error says which is not and why.
   absl::Status Health() const;
   bool WaitForLoad(absl::Duration timeout) const;
   DatastoreInventoryStats stats() const;
 
  private:
+  struct Caches {  // what a full refresh reads again, a quick one reuses
+    std::vector<vsphere::Datacenter> datacenters;
+    std::map<vsphere::Moref, std::optional<Segments>> host_segments;  // nullopt: incomplete
+    std::map<vsphere::Moref, std::string> pod_names;                  // StoragePod -> name
+    std::map<vsphere::Moref, std::vector<std::string>> preferred;     // datastore -> values
+  };
   struct State {  // one vCenter's
     DatastoreSource source;
     std::shared_ptr<vsphere::AncestryResolver> ancestry;
-    std::vector<vsphere::Datacenter> datacenters;  // resolved on a full refresh
+    Caches caches;
     bool loaded = false;
     absl::Status last_error = absl::UnavailableError("not loaded yet");
     std::vector<DatastoreCandidate> candidates;
-    // Host -> its segment (nullopt: incomplete), StoragePod -> name. Dropped on a full refresh.
-    std::map<vsphere::Moref, std::optional<Segments>> host_segments;
-    std::map<vsphere::Moref, std::string> pod_names;
+    std::vector<HostRecord> hosts;
     absl::Time retry_at = absl::InfiniteFuture();  // a failed vCenter's next attempt
     // NoteChange() calls so far: a refresh that overlapped one may have read vCenter before the
     // change and is followed by another.
     uint64_t changes = 0;
     absl::Duration retry_delay;
   };
+  struct Fetched {
+    std::vector<DatastoreCandidate> candidates;
+    std::vector<HostRecord> hosts;
+  };
   void Run();
-  // Fetches one vCenter outside the lock, on copies of its caches; `full` reads host segments and
-  // pod names again.
+  // The refreshes due now (vCenter index, full); the deadline of the next one in `next`.
+  std::vector<std::pair<size_t, bool>> DueLocked(absl::Time now, absl::Time* next)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Fetches one vCenter outside the lock, on copies of its caches; `full` reads host segments,
+  // pod names and preferred datastores again.
   absl::Status Refresh(size_t index, bool full);
-  // Fills the segments of `hosts` and the names of `pods` missing from the maps.
-  absl::Status FillTopology(State& scratch, const std::vector<vsphere::Moref>& hosts,
-                            const std::vector<vsphere::Moref>& pods);
+  absl::StatusOr<Fetched> Fetch(const DatastoreSource& source, vsphere::AncestryResolver& ancestry,
+                                Caches& caches, bool full) const;
+  // Fills the segments of `hosts` and the names of `pods` missing from the caches and, when
+  // `datastores` is not empty, the preferred datastores among them: one tagging batch call.
+  absl::Status FillTopology(const DatastoreSource& source, vsphere::AncestryResolver& ancestry,
+                            Caches& caches, const std::vector<vsphere::Moref>& hosts,
+                            const std::vector<vsphere::Moref>& pods,
+                            const std::vector<vsphere::Moref>& datastores) const;
+  void Commit(State& st, absl::StatusOr<Fetched> fetched, Caches caches, bool full,
+              uint64_t changes_before) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Publish() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void WakeLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const DatastoreInventoryOptions options_;
   const bool topology_;
+  Clock& clock_;
   absl::Mutex refresh_mu_ ABSL_ACQUIRED_BEFORE(mu_);  // one refresh at a time
   mutable absl::Mutex mu_;
   std::vector<State> states_ ABSL_GUARDED_BY(mu_);
-  CandidateList published_ ABSL_GUARDED_BY(mu_);
+  SnapshotPtr published_ ABSL_GUARDED_BY(mu_);
   DatastoreInventoryStats stats_ ABSL_GUARDED_BY(mu_);
   absl::Time next_full_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   absl::Time quick_due_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
-  bool wake_ ABSL_GUARDED_BY(mu_) = false;
+  // The refresh thread's current sleep: notified to wake it early (a change, a stop).
+  std::shared_ptr<absl::Notification> wake_ ABSL_GUARDED_BY(mu_);
   bool refreshing_ ABSL_GUARDED_BY(mu_) = false;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;

@@ -150,20 +150,35 @@ TEST_F(ControllerConformanceTest, CreateLargerThanAnyDatastoreIsResourceExhauste
 }
 
 TEST_F(ControllerConformanceTest, CreateWithDatastoreUrlPlacesThere) {
-  auto all = env_->backend().datastores().Candidates();
-  ASSERT_TRUE(all.ok());
-  std::string url;
-  for (const auto& c : **all) {
-    if (c.name == "ds-b") url = c.url;
-  }
+  const std::string url = env_->DatastoreUrl("ds-shared");
   ASSERT_FALSE(url.empty());
-  auto req = CreateReq("pvc-on-ds-b", kGiB);
+  auto req = CreateReq("pvc-on-ds-shared", kGiB);
   (*req.mutable_parameters())["DatastoreURL"] = url;  // keys are case-insensitive
   ::csi::v1::CreateVolumeResponse resp;
   ASSERT_TRUE(Create(req, &resp).ok());
   auto cns = env_->CnsVolume(resp.volume().volume_id());
   ASSERT_TRUE(cns.ok());
-  EXPECT_EQ(cns->datastore, env_->DatastoreMoid("ds-b"));
+  EXPECT_EQ(cns->datastore, env_->DatastoreMoid("ds-shared"));
+}
+
+TEST_F(ControllerConformanceTest, CreateOnADatastoreUrlSomeNodesCannotReachIsRefused) {
+  // ds-b is mounted by zone-b's host only: a volume there would not attach to node-a1/node-a2.
+  auto req = CreateReq("pvc-on-ds-b", kGiB);
+  (*req.mutable_parameters())["datastoreurl"] = env_->DatastoreUrl("ds-b");
+  grpc::Status s = Create(req);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
+  EXPECT_THAT(s.error_message(), ::testing::AllOf(::testing::HasSubstr("ds-b"),
+                                                  ::testing::HasSubstr("zone-a-host-0")));
+}
+
+TEST_F(ControllerConformanceTest, UnconstrainedVolumesGoWhereEveryNodeVmsHostMountsThem) {
+  // ds-a has the most free space, datastore1 is mounted by one host: neither is shared by every
+  // node VM's host, ds-shared is.
+  ::csi::v1::CreateVolumeResponse resp;
+  ASSERT_TRUE(Create(CreateReq("pvc-unconstrained", kGiB), &resp).ok());
+  auto cns = env_->CnsVolume(resp.volume().volume_id());
+  ASSERT_TRUE(cns.ok());
+  EXPECT_EQ(cns->datastore, env_->DatastoreMoid("ds-shared"));
 }
 
 // ---- DeleteVolume ----

@@ -1,11 +1,14 @@
 #include "controller_env.h"
 
+#include <algorithm>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "csi/controller/controller_plugin.h"
 #include "csi/core/constants.h"
 #include "csi/core/volume_id.h"
 #include "csi/server/identity_service.h"
+#include "kube/config.h"
 #include "testing/eventually.h"
 
 namespace ccm::csi::testing {
@@ -19,7 +22,8 @@ std::string ZonesSpec() {
             {"name": "node-b1", "cluster": "zone-b"}],
     "datastores": [{"name": "datastore1", "capacity_mb": 2048},
                    {"name": "ds-a", "capacity_mb": 204800, "clusters": ["zone-a"]},
-                   {"name": "ds-b", "capacity_mb": 102400, "clusters": ["zone-b"]}]}],
+                   {"name": "ds-b", "capacity_mb": 102400, "clusters": ["zone-b"]},
+                   {"name": "ds-shared", "capacity_mb": 51200, "clusters": ["zone-a", "zone-b"]}]}],
   "tag_categories": [{"name": "k8s-zone"}, {"name": "k8s-region"}],
   "tags": [{"name": "zone-a", "category": "k8s-zone", "attach": ["/dc1/host/zone-a"]},
            {"name": "zone-b", "category": "k8s-zone", "attach": ["/dc1/host/zone-b"]},
@@ -35,6 +39,32 @@ absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::Start(const std::s
 absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::StartMulti(
     const std::vector<std::string>& specs, absl::Duration change_delay,
     const std::function<void(cloud::Config&)>& configure) {
+  return StartWith(specs, Options{change_delay, configure, {}});
+}
+
+absl::Status ControllerEnv::PutNode(const std::string& vm) {
+  const std::string uuid = VmUuid(vm);
+  if (uuid.empty()) return absl::NotFoundError(absl::StrCat("no simulator VM ", vm));
+  nlohmann::json node = {{"apiVersion", "v1"},
+                         {"kind", "Node"},
+                         {"metadata", {{"name", vm}}},
+                         {"spec", {{"providerID", absl::StrCat("vsphere://", uuid)}}}};
+  return api_.Put("nodes", node).status();
+}
+
+std::string ControllerEnv::DatastoreUrl(const std::string& name) {
+  auto view = backend_->datastores().Snapshot();
+  if (!view.ok()) return "";
+  for (const auto& c : (*view)->datastores) {
+    if (c.name == name) return c.url;
+  }
+  return "";
+}
+
+absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::StartWith(
+    const std::vector<std::string>& specs, const Options& options) {
+  const absl::Duration change_delay = options.change_delay;
+  const std::function<void(cloud::Config&)>& configure = options.configure;
   auto env = std::unique_ptr<ControllerEnv>(new ControllerEnv());
   for (size_t i = 0; i < specs.size(); ++i) {
     auto sim = ccm::testing::VcsimProcess::Start(specs[i]);
@@ -56,8 +86,27 @@ absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::StartMulti(
   env->config_.labels.region = "k8s-region";
   if (configure) configure(env->config_);
 
+  // The cluster's Nodes, as the CPI initialised them.
+  if (absl::StatusOr<std::string> url = env->api_.Start(); !url.ok()) return url.status();
+  for (const auto& sim : env->sims_) {
+    for (const auto& vm : sim->info().vms) {
+      if (std::find(options.not_nodes.begin(), options.not_nodes.end(), vm.name) !=
+          options.not_nodes.end()) {
+        continue;
+      }
+      if (absl::Status s = env->PutNode(vm.name); !s.ok()) return s;
+    }
+  }
+  const std::string kubeconfig = env->dir_.File("kubeconfig");
+  if (absl::Status s = env->api_.WriteKubeconfig(kubeconfig); !s.ok()) return s;
+  absl::StatusOr<kube::Config> kc = kube::LoadKubeconfig(kubeconfig);
+  if (!kc.ok()) return kc.status();
+  auto rest = kube::RestClient::New(*kc);
+  if (!rest.ok()) return rest.status();
+
   BackendOptions bo;
   bo.datastore_change_delay = change_delay;
+  bo.kube = std::shared_ptr<kube::Client>(*std::move(rest));
   auto plugin = StartControllerPlugin(env->config_, bo);  // the binary's controller wiring
   if (!plugin.ok()) return plugin.status();
   env->backend_ = plugin->backend;
@@ -83,7 +132,9 @@ absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::StartMulti(
   env->identity_ = ::csi::v1::Identity::NewStub(channel);
 
   std::string why;
-  if (!ccm::testing::Eventually([&] { return env->backend_->Ready(&why); }, absl::Seconds(60))) {
+  if (!ccm::testing::Eventually(
+          [&] { return env->backend_->Ready(&why) && env->backend_->nodes()->List().ok(); },
+          absl::Seconds(60))) {
     return absl::DeadlineExceededError(absl::StrCat("backend not ready: ", why));
   }
   return env;
@@ -92,6 +143,7 @@ absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::StartMulti(
 ControllerEnv::~ControllerEnv() {
   if (server_ != nullptr) server_->Stop();
   if (backend_ != nullptr) backend_->Stop();
+  api_.Stop();
 }
 
 std::string ControllerEnv::VmUuid(const std::string& name) const {
@@ -130,9 +182,9 @@ absl::StatusOr<ccm::testing::VcsimCnsVolume> ControllerEnv::CnsVolume(
 }
 
 std::string ControllerEnv::DatastoreMoid(const std::string& name) {
-  auto all = backend_->datastores().Candidates();
-  if (!all.ok()) return "";
-  for (const auto& c : **all) {
+  auto view = backend_->datastores().Snapshot();
+  if (!view.ok()) return "";
+  for (const auto& c : (*view)->datastores) {
     if (c.name == name) return c.moref;
   }
   return "";

@@ -1,9 +1,11 @@
 #pragma once
 // A Controller service over the real gRPC unix socket, on the vCenter simulator with its CNS:
 // the ControllerBackend wiring the binary uses, a CsiServer with Identity + Controller, and a
-// client stub. Zones: cluster zone-a (2 hosts) and zone-b (1 host) tagged with k8s-zone,
-// region-1 on the datacenter; ds-a mounted on zone-a only, ds-b on zone-b only, the small
-// default datastore1 (the simulator lists only the last host made, zone-b's, as mounting it).
+// client stub. The API emulator holds a Node per simulator VM (name = VM name, providerID
+// vsphere://<BIOS UUID>, as the CPI sets it): the controller's node VMs. Zones: cluster zone-a (2
+// hosts) and zone-b (1 host) tagged with k8s-zone, region-1 on the datacenter; ds-a mounted on
+// zone-a only, ds-b on zone-b only, ds-shared (the smallest) on every host, the small default
+// datastore1 (the simulator lists only the last host made, zone-b's, as mounting it).
 //
 // Several vCenters (StartMulti): one simulator per spec, configured as vCenters "vc1", "vc2", ...
 // in spec order. They share the server address 127.0.0.1 and differ by port: the config keys
@@ -21,7 +23,9 @@
 #include "csi/controller/controller_backend.h"
 #include "csi/proto/csi.grpc.pb.h"
 #include "csi/server/csi_server.h"
+#include "fixtures/kube_emulator/kube_emulator.h"
 #include "fixtures/vcsim/vcsim_process.h"
+#include "kube/client.h"
 #include "testing/csi_socket.h"
 
 namespace ccm::csi::testing {
@@ -43,6 +47,15 @@ class ControllerEnv {
   static absl::StatusOr<std::unique_ptr<ControllerEnv>> StartMulti(
       const std::vector<std::string>& specs, absl::Duration change_delay = absl::Milliseconds(200),
       const std::function<void(cloud::Config&)>& configure = nullptr);
+  // Options for Start/StartMulti's wiring (e.g. which VMs are Nodes).
+  struct Options {
+    absl::Duration change_delay = absl::Milliseconds(200);
+    std::function<void(cloud::Config&)> configure;
+    // Simulator VMs that are not Kubernetes nodes (no Node object).
+    std::vector<std::string> not_nodes;
+  };
+  static absl::StatusOr<std::unique_ptr<ControllerEnv>> StartWith(
+      const std::vector<std::string>& specs, const Options& options);
   ~ControllerEnv();
 
   // The simulator of vCenter "vc<i+1>".
@@ -61,10 +74,17 @@ class ControllerEnv {
   absl::StatusOr<ccm::testing::VcsimCnsVolume> CnsVolume(const std::string& volume_id);
   // The simulator's datastore MOID by name (from the inventory's candidates).
   std::string DatastoreMoid(const std::string& name);
+  // The datastore's URL by name ("" when unknown).
+  std::string DatastoreUrl(const std::string& name);
+  // The API emulator the controller's Node informer reads.
+  ccm::testing::KubeEmulator& api() { return api_; }
+  // A Node for the simulator VM `vm` (providerID from its BIOS UUID).
+  absl::Status PutNode(const std::string& vm);
 
  private:
   ControllerEnv() = default;
   std::vector<std::unique_ptr<ccm::testing::VcsimProcess>> sims_;
+  ccm::testing::KubeEmulator api_;
   cloud::Config config_;
   std::shared_ptr<ControllerBackend> backend_;
   TempDir dir_;

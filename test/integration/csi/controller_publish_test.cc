@@ -221,12 +221,12 @@ TEST_F(ControllerPublishTest, ExpandBeyondTheLimitIsOutOfRange) {
 // ---- GetCapacity ----
 
 TEST_F(ControllerPublishTest, CapacityPerSegmentSumsTheReachableDatastores) {
-  auto all = env_->backend().datastores().Candidates();
-  ASSERT_TRUE(all.ok());
+  auto view = env_->backend().datastores().Snapshot();
+  ASSERT_TRUE(view.ok());
   int64_t zone_b = 0, total = 0, largest_b = 0;
-  for (const auto& c : **all) {
+  for (const auto& c : (*view)->datastores) {
     total += c.free_bytes;
-    for (const auto& seg : c.accessible) {
+    for (const auto& seg : AccessibleSegments(c, (*view)->hosts)) {
       if (seg.at(kZoneKey) == "zone-b") {
         zone_b += c.free_bytes;
         largest_b = std::max(largest_b, c.free_bytes);

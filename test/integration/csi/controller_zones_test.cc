@@ -71,7 +71,8 @@ TEST_F(ControllerZonesTest, AZoneWithoutDatastoresIsResourceExhausted) {
 }
 
 TEST_F(ControllerZonesTest, FullZoneDatastoreFallsBackToTheNextReachableOne) {
-  // ds-b refuses (CNS fault on the first create): the next zone-b choice, datastore1, takes it.
+  // ds-b refuses (CNS fault on the first create): the next zone-b choice, ds-shared (mounted by
+  // every host of both zones), takes it.
   ASSERT_TRUE(
       env_->sim()
           .SetCnsFault("CnsCreateVolume", "CnsFault", "insufficient disk space", 1, "volume")
@@ -82,9 +83,10 @@ TEST_F(ControllerZonesTest, FullZoneDatastoreFallsBackToTheNextReachableOne) {
   grpc::Status s = Create(req, &resp);
   ASSERT_TRUE(s.ok()) << s.error_message();
   EXPECT_EQ(env_->CnsVolume(resp.volume().volume_id())->datastore,
-            env_->DatastoreMoid("datastore1"));
-  ASSERT_EQ(resp.volume().accessible_topology_size(), 1);
-  EXPECT_EQ(resp.volume().accessible_topology(0).segments().at(kZoneKey), "zone-b");
+            env_->DatastoreMoid("ds-shared"));
+  ASSERT_EQ(resp.volume().accessible_topology_size(), 2);
+  EXPECT_EQ(resp.volume().accessible_topology(0).segments().at(kZoneKey), "zone-a");
+  EXPECT_EQ(resp.volume().accessible_topology(1).segments().at(kZoneKey), "zone-b");
 }
 
 TEST_F(ControllerZonesTest, VCenterDownIsUnavailableAndNothingIsLost) {

@@ -1,9 +1,11 @@
 // The datastore inventory against the simulator: datastores of the watched datacenters with
-// free space, datastore-cluster membership and the topology of the hosts mounting them, the
-// requests a refresh costs, and Unavailable (never an empty list) before the first load.
+// free space, type, datastore-cluster membership and the hosts mounting them, every host with its
+// topology, preferred datastores, the requests a refresh costs, and Unavailable (never an empty
+// view) before the first load.
 #include "csi/controller/datastore_inventory.h"
 
 #include <map>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "fixtures/vcsim/vcsim_process.h"
@@ -31,14 +33,20 @@ constexpr char kSpec[] = R"({
                     {"name": "ds-a", "capacity_mb": 4096, "clusters": ["zone-a"]},
                     {"name": "ds-b", "capacity_mb": 8192, "clusters": ["zone-b"]},
                     {"name": "ds-x", "capacity_mb": 1024, "clusters": ["untagged"]},
-                    {"name": "ds-ab", "capacity_mb": 1024, "clusters": ["zone-a", "zone-b"]},
-                    {"name": "ds-pod", "capacity_mb": 1024, "clusters": ["zone-b"]}]},
+                    {"name": "ds-ab", "capacity_mb": 1024, "clusters": ["zone-a", "zone-b"],
+                     "type": "vsan"},
+                    {"name": "ds-a0", "capacity_mb": 1024, "hosts": ["zone-a-host-0"]},
+                    {"name": "ds-pod", "capacity_mb": 1024, "clusters": ["zone-b"],
+                     "datastore_cluster": "pod-1"}]},
     {"name": "dc2", "clusters": [{"name": "other", "hosts": 1}],
      "datastores": [{"name": "ds-dc2", "clusters": ["other"]}]}],
-  "tag_categories": [{"name": "k8s-zone"}, {"name": "k8s-region"}],
+  "tag_categories": [{"name": "k8s-zone"}, {"name": "k8s-region"},
+                     {"name": "cns.vmware.topology-preferred-datastores"}],
   "tags": [{"name": "zone-a", "category": "k8s-zone", "attach": ["/dc1/host/zone-a"]},
            {"name": "zone-b", "category": "k8s-zone", "attach": ["/dc1/host/zone-b"]},
-           {"name": "region-1", "category": "k8s-region", "attach": ["/dc1"]}]
+           {"name": "region-1", "category": "k8s-region", "attach": ["/dc1"]},
+           {"name": "zone-b", "category": "cns.vmware.topology-preferred-datastores",
+            "attach": ["/dc1/datastore/ds-ab"]}]
 })";
 
 class DatastoreInventoryTest : public ::testing::Test {
@@ -76,12 +84,20 @@ class DatastoreInventoryTest : public ::testing::Test {
 
   static std::map<std::string, DatastoreCandidate> ByName(const DatastoreInventory& inv) {
     std::map<std::string, DatastoreCandidate> out;
-    auto all = inv.Candidates();
-    EXPECT_TRUE(all.ok()) << all.status();
-    if (all.ok()) {
-      for (const auto& c : **all) out[c.name] = c;
+    auto view = inv.Snapshot();
+    EXPECT_TRUE(view.ok()) << view.status();
+    if (view.ok()) {
+      for (const auto& c : (*view)->datastores) out[c.name] = c;
     }
     return out;
+  }
+  static std::vector<Segments> Accessible(const DatastoreInventory& inv, const std::string& name) {
+    auto view = inv.Snapshot();
+    if (!view.ok()) return {};
+    for (const auto& c : (*view)->datastores) {
+      if (c.name == name) return AccessibleSegments(c, (*view)->hosts);
+    }
+    return {};
   }
 
   static VcsimProcess* sim_;
@@ -106,10 +122,26 @@ TEST_F(DatastoreInventoryTest, CandidatesCarryFreeSpaceAndTheirHostsTopology) {
   EXPECT_EQ(ds["datastore1"].free_bytes, 1024 * kMiB);
   EXPECT_FALSE(ds["ds-a"].url.empty());  // summary.url (the simulator's is a local path)
   EXPECT_FALSE(ds["ds-a"].moref.empty());
-  EXPECT_EQ(ds["ds-a"].accessible, (std::vector<Segments>{Zone("zone-a")}));
-  EXPECT_EQ(ds["ds-b"].accessible, (std::vector<Segments>{Zone("zone-b")}));
-  EXPECT_EQ(ds["ds-ab"].accessible, (std::vector<Segments>{Zone("zone-a"), Zone("zone-b")}));
-  EXPECT_TRUE(ds["ds-x"].accessible.empty());  // only hosts without a zone mount it
+  EXPECT_EQ(ds["ds-a"].hosts.size(), 2u);
+  EXPECT_EQ(ds["ds-ab"].type, "vsan");
+  EXPECT_EQ(Accessible(*inv, "ds-a"), (std::vector<Segments>{Zone("zone-a")}));
+  EXPECT_EQ(Accessible(*inv, "ds-b"), (std::vector<Segments>{Zone("zone-b")}));
+  EXPECT_EQ(Accessible(*inv, "ds-ab"), (std::vector<Segments>{Zone("zone-a"), Zone("zone-b")}));
+  EXPECT_TRUE(Accessible(*inv, "ds-x").empty());  // only hosts without a zone mount it
+  // Mounted by one host of zone-a: not accessible from zone-a (zone-a-host-1 lacks it).
+  EXPECT_EQ(ds["ds-a0"].hosts.size(), 1u);
+  EXPECT_TRUE(Accessible(*inv, "ds-a0").empty());
+  // Preferred in zone-b (a tag of the reference's category named after the zone).
+  EXPECT_EQ(ds["ds-ab"].preferred_for, (std::vector<std::string>{"zone-b"}));
+  EXPECT_TRUE(ds["ds-a"].preferred_for.empty());
+  // Every host of the watched datacenters, with its segment.
+  auto view = inv->Snapshot();
+  ASSERT_TRUE(view.ok());
+  std::map<std::string, std::optional<Segments>> hosts;
+  for (const HostRecord& h : (*view)->hosts) hosts[h.name] = h.segment;
+  EXPECT_EQ(hosts.size(), 4u);
+  EXPECT_EQ(hosts["zone-a-host-1"], Zone("zone-a"));
+  EXPECT_EQ(hosts["untagged-host-0"], std::nullopt);
 }
 
 TEST_F(DatastoreInventoryTest, WithoutTopologyNoSegmentsAndNoTaggingCalls) {
@@ -118,7 +150,7 @@ TEST_F(DatastoreInventoryTest, WithoutTopologyNoSegmentsAndNoTaggingCalls) {
   ASSERT_TRUE(inv->RefreshNow().ok());
   auto ds = ByName(*inv);
   EXPECT_TRUE(ds.contains("ds-dc2"));  // no datacenters configured: all of them
-  EXPECT_TRUE(ds["ds-a"].accessible.empty());
+  EXPECT_TRUE(Accessible(*inv, "ds-a").empty());
   auto rest = sim_->RestCounters();
   ASSERT_TRUE(rest.ok());
   EXPECT_TRUE(rest->empty()) << rest->begin()->first;
@@ -130,8 +162,9 @@ TEST_F(DatastoreInventoryTest, ARefreshCostsAFewRequestsAndAQuickOneJustOne) {
   ASSERT_TRUE(inv->RefreshNow().ok());
   auto first = sim_->TotalRequests();
   ASSERT_TRUE(first.ok());
-  // Datacenters, datastores, ancestry levels, tagging login + one batch + tag/category names.
-  EXPECT_LE(*first, 16);
+  // Datacenters, datastores and hosts, ancestry levels, tagging login + one batch + tag and
+  // category names.
+  EXPECT_LE(*first, 17);
   auto soap = sim_->SoapCounters();
   ASSERT_TRUE(soap.ok());
   // A full refresh again: hosts' chains come from the ancestry cache, tags in one batch.
@@ -139,7 +172,7 @@ TEST_F(DatastoreInventoryTest, ARefreshCostsAFewRequestsAndAQuickOneJustOne) {
   ASSERT_TRUE(inv->RefreshNow().ok());
   auto second = sim_->TotalRequests();
   ASSERT_TRUE(second.ok());
-  EXPECT_LE(*second, 3);  // ListDatacenters, the datastores, one tag batch
+  EXPECT_LE(*second, 3);  // ListDatacenters, datastores and hosts, one tag batch
 
   // A change: applied to the cache at once, then one quick refresh (the datastores only).
   auto before = ByName(*inv)["ds-b"].free_bytes;
@@ -157,36 +190,26 @@ TEST_F(DatastoreInventoryTest, ARefreshCostsAFewRequestsAndAQuickOneJustOne) {
 }
 
 TEST_F(DatastoreInventoryTest, DatastoreClusterMembersAreCandidatesNamingTheirCluster) {
-  // The spec has no StoragePod field: make one the way an administrator would.
-  auto dcs = vsphere::ListDatacenters(*client_);
-  ASSERT_TRUE(dcs.ok());
-  vsphere::Moref ds_folder;
-  for (const auto& dc : *dcs) {
-    if (dc.name != "dc1") continue;
-    auto r = vsphere::RetrieveObjects(*client_, {dc.moref},
-                                      {{"Datacenter", {"datastoreFolder"}, false}});
-    ASSERT_TRUE(r.ok());
-    ds_folder = r->objects.front().GetMoref("datastoreFolder");
-  }
-  ASSERT_FALSE(ds_folder.empty());
-  auto pod = client_->Call("CreateStoragePod", absl::StrCat(vsphere::MorefXml("_this", ds_folder),
-                                                            vsphere::TextXml("name", "pod-1")));
-  ASSERT_TRUE(pod.ok()) << pod.status();
-  const vsphere::Moref pod_ref = vsphere::ParseMoref(pod->returnval());
   auto inv = Make({"dc1"});
   ASSERT_TRUE(inv->RefreshNow().ok());
-  const std::string ds_pod = ByName(*inv)["ds-pod"].moref;
-  auto moved =
-      client_->Call("MoveIntoFolder_Task",
-                    absl::StrCat(vsphere::MorefXml("_this", pod_ref),
-                                 vsphere::MorefXml("list", vsphere::Moref{"Datastore", ds_pod})));
-  ASSERT_TRUE(moved.ok()) << moved.status();
-  ASSERT_TRUE(::ccm::testing::Eventually([&] {
-    return inv->RefreshNow().ok() && ByName(*inv)["ds-pod"].datastore_cluster == "pod-1";
-  }));
   auto ds = ByName(*inv);
-  EXPECT_EQ(ds["ds-pod"].accessible, (std::vector<Segments>{Zone("zone-b")}));
+  EXPECT_EQ(ds["ds-pod"].datastore_cluster, "pod-1");
+  EXPECT_FALSE(ds["ds-pod"].datastore_cluster_moref.empty());
+  EXPECT_EQ(Accessible(*inv, "ds-pod"), (std::vector<Segments>{Zone("zone-b")}));
   EXPECT_EQ(ds["ds-b"].datastore_cluster, "");
+}
+
+TEST_F(DatastoreInventoryTest, MountChangesReachTheViewAtTheNextRefresh) {
+  auto inv = Make({"dc1"});
+  ASSERT_TRUE(inv->RefreshNow().ok());
+  ASSERT_TRUE(Accessible(*inv, "ds-a0").empty());
+  ASSERT_TRUE(sim_->MountDatastore("ds-a0", "zone-a-host-1", true).ok());
+  inv->RequestFullRefresh();
+  ASSERT_TRUE(inv->RefreshNow().ok());
+  EXPECT_EQ(Accessible(*inv, "ds-a0"), (std::vector<Segments>{Zone("zone-a")}));
+  ASSERT_TRUE(sim_->MountDatastore("ds-a0", "zone-a-host-1", false).ok());
+  ASSERT_TRUE(inv->RefreshNow().ok());
+  EXPECT_TRUE(Accessible(*inv, "ds-a0").empty());
 }
 
 TEST_F(DatastoreInventoryTest, UnknownDatacenterFailsTheLoadNaming) {
@@ -194,18 +217,18 @@ TEST_F(DatastoreInventoryTest, UnknownDatacenterFailsTheLoadNaming) {
   absl::Status s = inv->RefreshNow();
   EXPECT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.message()), ::testing::HasSubstr("dc-missing"));
-  EXPECT_EQ(inv->Candidates().status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(inv->Snapshot().status().code(), absl::StatusCode::kUnavailable);
 }
 
 TEST_F(DatastoreInventoryTest, UnavailableBeforeTheFirstLoadAndServedFromMemoryAfter) {
   auto inv = Make({"dc1"});
-  EXPECT_EQ(inv->Candidates().status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(inv->Snapshot().status().code(), absl::StatusCode::kUnavailable);
   EXPECT_FALSE(inv->Health().ok());
   inv->Start();
   ASSERT_TRUE(inv->WaitForLoad(absl::Seconds(30)));
   EXPECT_TRUE(inv->Health().ok());
   ASSERT_TRUE(sim_->ResetCounters().ok());
-  for (int i = 0; i < 100; ++i) ASSERT_TRUE(inv->Candidates().ok());
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(inv->Snapshot().ok());
   EXPECT_EQ(sim_->TotalRequests().value_or(-1), 0);  // no request per look-up
   inv->Stop();
 }

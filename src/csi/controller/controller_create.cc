@@ -1,0 +1,310 @@
+// CreateVolume: parse, find the volume of that name, place, create (see controller_service.h).
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "csi/controller/controller_service.h"
+#include "csi/controller/proto_convert.h"
+#include "csi/core/capacity.h"
+#include "csi/core/publish_context.h"
+#include "csi/core/topology.h"
+#include "csi/core/volume_id.h"
+#include "csi/server/grpc_status.h"
+
+namespace ccm::csi {
+namespace {
+
+namespace cns = vsphere::cns;
+
+// Transport trouble: the operation may or may not have happened, so another datastore must not
+// be tried (a second volume of the same name could be made).
+bool Transient(const absl::Status& s) {
+  return s.code() == absl::StatusCode::kUnavailable ||
+         s.code() == absl::StatusCode::kDeadlineExceeded;
+}
+
+const DatastoreCandidate* FindDatastore(const InventorySnapshot& view, const std::string& vcenter,
+                                        const std::string& url) {
+  for (const DatastoreCandidate& c : view.datastores) {
+    if (c.vcenter == vcenter && SameDatastoreUrl(c.url, url)) return &c;
+  }
+  return nullptr;
+}
+
+void FillVolume(const std::string& volume_id, int64_t capacity_mib,
+                const std::vector<Segments>& accessible, ::csi::v1::CreateVolumeResponse* resp) {
+  ::csi::v1::Volume* out = resp->mutable_volume();
+  out->set_volume_id(volume_id);
+  out->set_capacity_bytes(MibToBytes(capacity_mib));
+  ToProto(BlockVolumeContext(), out->mutable_volume_context());
+  for (const Segments& s : accessible) ToProto(s, out->add_accessible_topology());
+}
+
+}  // namespace
+
+grpc::Status ControllerService::CreateVolume(Ctx*, const ::csi::v1::CreateVolumeRequest* req,
+                                             ::csi::v1::CreateVolumeResponse* resp) {
+  return ToGrpcStatus(DoCreate(*req, resp));
+}
+
+absl::Status ControllerService::DoCreate(const ::csi::v1::CreateVolumeRequest& req,
+                                         ::csi::v1::CreateVolumeResponse* resp) {
+  CCM_ASSIGN_OR_RETURN(CreatePlan plan, ParseCreate(req));
+  CCM_ASSIGN_OR_RETURN(VolumeLocks::Guard guard, locks_.TryLock(plan.name));
+  CCM_ASSIGN_OR_RETURN(bool exists, FindExisting(plan, resp));
+  if (exists) return absl::OkStatus();
+  CCM_ASSIGN_OR_RETURN(Placed placed, Place(plan));
+  return CreateOnChoices(plan, placed, resp);
+}
+
+absl::StatusOr<ControllerService::CreatePlan> ControllerService::ParseCreate(
+    const ::csi::v1::CreateVolumeRequest& req) const {
+  if (req.name().empty()) return absl::InvalidArgumentError("volume name is required");
+  CCM_RETURN_IF_ERROR(ValidateCapabilities(FromProto(req.volume_capabilities()), cap_options_));
+  CreatePlan plan;
+  plan.name = req.name();
+  plan.range = FromProto(req.capacity_range());
+  CCM_ASSIGN_OR_RETURN(plan.size_mib, CreateSizeMib(plan.range));
+  CCM_ASSIGN_OR_RETURN(plan.params, ParseParameters(FromProto(req.parameters())));
+  for (const std::string& w : plan.params.warnings) LOG_WARN("CreateVolume {}: {}", plan.name, w);
+  if (req.has_volume_content_source()) {
+    return absl::InvalidArgumentError(
+        "volume_content_source is not supported: this driver creates empty volumes only "
+        "(no CLONE_VOLUME or snapshot capability)");
+  }
+  if (req.has_accessibility_requirements()) {
+    TopologyRequirement r = FromProto(req.accessibility_requirements());
+    if (!r.requisite.empty() || !r.preferred.empty()) plan.requirement = std::move(r);
+  }
+  return plan;
+}
+
+absl::StatusOr<bool> ControllerService::FindExisting(const CreatePlan& plan,
+                                                     ::csi::v1::CreateVolumeResponse* resp) {
+  for (VCenterEndpoint& vc : backend_->vcenters()) {
+    cns::QueryFilter filter;
+    filter.names = {plan.name};
+    filter.container_cluster_ids = ClusterIds();
+    absl::StatusOr<cns::QueryResult> r = vc.cns->QueryVolume(filter);
+    if (!r.ok()) {
+      return Annotate(r.status(), absl::StrCat("look for volume ", plan.name));
+    }
+    if (r->volumes.empty()) continue;
+    const cns::Volume& v = r->volumes.front();
+    absl::StatusOr<DatastoreInventory::SnapshotPtr> view = backend_->datastores().Snapshot();
+    const DatastoreCandidate* ds =
+        view.ok() ? FindDatastore(**view, vc.label, v.datastore_url) : nullptr;
+    std::vector<Segments> accessible;
+    if (ds != nullptr) accessible = AccessibleSegments(*ds, (*view)->hosts);
+    CCM_RETURN_IF_ERROR(CheckExisting(plan, vc, v, ds, accessible));
+    if (ModeOf(backend_->topology()) == TopologyMode::kNone) accessible.clear();
+    FillVolume(VolumeId(v.volume_id, vc.label), v.capacity_mb, accessible, resp);
+    return true;
+  }
+  return false;
+}
+
+absl::Status ControllerService::CheckExisting(const CreatePlan& plan, const VCenterEndpoint& vc,
+                                              const cns::Volume& v, const DatastoreCandidate* ds,
+                                              const std::vector<Segments>& accessible) const {
+  std::vector<std::string> differs;
+  if (v.capacity_mb < plan.size_mib ||
+      (plan.range.limit_bytes != 0 && MibToBytes(v.capacity_mb) > plan.range.limit_bytes)) {
+    differs.push_back(absl::StrCat("capacity ", v.capacity_mb, " MiB (requested: at least ",
+                                   plan.range.required_bytes, " bytes, limit ",
+                                   plan.range.limit_bytes, " bytes)"));
+  }
+  if (const std::string& url = plan.params.datastore_url; !url.empty()) {
+    const bool same = SameDatastoreUrl(v.datastore_url, url) ||
+                      (ds != nullptr && !ds->datastore_cluster.empty() &&
+                       (url == ds->datastore_cluster || url == ds->datastore_cluster_moref));
+    if (!same)
+      differs.push_back(absl::StrCat("datastore ", v.datastore_url, " (requested ", url, ")"));
+  }
+  if (const std::string& policy = plan.params.storage_policy_name; !policy.empty()) {
+    absl::StatusOr<std::string> id = vc.policies->IdOf(policy);
+    if (!id.ok() && !absl::IsNotFound(id.status())) return id.status();
+    if (!id.ok() || *id != v.storage_policy_id) {
+      differs.push_back(absl::StrCat("storage policy ",
+                                     v.storage_policy_id.empty() ? "(none)" : v.storage_policy_id,
+                                     " (requested \"", policy, "\")"));
+    }
+  }
+  if (plan.requirement && ds != nullptr) {  // unknown datastore: cannot tell, accept
+    const TopologyRequirement& r = *plan.requirement;
+    const std::vector<Segments>& wanted = r.requisite.empty() ? r.preferred : r.requisite;
+    bool reachable = false;
+    for (const Segments& acc : accessible) {
+      for (const Segments& w : wanted) reachable |= SegmentMatches(w, acc);
+    }
+    if (!reachable) {
+      differs.push_back(
+          absl::StrCat("datastore ", ds->name, " not accessible from the requested topology"));
+    }
+  }
+  if (differs.empty()) return absl::OkStatus();
+  return absl::AlreadyExistsError(absl::StrCat("volume ", plan.name, " exists with ",
+                                               absl::StrJoin(differs, ", "),
+                                               ": incompatible with this request"));
+}
+
+absl::StatusOr<ControllerService::Placed> ControllerService::Place(const CreatePlan& plan) {
+  Placed placed;
+  CCM_ASSIGN_OR_RETURN(placed.view, backend_->datastores().Snapshot());
+  const InventorySnapshot& view = *placed.view;
+  PlacementRequest preq;
+  preq.size_mib = plan.size_mib;
+  preq.datastore_url = plan.params.datastore_url;
+  preq.topology_configured = ModeOf(backend_->topology()) != TopologyMode::kNone;
+  if (plan.requirement) {
+    preq.requirement = &*plan.requirement;
+  } else {
+    CCM_ASSIGN_OR_RETURN(preq.node_hosts, NodeHosts(view));
+  }
+  std::vector<bool> compatible;
+  if (!plan.params.storage_policy_name.empty()) {
+    CCM_ASSIGN_OR_RETURN(compatible, PolicyVerdicts(plan.params.storage_policy_name, view, placed));
+    preq.compatible = &compatible;
+    preq.policy_name = plan.params.storage_policy_name;
+  }
+  absl::StatusOr<std::vector<PlacementChoice>> choices =
+      ChooseDatastores(view.datastores, view.hosts, preq);
+  if (!choices.ok()) {
+    if (view.unloaded.empty() || absl::IsInvalidArgument(choices.status())) return choices.status();
+    // A vCenter not loaded yet may have had a place for it: retry later.
+    return absl::UnavailableError(absl::StrCat(
+        choices.status().message(),
+        " (not known yet: ", absl::StrJoin(view.unloaded, "; ", absl::PairFormatter(": ")), ")"));
+  }
+  placed.choices = *std::move(choices);
+  return placed;
+}
+
+absl::StatusOr<std::vector<NodeHost>> ControllerService::NodeHosts(const InventorySnapshot& view) {
+  NodeVms* nodes = backend_->nodes();
+  if (nodes == nullptr) {
+    return absl::FailedPreconditionError(
+        "the controller has no Kubernetes API access to know the node VMs: a volume without "
+        "topology requirements cannot be placed");
+  }
+  CCM_ASSIGN_OR_RETURN(std::vector<NodeVmRef> refs, nodes->List());
+  std::set<std::pair<std::string, std::string>> known;
+  for (const HostRecord& h : view.hosts) known.emplace(h.vcenter, h.moid);
+  std::vector<NodeHost> out;
+  for (const NodeVmRef& ref : refs) {
+    absl::Status unsure;
+    bool found = false;
+    for (VCenterEndpoint& vc : backend_->vcenters()) {
+      absl::StatusOr<vsphere::VmFacts> vm = vc.vms->FindByUuid(ref.uuid);
+      if (!vm.ok()) {
+        if (!absl::IsNotFound(vm.status())) unsure = vm.status();
+        continue;
+      }
+      if (!known.contains({vc.label, vm->host.value})) {
+        backend_->datastores().RequestFullRefresh();
+        return absl::UnavailableError(
+            absl::StrCat("node ", ref.node, ": its VM ", vm->name, " runs on host ", vm->host.value,
+                         " of vCenter ", vc.label,
+                         ", which the datastore inventory does not know yet (refreshing)"));
+      }
+      out.push_back({vm->name, vc.label, vm->host.value});
+      found = true;
+      break;
+    }
+    if (!found && !unsure.ok()) {
+      return absl::UnavailableError(absl::StrCat("node ", ref.node, ": cannot find its VM ",
+                                                 ref.uuid, ": ", unsure.message()));
+    }
+    if (!found)
+      VLOG(1, "node {}: no VM with BIOS UUID {} in the configured vCenters", ref.node, ref.uuid);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<bool>> ControllerService::PolicyVerdicts(const std::string& policy,
+                                                                    const InventorySnapshot& view,
+                                                                    Placed& placed) {
+  std::vector<bool> out(view.datastores.size(), false);
+  std::vector<std::string> missing;
+  absl::Status failure;
+  for (VCenterEndpoint& vc : backend_->vcenters()) {
+    absl::StatusOr<std::string> id = vc.policies->IdOf(policy);
+    if (!id.ok()) {
+      (absl::IsNotFound(id.status()) ? missing.push_back(vc.label) : failure.Update(id.status()));
+      continue;
+    }
+    std::vector<std::string> moids;
+    for (const DatastoreCandidate& c : view.datastores)
+      if (c.vcenter == vc.label) moids.push_back(c.moref);
+    absl::StatusOr<std::set<std::string>> ok = vc.policies->Compatible(*id, moids);
+    if (!ok.ok()) {
+      failure.Update(ok.status());
+      continue;
+    }
+    placed.policy_ids[vc.label] = *id;
+    for (size_t i = 0; i < view.datastores.size(); ++i) {
+      const DatastoreCandidate& c = view.datastores[i];
+      if (c.vcenter == vc.label && ok->contains(c.moref)) out[i] = true;
+    }
+  }
+  if (placed.policy_ids.empty()) {
+    if (!failure.ok()) return failure;
+    return absl::InvalidArgumentError(
+        absl::StrCat("storagepolicyname \"", policy, "\": no such storage policy in vCenter ",
+                     absl::StrJoin(missing, ", "), " (names are case-sensitive)"));
+  }
+  return out;
+}
+
+absl::Status ControllerService::CreateOnChoices(const CreatePlan& plan, const Placed& placed,
+                                                ::csi::v1::CreateVolumeResponse* resp) {
+  std::vector<std::string> refused;
+  absl::Status last;
+  bool stale = false;  // a datastore of the cache is gone from vCenter
+  for (const PlacementChoice& choice : placed.choices) {
+    const DatastoreCandidate& ds = placed.view->datastores[choice.candidate];
+    VCenterEndpoint* vc = Endpoint(ds.vcenter);
+    if (vc == nullptr) continue;
+    cns::CreateSpec spec;
+    spec.name = plan.name;
+    spec.capacity_mb = plan.size_mib;
+    spec.datastores = {vsphere::Moref{"Datastore", ds.moref}};
+    if (auto it = placed.policy_ids.find(ds.vcenter); it != placed.policy_ids.end())
+      spec.storage_policy_id = it->second;
+    spec.metadata.container_cluster = Cluster(*vc);
+    spec.metadata.container_cluster_array = {spec.metadata.container_cluster};
+    absl::StatusOr<cns::CreateResult> created = vc->cns->CreateVolume(spec);
+    if (!created.ok()) {
+      last = created.status();
+      refused.push_back(absl::StrCat(ds.name, " (", ds.url, "): ", last.message()));
+      if (Transient(last)) break;
+      if (absl::IsNotFound(last)) stale = true;
+      LOG_WARN("CreateVolume {}: datastore {} of vCenter {} refused: {}", plan.name, ds.name,
+               ds.vcenter, last.message());
+      continue;
+    }
+    backend_->datastores().NoteChange(ds.vcenter, ds.url, -MibToBytes(plan.size_mib));
+    FillVolume(VolumeId(created->volume_id, vc->label), plan.size_mib, choice.accessible_topology,
+               resp);
+    LOG_INFO("created volume {} ({}) of {} MiB on datastore {} of vCenter {}{}", plan.name,
+             resp->volume().volume_id(), plan.size_mib, ds.name, ds.vcenter,
+             spec.storage_policy_id.empty()
+                 ? ""
+                 : absl::StrCat(" with storage policy ", plan.params.storage_policy_name));
+    return absl::OkStatus();
+  }
+  if (last.ok()) return absl::ResourceExhaustedError("no datastore to place the volume on");
+  absl::StatusCode code = last.code();
+  if (stale) {
+    // Datastores were removed or re-registered since the last refresh: retryable once the
+    // inventory is read again (CreateVolume has no NotFound in the spec).
+    backend_->datastores().RequestFullRefresh();
+    if (code == absl::StatusCode::kNotFound) code = absl::StatusCode::kUnavailable;
+  }
+  return absl::Status(
+      code, absl::StrCat("create volume ", plan.name, ": ", absl::StrJoin(refused, "; ")));
+}
+
+}  // namespace ccm::csi

@@ -1,0 +1,40 @@
+#pragma once
+// The VMs of the cluster's nodes, as the controller knows them: a Node informer (name and
+// spec.providerID only are kept), each providerID "vsphere://<BIOS UUID>" naming a node VM, as
+// the reference's node manager registers node VMs. CreateVolume without topology requirements
+// places a volume on a datastore the hosts of all these VMs mount.
+// Thread-safe.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "kube/client.h"
+#include "kube/informer.h"
+
+namespace ccm::csi {
+
+struct NodeVmRef {
+  std::string node;  // the Node's name
+  std::string uuid;  // the VM's BIOS UUID, lower case
+};
+
+class NodeVms {
+ public:
+  // `client` must outlive the NodeVms.
+  explicit NodeVms(kube::Client& client);
+  void Start();
+  void Stop();
+
+  // Every Node with a vSphere providerID. Unavailable before the informer has synced. Nodes
+  // without a providerID (not initialised by a vSphere CPI yet) are left out.
+  absl::StatusOr<std::vector<NodeVmRef>> List() const;
+  // How many Nodes have no (vSphere) providerID, for messages.
+  size_t without_provider_id() const;
+
+ private:
+  std::unique_ptr<kube::Informer> informer_;
+};
+
+}  // namespace ccm::csi

@@ -1,0 +1,233 @@
+// Placement over the real gRPC socket against the simulator (issue 19): datastores every node VM
+// can reach, every host of a zone, storage policies through SPBM (the simulator's PBM service),
+// datastore clusters, preferred datastores, and a node VM that moves.
+#include <map>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "controller_env.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "testing/eventually.h"
+
+namespace ccm::csi::testing {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+constexpr int64_t kGiB = int64_t{1024} * 1024 * 1024;
+constexpr char kVsanDefaultPolicy[] = "aa6d5a82-1c88-45da-85d3-3d74b91a5bad";
+
+// zone-a: zone-a-host-0/1 (node-a0, node-a1); zone-b: zone-b-host-0/1 (node-b0 on host 0).
+// Free space decides among shared datastores, so the ones that must never be chosen are biggest.
+constexpr char kSpec[] = R"({
+  "users": {"csi-user": "csi-pass"},
+  "datacenters": [{"name": "dc1",
+    "clusters": [{"name": "zone-a", "hosts": 2}, {"name": "zone-b", "hosts": 2}],
+    "vms": [{"name": "node-a0", "cluster": "zone-a", "host_index": 0},
+            {"name": "node-a1", "cluster": "zone-a", "host_index": 1},
+            {"name": "node-b0", "cluster": "zone-b", "host_index": 0}],
+    "datastores": [
+      {"name": "local-big", "capacity_mb": 1000000, "hosts": ["zone-a-host-0"]},
+      {"name": "a-partial", "capacity_mb": 500000, "hosts": ["zone-a-host-0"]},
+      {"name": "pod-local", "capacity_mb": 400000, "hosts": ["zone-a-host-0"],
+       "datastore_cluster": "pod-1"},
+      {"name": "ds-a", "capacity_mb": 100000, "clusters": ["zone-a"]},
+      {"name": "ab0", "capacity_mb": 60000,
+       "hosts": ["zone-a-host-0", "zone-a-host-1", "zone-b-host-0"]},
+      {"name": "shared", "capacity_mb": 50000, "clusters": ["zone-a", "zone-b"]},
+      {"name": "vsan-a", "capacity_mb": 30000, "clusters": ["zone-a"], "type": "vsan"},
+      {"name": "gold", "capacity_mb": 20000, "clusters": ["zone-a", "zone-b"]},
+      {"name": "pod-shared", "capacity_mb": 10000, "clusters": ["zone-a", "zone-b"],
+       "datastore_cluster": "pod-1"},
+      {"name": "b-pref", "capacity_mb": 5000, "clusters": ["zone-b"]}]}],
+  "storage_policies": [{"name": "gold", "id": "gold-policy-id", "datastores": ["gold"]},
+                       {"name": "silver", "id": "silver-policy-id", "datastores": ["shared"]},
+                       {"name": "local", "id": "local-policy-id", "datastores": ["local-big"]}],
+  "tag_categories": [{"name": "k8s-zone"}, {"name": "k8s-region"},
+                     {"name": "cns.vmware.topology-preferred-datastores"}],
+  "tags": [{"name": "zone-a", "category": "k8s-zone", "attach": ["/dc1/host/zone-a"]},
+           {"name": "zone-b", "category": "k8s-zone", "attach": ["/dc1/host/zone-b"]},
+           {"name": "region-1", "category": "k8s-region", "attach": ["/dc1"]},
+           {"name": "zone-b", "category": "cns.vmware.topology-preferred-datastores",
+            "attach": ["/dc1/datastore/b-pref"]}]
+})";
+
+::csi::v1::Topology ZoneTopology(const std::string& zone) {
+  ::csi::v1::Topology t;
+  (*t.mutable_segments())[kZoneKey] = zone;
+  (*t.mutable_segments())[kRegionKey] = "region-1";
+  return t;
+}
+
+class ControllerPlacementTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto env = ControllerEnv::Start(kSpec);
+    ASSERT_TRUE(env.ok()) << env.status();
+    env_ = env->release();
+  }
+  static void TearDownTestSuite() {
+    delete env_;
+    env_ = nullptr;
+  }
+
+  static ::csi::v1::CreateVolumeRequest Req(const std::string& name,
+                                            std::map<std::string, std::string> params = {},
+                                            const std::string& zone = "") {
+    auto req = CreateReq(name, kGiB);
+    for (const auto& [k, v] : params) (*req.mutable_parameters())[k] = v;
+    if (!zone.empty()) {
+      *req.mutable_accessibility_requirements()->add_requisite() = ZoneTopology(zone);
+      *req.mutable_accessibility_requirements()->add_preferred() = ZoneTopology(zone);
+    }
+    return req;
+  }
+  static grpc::Status Create(const ::csi::v1::CreateVolumeRequest& req,
+                             ::csi::v1::CreateVolumeResponse* resp = nullptr) {
+    grpc::ClientContext ctx;
+    ::csi::v1::CreateVolumeResponse ignored;
+    return env_->controller().CreateVolume(&ctx, req, resp ? resp : &ignored);
+  }
+  // The datastore name CNS placed the volume on ("" on failure, with the error reported).
+  static std::string PlacedOn(const ::csi::v1::CreateVolumeRequest& req,
+                              std::string* policy = nullptr) {
+    ::csi::v1::CreateVolumeResponse resp;
+    grpc::Status s = Create(req, &resp);
+    EXPECT_TRUE(s.ok()) << req.name() << ": " << s.error_message();
+    if (!s.ok()) return "";
+    auto v = env_->CnsVolume(resp.volume().volume_id());
+    EXPECT_TRUE(v.ok()) << v.status();
+    if (!v.ok()) return "";
+    if (policy != nullptr) *policy = v->policy_id;
+    return v->datastore_name;
+  }
+
+  static ControllerEnv* env_;
+};
+ControllerEnv* ControllerPlacementTest::env_ = nullptr;
+
+TEST_F(ControllerPlacementTest, UnconstrainedVolumesNeverGoToAHostLocalDatastore) {
+  // local-big, a-partial and pod-local have the most space but one host mounts them; ab0 is
+  // mounted by the hosts of all three node VMs.
+  EXPECT_EQ(PlacedOn(Req("pvc-unconstrained")), "ab0");
+}
+
+TEST_F(ControllerPlacementTest, AZoneGetsADatastoreEveryHostOfTheZoneMounts) {
+  // a-partial (more space) is mounted by zone-a-host-0 only.
+  EXPECT_EQ(PlacedOn(Req("pvc-zone-a", {}, "zone-a")), "ds-a");
+}
+
+TEST_F(ControllerPlacementTest, PreferredDatastoreOfTheZoneFirst) {
+  // b-pref is the smallest zone-b datastore, tagged preferred for zone-b.
+  EXPECT_EQ(PlacedOn(Req("pvc-zone-b", {}, "zone-b")), "b-pref");
+}
+
+TEST_F(ControllerPlacementTest, AStoragePolicyPlacesOnItsCompatibleDatastoreAndCnsRecordsIt) {
+  std::string policy;
+  EXPECT_EQ(PlacedOn(Req("pvc-gold", {{"storagepolicyname", "gold"}}), &policy), "gold");
+  EXPECT_EQ(policy, "gold-policy-id");
+  // The same policy again: names and compatibility come from the cache, no SPBM request.
+  ASSERT_TRUE(env_->sim().ResetCounters().ok());
+  EXPECT_EQ(PlacedOn(Req("pvc-gold-2", {{"storagepolicyname", "gold"}}), &policy), "gold");
+  auto soap = env_->sim().SoapCounters();
+  ASSERT_TRUE(soap.ok());
+  for (const auto& [method, n] : *soap) {
+    EXPECT_FALSE(absl::StartsWith(method, "Pbm")) << method << " x" << n;
+  }
+}
+
+TEST_F(ControllerPlacementTest, PolicyErrorsNameThePolicy) {
+  grpc::Status unknown = Create(Req("pvc-platinum", {{"storagepolicyname", "platinum"}}));
+  EXPECT_EQ(unknown.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(unknown.error_message(), HasSubstr("\"platinum\""));
+  // Compatible only with a datastore one host mounts.
+  grpc::Status local = Create(Req("pvc-local", {{"storagepolicyname", "local"}}));
+  EXPECT_EQ(local.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << local.error_message();
+  EXPECT_THAT(local.error_message(), HasSubstr("storage policy \"local\""));
+  // datastoreurl + a policy it does not satisfy.
+  grpc::Status both =
+      Create(Req("pvc-gold-shared",
+                 {{"storagepolicyname", "gold"}, {"datastoreurl", env_->DatastoreUrl("shared")}}));
+  EXPECT_EQ(both.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << both.error_message();
+}
+
+TEST_F(ControllerPlacementTest, VsanDatastoreWithoutAPolicyGetsItsDefaultPolicy) {
+  std::string policy;
+  EXPECT_EQ(PlacedOn(Req("pvc-vsan", {{"datastoreurl", env_->DatastoreUrl("vsan-a")}}, "zone-a"),
+                     &policy),
+            "vsan-a");
+  EXPECT_EQ(policy, kVsanDefaultPolicy);
+}
+
+TEST_F(ControllerPlacementTest, ADatastoreClusterPlacesOnASharedMember) {
+  // pod-local has more space but one host mounts it.
+  EXPECT_EQ(PlacedOn(Req("pvc-pod", {{"datastoreurl", "pod-1"}})), "pod-shared");
+}
+
+TEST_F(ControllerPlacementTest, SameNameWithAnotherPolicyOrDatastoreIsAlreadyExists) {
+  ASSERT_EQ(PlacedOn(Req("pvc-same", {{"storagepolicyname", "gold"}})), "gold");
+  EXPECT_TRUE(Create(Req("pvc-same", {{"storagepolicyname", "gold"}})).ok());
+  grpc::Status silver = Create(Req("pvc-same", {{"storagepolicyname", "silver"}}));
+  EXPECT_EQ(silver.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_THAT(silver.error_message(), HasSubstr("storage policy gold-policy-id"));
+  grpc::Status elsewhere =
+      Create(Req("pvc-same", {{"datastoreurl", env_->DatastoreUrl("shared")}}));
+  EXPECT_EQ(elsewhere.error_code(), grpc::StatusCode::ALREADY_EXISTS);
+  grpc::Status zone_b_only = Create(Req("pvc-zone-a-only", {}, "zone-a"));
+  ASSERT_TRUE(zone_b_only.ok());
+  EXPECT_EQ(Create(Req("pvc-zone-a-only", {}, "zone-b")).error_code(),
+            grpc::StatusCode::ALREADY_EXISTS);
+}
+
+TEST_F(ControllerPlacementTest, ANodeVmMovingToAnotherHostChangesTheSharedSet) {
+  ASSERT_EQ(PlacedOn(Req("pvc-before-move")), "ab0");
+  // node-b0 moves to zone-b-host-1, which does not mount ab0.
+  ASSERT_TRUE(env_->sim().RelocateVm("node-b0", "/dc1/host/zone-b", "zone-b-host-1").ok());
+  std::string placed;
+  ASSERT_TRUE(ccm::testing::Eventually([&] {
+    ::csi::v1::CreateVolumeResponse resp;
+    if (!Create(Req("pvc-after-move"), &resp).ok()) return false;
+    auto v = env_->CnsVolume(resp.volume().volume_id());
+    placed = v.ok() ? v->datastore_name : "";
+    if (placed == "ab0") {  // the VM cache had not seen the move yet: try again
+      grpc::ClientContext ctx;
+      ::csi::v1::DeleteVolumeRequest del;
+      del.set_volume_id(resp.volume().volume_id());
+      ::csi::v1::DeleteVolumeResponse ignored;
+      EXPECT_TRUE(env_->controller().DeleteVolume(&ctx, del, &ignored).ok());
+    }
+    return placed != "ab0";
+  }));
+  EXPECT_EQ(placed, "shared");
+  ASSERT_TRUE(env_->sim().RelocateVm("node-b0", "/dc1/host/zone-b", "zone-b-host-0").ok());
+}
+
+TEST(ControllerPlacementNodesTest, WithoutNodeVmsAnUnconstrainedVolumeHasNowhereToGo) {
+  ControllerEnv::Options o;
+  o.not_nodes = {"node-a0", "node-a1", "node-b0"};
+  auto env = ControllerEnv::StartWith({kSpec}, o);
+  ASSERT_TRUE(env.ok()) << env.status();
+  grpc::ClientContext ctx;
+  ::csi::v1::CreateVolumeResponse resp;
+  grpc::Status s = (*env)->controller().CreateVolume(&ctx, CreateReq("pvc-no-nodes", kGiB), &resp);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(s.error_message(), AllOf(HasSubstr("no node VM is known"), HasSubstr("providerID")));
+  // A Node appears (the CPI initialised it): its VM's host decides at once.
+  ASSERT_TRUE((*env)->PutNode("node-a1").ok());
+  std::string placed;
+  ASSERT_TRUE(ccm::testing::Eventually([&] {
+    grpc::ClientContext c2;
+    ::csi::v1::CreateVolumeResponse r;
+    if (!(*env)->controller().CreateVolume(&c2, CreateReq("pvc-one-node", kGiB), &r).ok())
+      return false;
+    auto v = (*env)->CnsVolume(r.volume().volume_id());
+    placed = v.ok() ? v->datastore_name : "";
+    return true;
+  }));
+  EXPECT_EQ(placed, "ds-a");  // the biggest datastore zone-a-host-1 mounts
+}
+
+}  // namespace
+}  // namespace ccm::csi::testing
