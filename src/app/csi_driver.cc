@@ -35,17 +35,28 @@ absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
       };
     }
     // The node VMs come from the Node objects (placement of volumes without topology).
-    backend.kube = ApiClientFromEnv(
-        env, "no node VM is known: volumes need topology requirements to be placed");
+    // Three requests per CNS change (its CnsVolumeOperationRequest): a budget of 50 requests/s
+    // (burst 100) keeps the records off the critical path of volume operations, which the
+    // sidecars already limit.
+    backend.kube = ApiClientFromEnv(env,
+                                    "no node VM is known (volumes need topology requirements to "
+                                    "be placed) and CNS tasks are remembered in memory only",
+                                    50, 100);
+    if (auto ns = env.find("CSI_NAMESPACE"); ns != env.end() && !ns->second.empty()) {
+      backend.csi_namespace = ns->second;
+    }
     absl::StatusOr<csi::ControllerPlugin> plugin = csi::StartControllerPlugin(*config, backend);
     if (!plugin.ok()) return plugin.status();
     set.controller = std::move(plugin->service);
     set.ready = std::move(plugin->ready);
+    set.accessibility_constraints =
+        csi::ModeOf(csi::TopologyOf(*config)) != csi::TopologyMode::kNone;
   } else {
     // The node plugin is ready once it serves (NodeGetInfo answers Unavailable while its Node
     // lacks the configured topology labels, and the registrar retries).
     absl::StatusOr<csi::node::NodeServiceOptions> node = NodeServiceOptionsFromEnv(options, env);
     if (!node.ok()) return node.status();
+    set.accessibility_constraints = csi::ModeOf(node->info.topology) != csi::TopologyMode::kNone;
     set.node = std::make_unique<csi::node::NodeService>(*std::move(node));
   }
   return set;
@@ -106,7 +117,9 @@ int RunCsiDriver(const CsiOptions& options, const std::map<std::string, std::str
   csi::IdentityOptions io;
   io.name = std::string(csi::kDriverName);
   io.vendor_version = kCsiVersion;
-  io.controller_service = set->controller != nullptr;
+  // The spec: every instance of a plugin reports the same plugin capabilities, whichever RPCs it
+  // serves (the node plugin is the same plugin as the controller).
+  io.controller_service = true;
   io.accessibility_constraints = set->accessibility_constraints;
   io.ready = set->ready;
   auto identity = csi::IdentityService::Create(std::move(io));

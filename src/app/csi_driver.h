@@ -28,8 +28,11 @@ struct CsiServiceSet {
   std::unique_ptr<::csi::v1::Node::Service> node;
   // Probe's answer (identity_service.h); null = ready once serving.
   std::function<absl::StatusOr<bool>()> ready;
-  // Whether volumes and nodes carry topology (VOLUME_ACCESSIBILITY_CONSTRAINTS).
-  bool accessibility_constraints = true;
+  // Whether volumes and nodes carry topology (VOLUME_ACCESSIBILITY_CONSTRAINTS): only when
+  // csi-vsphere.conf configures topology. Announced without it, the external-provisioner (v5+,
+  // topology always on) fails every Immediate claim with "no available topology found", as no
+  // node registers topology keys.
+  bool accessibility_constraints = false;
 };
 
 // `config` is set in controller mode (csi-vsphere.conf, parsed), null in node mode (the node

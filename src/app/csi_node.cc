@@ -44,13 +44,17 @@ absl::StatusOr<csi::TopologyConfig> TopologyFromConfig(
 }  // namespace
 
 std::shared_ptr<kube::Client> ApiClientFromEnv(const std::map<std::string, std::string>& env,
-                                               const std::string& without) {
+                                               const std::string& without, double qps, int burst) {
   kube::EnvLookup lookup = [&env](absl::string_view key) { return Lookup(env, key); };
   absl::StatusOr<kube::Config> cfg =
       kube::BuildConfig("", Lookup(env, kEnvKubeconfig).value_or(""), lookup);
   if (!cfg.ok()) {
     LOG_WARN("no Kubernetes API access ({}): {}", cfg.status().message(), without);
     return nullptr;
+  }
+  if (qps > 0) {
+    cfg->qps = qps;
+    cfg->burst = burst;
   }
   absl::StatusOr<std::unique_ptr<kube::RestClient>> client = kube::RestClient::New(*cfg);
   if (!client.ok()) {

@@ -178,12 +178,16 @@ absl::Status BuildCsiGlobal(const Reader& r, GlobalConfig& g) {
   if (g.csi_fetch_preferred_datastores_interval_minutes == 0) {
     g.csi_fetch_preferred_datastores_interval_minutes = 5;
   }
+  CCM_CFG_RETURN_IF_ERROR(r.Int("cnsvolumeoperationrequest-cleanup-intervalinmin", 0, 24 * 60,
+                                g.cns_volume_operation_request_cleanup_minutes, &present));
+  if (g.cns_volume_operation_request_cleanup_minutes == 0) {
+    g.cns_volume_operation_request_cleanup_minutes = 15;
+  }
   // Known to the reference, with no effect on a block-volume driver without its CRDs.
   int unused = 0;
   for (const char* key :
        {"csi-auth-check-intervalinmin", "cnsregistervolumes-cleanup-intervalinmin",
-        "volumemigration-cr-cleanup-intervalinmin",
-        "cnsvolumeoperationrequest-cleanup-intervalinmin"}) {
+        "volumemigration-cr-cleanup-intervalinmin"}) {
     CCM_CFG_RETURN_IF_ERROR(r.Int(key, 0, 1 << 30, unused, &present));
   }
   return absl::OkStatus();

@@ -69,6 +69,9 @@ absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
   if (options.kube != nullptr) {
     b->kube_ = options.kube;
     b->nodes_ = std::make_unique<NodeVms>(*b->kube_);
+    b->operations_ = NewKubeOperationStore(*b->kube_, options.csi_namespace);
+  } else {
+    b->operations_ = NewMemoryOperationStore();
   }
   DatastoreInventoryOptions dio;
   dio.topology = b->topology_;
@@ -95,10 +98,31 @@ absl::Status ControllerBackend::Start() {
   }
   if (nodes_ != nullptr) nodes_->Start();
   datastores_->Start();
+  cleaner_ = std::thread([this] { CleanOperations(); });
   return absl::OkStatus();
 }
 
+void ControllerBackend::CleanOperations() {
+  const absl::Duration every =
+      absl::Minutes(std::max(1, config_.global.cns_volume_operation_request_cleanup_minutes));
+  while (!stop_.WaitForNotificationWithTimeout(every)) {
+    absl::StatusOr<std::vector<OperationRecord>> all = operations_->List();
+    if (!all.ok()) {
+      LOG_WARN("CnsVolumeOperationRequest clean-up: {}", all.status().message());
+      continue;
+    }
+    // Ended more than 15 minutes ago, as the reference's clean-up.
+    for (const std::string& name : StaleRecords(*all, absl::Now(), absl::Minutes(15))) {
+      if (absl::Status s = operations_->Delete(name); !s.ok()) {
+        LOG_WARN("CnsVolumeOperationRequest {}: {}", name, s.message());
+      }
+    }
+  }
+}
+
 void ControllerBackend::Stop() {
+  if (!stop_.HasBeenNotified()) stop_.Notify();
+  if (cleaner_.joinable()) cleaner_.join();
   if (datastores_ != nullptr) datastores_->Stop();
   if (nodes_ != nullptr) nodes_->Stop();
   for (auto& vc : vcs_) vc->Stop();

@@ -13,15 +13,18 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "cloud/config/config.h"
 #include "cloud/credentials/credential_store.h"
 #include "cloud/vsphere/vcenter.h"
 #include "csi/controller/datastore_inventory.h"
 #include "csi/controller/node_vms.h"
+#include "csi/controller/operation_store.h"
 #include "csi/controller/storage_policies.h"
 #include "csi/core/topology.h"
 #include "kube/client.h"
@@ -47,9 +50,11 @@ struct BackendOptions {
   // Overrides of the config's refresh interval and the post-change delay (tests, benchmark).
   absl::Duration datastore_interval = absl::ZeroDuration();  // zero: from the config
   absl::Duration datastore_change_delay = absl::Seconds(2);
-  // The Kubernetes API (in-cluster or KUBECONFIG): the Node informer tells the node VMs. Null: no
-  // node VM is known, so CreateVolume needs topology requirements.
+  // The Kubernetes API (in-cluster or KUBECONFIG): the Node informer tells the node VMs, and the
+  // CnsVolumeOperationRequests remember the CNS tasks started. Null: no node VM is known (so
+  // CreateVolume needs topology requirements) and the tasks are remembered in memory only.
   std::shared_ptr<kube::Client> kube;
+  std::string csi_namespace = "vmware-system-csi";  // CSI_NAMESPACE, the records' namespace
 };
 
 class ControllerBackend {
@@ -71,6 +76,7 @@ class ControllerBackend {
   std::vector<VCenterEndpoint>& vcenters() { return endpoints_; }
   DatastoreInventory& datastores() { return *datastores_; }
   NodeVms* nodes() { return nodes_.get(); }  // null without a Kubernetes API
+  OperationStore& operations() { return *operations_; }
 
  private:
   ControllerBackend() = default;
@@ -83,6 +89,11 @@ class ControllerBackend {
   std::vector<std::unique_ptr<StoragePolicies>> policies_;
   std::shared_ptr<kube::Client> kube_;
   std::unique_ptr<NodeVms> nodes_;
+  std::unique_ptr<OperationStore> operations_;
+  // Deletes ended operation records older than cnsvolumeoperationrequest-cleanup-intervalinmin.
+  void CleanOperations();
+  absl::Notification stop_;
+  std::thread cleaner_;
   std::vector<VCenterEndpoint> endpoints_;
   std::unique_ptr<DatastoreInventory> datastores_;
   bool started_ = false;

@@ -18,11 +18,11 @@ namespace {
 
 namespace cns = vsphere::cns;
 
-// Transport trouble: the operation may or may not have happened, so another datastore must not
-// be tried (a second volume of the same name could be made).
+// Transport trouble (the operation may or may not have happened) or another operation in the
+// way: another datastore must not be tried (a second volume of the same name could be made).
 bool Transient(const absl::Status& s) {
   return s.code() == absl::StatusCode::kUnavailable ||
-         s.code() == absl::StatusCode::kDeadlineExceeded;
+         s.code() == absl::StatusCode::kDeadlineExceeded || s.code() == absl::StatusCode::kAborted;
 }
 
 const DatastoreCandidate* FindDatastore(const InventorySnapshot& view, const std::string& vcenter,
@@ -55,6 +55,8 @@ absl::Status ControllerService::DoCreate(const ::csi::v1::CreateVolumeRequest& r
   CCM_ASSIGN_OR_RETURN(VolumeLocks::Guard guard, locks_.TryLock(plan.name));
   CCM_ASSIGN_OR_RETURN(bool exists, FindExisting(plan, resp));
   if (exists) return absl::OkStatus();
+  CCM_ASSIGN_OR_RETURN(bool resumed, ResumeCreate(plan, resp));
+  if (resumed) return absl::OkStatus();
   CCM_ASSIGN_OR_RETURN(Placed placed, Place(plan));
   return CreateOnChoices(plan, placed, resp);
 }
@@ -148,6 +150,32 @@ absl::Status ControllerService::CheckExisting(const CreatePlan& plan, const VCen
   return absl::AlreadyExistsError(absl::StrCat("volume ", plan.name, " exists with ",
                                                absl::StrJoin(differs, ", "),
                                                ": incompatible with this request"));
+}
+
+absl::StatusOr<bool> ControllerService::ResumeCreate(const CreatePlan& plan,
+                                                     ::csi::v1::CreateVolumeResponse* resp) {
+  absl::StatusOr<std::optional<OperationRecord>> prior = backend_->operations().Get(plan.name);
+  if (!prior.ok() || !prior->has_value()) return false;
+  const OperationRecord& r = **prior;
+  VCenterEndpoint* vc = Endpoint(r.vcenter);
+  if (r.status != kTaskInProgress || r.task_id.empty() || vc == nullptr) return false;
+  cns::CreateSpec spec;
+  spec.name = plan.name;
+  const cns::Operation op = cns::CreateOp(spec);
+  CCM_ASSIGN_OR_RETURN(cns::VolumeOperationResult ran, RunTracked(plan.name, *vc, op));
+  CCM_ASSIGN_OR_RETURN(cns::CreateResult created, cns::CreateResultOf(op, ran));
+  std::vector<Segments> accessible;
+  if (absl::StatusOr<DatastoreInventory::SnapshotPtr> view = backend_->datastores().Snapshot();
+      view.ok() && ModeOf(backend_->topology()) != TopologyMode::kNone) {
+    for (const DatastoreCandidate& c : (*view)->datastores) {
+      if (c.vcenter == vc->label && c.moref == created.datastore.value)
+        accessible = AccessibleSegments(c, (*view)->hosts);
+    }
+  }
+  FillVolume(VolumeId(created.volume_id, vc->label), plan.size_mib, accessible, resp);
+  LOG_INFO("created volume {} ({}) by the task {} an earlier attempt started", plan.name,
+           resp->volume().volume_id(), r.task_id);
+  return true;
 }
 
 absl::StatusOr<ControllerService::Placed> ControllerService::Place(const CreatePlan& plan) {
@@ -275,7 +303,10 @@ absl::Status ControllerService::CreateOnChoices(const CreatePlan& plan, const Pl
       spec.storage_policy_id = it->second;
     spec.metadata.container_cluster = Cluster(*vc);
     spec.metadata.container_cluster_array = {spec.metadata.container_cluster};
-    absl::StatusOr<cns::CreateResult> created = vc->cns->CreateVolume(spec);
+    const cns::Operation op = cns::CreateOp(spec);
+    absl::StatusOr<cns::VolumeOperationResult> ran = RunTracked(plan.name, *vc, op);
+    absl::StatusOr<cns::CreateResult> created =
+        ran.ok() ? cns::CreateResultOf(op, *ran) : absl::StatusOr<cns::CreateResult>(ran.status());
     if (!created.ok()) {
       last = created.status();
       refused.push_back(absl::StrCat(ds.name, " (", ds.url, "): ", last.message()));

@@ -79,7 +79,11 @@ absl::Status ControllerService::DoPublish(const ::csi::v1::ControllerPublishVolu
   CCM_ASSIGN_OR_RETURN(Located loc, Locate(req.volume_id()));
   CCM_ASSIGN_OR_RETURN(vsphere::Moref vm, FindNodeVm(*loc.vc, req.node_id()));
 
-  absl::StatusOr<std::string> disk = loc.vc->cns->AttachVolume(loc.cns_id, vm);
+  const vsphere::cns::Operation attach = vsphere::cns::AttachOp(loc.cns_id, vm);
+  absl::StatusOr<vsphere::cns::VolumeOperationResult> ran =
+      RunTracked(absl::StrCat("attach-", req.volume_id(), "-", vm.value), *loc.vc, attach);
+  absl::StatusOr<std::string> disk =
+      ran.ok() ? vsphere::cns::DiskUuidOf(attach, *ran) : absl::StatusOr<std::string>(ran.status());
   if (absl::IsFailedPrecondition(disk.status())) {
     // ResourceInUse: attached somewhere, perhaps here already (a retried publish).
     absl::StatusOr<std::string> here = loc.vc->cns->AttachedDiskUuid(vm, loc.cns_id);
@@ -128,7 +132,9 @@ absl::Status ControllerService::DoUnpublish(
     vms.push_back(*vm);
   }
   for (const vsphere::Moref& vm : vms) {
-    absl::Status s = loc->vc->cns->DetachVolume(loc->cns_id, vm);
+    absl::Status s = RunTracked(absl::StrCat("detach-", req.volume_id(), "-", vm.value), *loc->vc,
+                                vsphere::cns::DetachOp(loc->cns_id, vm))
+                         .status();
     if (s.ok() || absl::IsNotFound(s)) continue;
     if (s.code() == absl::StatusCode::kUnavailable ||
         s.code() == absl::StatusCode::kDeadlineExceeded) {
@@ -207,7 +213,9 @@ absl::Status ControllerService::DoExpand(const ::csi::v1::ControllerExpandVolume
   CCM_ASSIGN_OR_RETURN(Located loc, FindVolume(req.volume_id()));
   CCM_ASSIGN_OR_RETURN(ExpandPlan plan, PlanExpand(&range, loc.volume.capacity_mb, access));
   if (plan.needs_extend) {
-    absl::Status s = loc.vc->cns->ExtendVolume(loc.cns_id, plan.target_mib);
+    absl::Status s = RunTracked(absl::StrCat("expand-", req.volume_id()), *loc.vc,
+                                vsphere::cns::ExtendOp(loc.cns_id, plan.target_mib))
+                         .status();
     if (!s.ok()) {
       return WithContext(
           s, absl::StrCat("extend volume ", req.volume_id(), " to ", plan.target_mib, " MiB"));

@@ -108,7 +108,9 @@ absl::Status ControllerService::DoDelete(const ::csi::v1::DeleteVolumeRequest& r
   absl::StatusOr<Located> loc = Locate(req.volume_id());
   if (absl::IsNotFound(loc.status())) return absl::OkStatus();
   if (!loc.ok()) return loc.status();
-  absl::Status s = loc->vc->cns->DeleteVolume(loc->cns_id, /*delete_disk=*/true);
+  absl::Status s = RunTracked(absl::StrCat("delete-", req.volume_id()), *loc->vc,
+                              cns::DeleteOp(loc->cns_id, /*delete_disk=*/true))
+                       .status();
   if (absl::IsNotFound(s)) return absl::OkStatus();  // gone already: the spec's success
   if (absl::IsFailedPrecondition(s)) {
     return absl::FailedPreconditionError(

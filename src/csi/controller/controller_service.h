@@ -100,6 +100,8 @@ class ControllerService final : public ::csi::v1::Controller::Service {
   absl::Status CheckExisting(const CreatePlan& plan, const VCenterEndpoint& vc,
                              const vsphere::cns::Volume& v, const DatastoreCandidate* datastore,
                              const std::vector<Segments>& accessible) const;
+  // A create an earlier attempt started and recorded (a timeout, a restart): waits for its task.
+  absl::StatusOr<bool> ResumeCreate(const CreatePlan& plan, ::csi::v1::CreateVolumeResponse* resp);
   absl::StatusOr<Placed> Place(const CreatePlan& plan);
   absl::StatusOr<std::vector<NodeHost>> NodeHosts(const InventorySnapshot& view);
   // The storage policy's verdict per datastore of the view; fills placed.policy_ids.
@@ -119,6 +121,12 @@ class ControllerService final : public ::csi::v1::Controller::Service {
                           ::csi::v1::GetCapacityResponse* resp);
   absl::Status DoExpand(const ::csi::v1::ControllerExpandVolumeRequest& req,
                         ::csi::v1::ControllerExpandVolumeResponse* resp);
+
+  // Runs `op` on `vc` at most once across retries and restarts (operation_store.h): waits for
+  // the task an earlier attempt recorded under `name` on this vCenter, else starts and records.
+  absl::StatusOr<vsphere::cns::VolumeOperationResult> RunTracked(const std::string& name,
+                                                                 VCenterEndpoint& vc,
+                                                                 const vsphere::cns::Operation& op);
 
   VCenterEndpoint* Endpoint(const std::string& label);
   std::vector<std::string> Labels() const;

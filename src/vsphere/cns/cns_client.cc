@@ -26,15 +26,64 @@ absl::Status Transport(const absl::Status& s, absl::string_view what) {
 CnsClient::CnsClient(Client& vim, CnsClientOptions options)
     : vim_(vim), options_(std::move(options)) {}
 
-absl::StatusOr<VolumeOperationResult> CnsClient::RunTask(absl::string_view method,
-                                                         absl::string_view args_xml,
-                                                         absl::string_view what) {
-  absl::StatusOr<SoapResponse> r = vim_.Call(kCnsEndpoint, method, args_xml, CallKind::kChange);
-  if (!r.ok()) return Transport(r.status(), what);
+Operation CreateOp(const CreateSpec& spec) {
+  return {"CnsCreateVolume", CreateVolumeArgs({spec}),
+          absl::StrCat("CNS create volume \"", spec.name, "\"")};
+}
+
+Operation DeleteOp(const std::string& volume_id, bool delete_disk) {
+  return {"CnsDeleteVolume", DeleteVolumeArgs({volume_id}, delete_disk),
+          absl::StrCat("CNS delete volume ", volume_id)};
+}
+
+Operation AttachOp(const std::string& volume_id, const Moref& vm) {
+  return {"CnsAttachVolume", AttachVolumeArgs({{volume_id, vm}}),
+          absl::StrCat("CNS attach volume ", volume_id, " to ", vm.ToString())};
+}
+
+Operation DetachOp(const std::string& volume_id, const Moref& vm) {
+  return {"CnsDetachVolume", DetachVolumeArgs({{volume_id, vm}}),
+          absl::StrCat("CNS detach volume ", volume_id, " from ", vm.ToString())};
+}
+
+Operation ExtendOp(const std::string& volume_id, int64_t capacity_mb) {
+  return {"CnsExtendVolume", ExtendVolumeArgs({{volume_id, capacity_mb}}),
+          absl::StrCat("CNS extend volume ", volume_id, " to ", capacity_mb, " MB")};
+}
+
+Operation UpdateMetadataOp(const std::string& volume_id, const VolumeMetadata& metadata) {
+  return {"CnsUpdateVolumeMetadata", UpdateVolumeMetadataArgs({{volume_id, metadata}}),
+          absl::StrCat("CNS update metadata of volume ", volume_id)};
+}
+
+absl::StatusOr<CreateResult> CreateResultOf(const Operation& op, const VolumeOperationResult& r) {
+  if (r.volume_id.empty()) {
+    return absl::InternalError(absl::StrCat(op.what, ": the result names no volume id"));
+  }
+  CreateResult out{r.volume_id, {}};
+  if (!r.placement.empty()) out.datastore = r.placement.front();
+  return out;
+}
+
+absl::StatusOr<std::string> DiskUuidOf(const Operation& op, const VolumeOperationResult& r) {
+  if (r.disk_uuid.empty()) {
+    return absl::InternalError(absl::StrCat(op.what, ": the result has no diskUUID"));
+  }
+  return r.disk_uuid;
+}
+
+absl::StatusOr<Moref> CnsClient::Start(const Operation& op) {
+  absl::StatusOr<SoapResponse> r =
+      vim_.Call(kCnsEndpoint, op.method, op.args_xml, CallKind::kChange);
+  if (!r.ok()) return Transport(r.status(), op.what);
   const Moref task = ParseMoref(r->returnval());
   if (task.empty()) {
-    return absl::InternalError(absl::StrCat(what, ": ", method, " returned no task"));
+    return absl::InternalError(absl::StrCat(op.what, ": ", op.method, " returned no task"));
   }
+  return task;
+}
+
+absl::StatusOr<VolumeOperationResult> CnsClient::Wait(const Moref& task, absl::string_view what) {
   absl::StatusOr<TaskInfo> info = WaitForTask(vim_, task, options_.task);
   if (!info.ok()) return Transport(info.status(), absl::StrCat(what, " (", task.value, ")"));
   if (info->state == "error") {
@@ -47,16 +96,15 @@ absl::StatusOr<VolumeOperationResult> CnsClient::RunTask(absl::string_view metho
   return std::move(v);
 }
 
+absl::StatusOr<VolumeOperationResult> CnsClient::Run(const Operation& op) {
+  CCM_ASSIGN_OR_RETURN(Moref task, Start(op));
+  return Wait(task, op.what);
+}
+
 absl::StatusOr<CreateResult> CnsClient::CreateVolume(const CreateSpec& spec) {
-  const std::string what = absl::StrCat("CNS create volume \"", spec.name, "\"");
-  CCM_ASSIGN_OR_RETURN(VolumeOperationResult v,
-                       RunTask("CnsCreateVolume", CreateVolumeArgs({spec}), what));
-  if (v.volume_id.empty()) {
-    return absl::InternalError(absl::StrCat(what, ": the result names no volume id"));
-  }
-  CreateResult out{v.volume_id, {}};
-  if (!v.placement.empty()) out.datastore = v.placement.front();
-  return out;
+  const Operation op = CreateOp(spec);
+  CCM_ASSIGN_OR_RETURN(VolumeOperationResult v, Run(op));
+  return CreateResultOf(op, v);
 }
 
 absl::StatusOr<QueryResult> CnsClient::QueryVolume(const QueryFilter& filter) {
@@ -69,38 +117,26 @@ absl::StatusOr<QueryResult> CnsClient::QueryVolume(const QueryFilter& filter) {
 }
 
 absl::Status CnsClient::DeleteVolume(const std::string& volume_id, bool delete_disk) {
-  return RunTask("CnsDeleteVolume", DeleteVolumeArgs({volume_id}, delete_disk),
-                 absl::StrCat("CNS delete volume ", volume_id))
-      .status();
+  return Run(DeleteOp(volume_id, delete_disk)).status();
 }
 
 absl::StatusOr<std::string> CnsClient::AttachVolume(const std::string& volume_id, const Moref& vm) {
-  const std::string what = absl::StrCat("CNS attach volume ", volume_id, " to ", vm.ToString());
-  CCM_ASSIGN_OR_RETURN(VolumeOperationResult v,
-                       RunTask("CnsAttachVolume", AttachVolumeArgs({{volume_id, vm}}), what));
-  if (v.disk_uuid.empty()) {
-    return absl::InternalError(absl::StrCat(what, ": the result has no diskUUID"));
-  }
-  return v.disk_uuid;
+  const Operation op = AttachOp(volume_id, vm);
+  CCM_ASSIGN_OR_RETURN(VolumeOperationResult v, Run(op));
+  return DiskUuidOf(op, v);
 }
 
 absl::Status CnsClient::DetachVolume(const std::string& volume_id, const Moref& vm) {
-  return RunTask("CnsDetachVolume", DetachVolumeArgs({{volume_id, vm}}),
-                 absl::StrCat("CNS detach volume ", volume_id, " from ", vm.ToString()))
-      .status();
+  return Run(DetachOp(volume_id, vm)).status();
 }
 
 absl::Status CnsClient::ExtendVolume(const std::string& volume_id, int64_t capacity_mb) {
-  return RunTask("CnsExtendVolume", ExtendVolumeArgs({{volume_id, capacity_mb}}),
-                 absl::StrCat("CNS extend volume ", volume_id, " to ", capacity_mb, " MB"))
-      .status();
+  return Run(ExtendOp(volume_id, capacity_mb)).status();
 }
 
 absl::Status CnsClient::UpdateVolumeMetadata(const std::string& volume_id,
                                              const VolumeMetadata& metadata) {
-  return RunTask("CnsUpdateVolumeMetadata", UpdateVolumeMetadataArgs({{volume_id, metadata}}),
-                 absl::StrCat("CNS update metadata of volume ", volume_id))
-      .status();
+  return Run(UpdateMetadataOp(volume_id, metadata)).status();
 }
 
 absl::StatusOr<std::string> CnsClient::AttachedDiskUuid(const Moref& vm,

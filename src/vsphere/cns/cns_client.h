@@ -34,6 +34,26 @@ struct CnsClientOptions {
   TaskWaitOptions task;
 };
 
+// One CNS change, as started: the method, its arguments and what it is (for messages). Built by
+// the *Op functions below; CnsClient::Start runs it and returns its task, Wait finishes it. The
+// two halves let a caller record the task between them (the CSI controller's operation store),
+// so a retry after a restart waits for that task instead of starting another.
+struct Operation {
+  std::string method;
+  std::string args_xml;
+  std::string what;
+};
+Operation CreateOp(const CreateSpec& spec);
+Operation DeleteOp(const std::string& volume_id, bool delete_disk);
+Operation AttachOp(const std::string& volume_id, const Moref& vm);
+Operation DetachOp(const std::string& volume_id, const Moref& vm);
+Operation ExtendOp(const std::string& volume_id, int64_t capacity_mb);
+Operation UpdateMetadataOp(const std::string& volume_id, const VolumeMetadata& metadata);
+
+// The results of a finished task, read for the operation that started it.
+absl::StatusOr<CreateResult> CreateResultOf(const Operation& op, const VolumeOperationResult& r);
+absl::StatusOr<std::string> DiskUuidOf(const Operation& op, const VolumeOperationResult& r);
+
 class CnsClient {
  public:
   // `vim` must outlive the CnsClient.
@@ -55,15 +75,20 @@ class CnsClient {
   // EntityMetadata::remove), container cluster replaced when set.
   absl::Status UpdateVolumeMetadata(const std::string& volume_id, const VolumeMetadata& metadata);
 
+  // The two halves of every call above: Start returns the task of `op` (an error: CNS did not
+  // take it); Wait waits for a task (a new one, or one recorded before a restart) and returns its
+  // single volume result, a fault as its status. A task vCenter no longer knows is Unavailable.
+  absl::StatusOr<Moref> Start(const Operation& op);
+  absl::StatusOr<VolumeOperationResult> Wait(const Moref& task, absl::string_view what);
+
   // The disk UUID of the volume's disk on the VM (a VirtualDisk whose vDiskId is the volume id),
   // "" when it is not attached there: how the reference tells an idempotent attach from a
   // conflicting one after ResourceInUse. NotFound when the VM is gone.
   absl::StatusOr<std::string> AttachedDiskUuid(const Moref& vm, const std::string& volume_id);
 
  private:
-  // Runs a task-returning CNS method and returns its single volume result (fault -> status).
-  absl::StatusOr<VolumeOperationResult> RunTask(absl::string_view method,
-                                                absl::string_view args_xml, absl::string_view what);
+  // Start, then Wait.
+  absl::StatusOr<VolumeOperationResult> Run(const Operation& op);
 
   Client& vim_;
   const CnsClientOptions options_;

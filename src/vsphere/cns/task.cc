@@ -6,6 +6,16 @@
 #include "vsphere/property_collector.h"
 
 namespace ccm::vsphere::cns {
+namespace {
+
+constexpr absl::string_view kTaskVanishedPayload = "type.ccm/vsphere.TaskVanished";
+
+}  // namespace
+
+bool IsTaskVanished(const absl::Status& s) {
+  return s.code() == absl::StatusCode::kUnavailable &&
+         s.GetPayload(kTaskVanishedPayload).has_value();
+}
 
 absl::StatusOr<TaskInfo> WaitForTask(Client& vim, const Moref& task, const TaskWaitOptions& o) {
   Clock& clock = vim.options().clock ? *vim.options().clock : Clock::Real();
@@ -15,8 +25,10 @@ absl::StatusOr<TaskInfo> WaitForTask(Client& vim, const Moref& task, const TaskW
     CCM_ASSIGN_OR_RETURN(RetrieveObjectsResult r,
                          RetrieveObjects(vim, {task}, {PropertySpec{"Task", {"info"}, false}}));
     if (r.objects.empty()) {
-      return absl::UnavailableError(
+      absl::Status s = absl::UnavailableError(
           absl::StrCat("task ", task.ToString(), " vanished before it finished; outcome unknown"));
+      s.SetPayload(kTaskVanishedPayload, absl::Cord(task.value));
+      return s;
     }
     const ObjectContent& oc = r.objects.front();
     CCM_ASSIGN_OR_RETURN(TaskInfo info, ParseTaskInfo(oc.doc, oc.Get("info")));

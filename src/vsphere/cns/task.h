@@ -28,4 +28,8 @@ struct TaskWaitOptions {
 // The task's final info (state success or error).
 absl::StatusOr<TaskInfo> WaitForTask(Client& vim, const Moref& task, const TaskWaitOptions& o);
 
+// True for WaitForTask's Unavailable about a task vCenter no longer knows (and the errors that
+// carry it on): whoever recorded the task must find out the outcome another way.
+bool IsTaskVanished(const absl::Status& s);
+
 }  // namespace ccm::vsphere::cns

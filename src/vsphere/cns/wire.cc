@@ -280,8 +280,15 @@ absl::Status FaultStatus(absl::string_view fault_name, absl::string_view message
   absl::StatusCode code = named.code();
   if (fault_name == "NotFound" || fault_name == "ManagedObjectNotFound") {
     code = absl::StatusCode::kNotFound;
-  } else if (fault_name == "ResourceInUse") {
+  } else if (fault_name == "ResourceInUse" || fault_name == "InvalidPowerState") {
     code = absl::StatusCode::kFailedPrecondition;
+  } else if (fault_name == "TooManyDevices" || fault_name == "TooManyDisksOnLegacyHost" ||
+             fault_name == "NoDiskSpace" || fault_name == "InsufficientResourcesFault") {
+    code = absl::StatusCode::kResourceExhausted;  // no free SCSI slot, disk full
+  } else if (fault_name == "TaskInProgress" || fault_name == "ConcurrentAccess") {
+    code = absl::StatusCode::kAborted;  // another operation on the object: retry later
+  } else if (fault_name == "InvalidState") {
+    code = absl::StatusCode::kUnavailable;  // the object is busy changing state: retry
   }
   if (code == named.code()) return named;
   absl::Status out(code, named.message());

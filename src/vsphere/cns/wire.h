@@ -3,10 +3,15 @@
 // I/O), table-tested on their own. Element names, order and xsi:types follow the vSphere CNS API
 // (govmomi cns/types): an element out of order is rejected by vCenter's SOAP stack.
 //
-// Faults (FaultStatus): a CNS fault keeps its type name (FaultName() in soap.h) and message.
-//   NotFound, ManagedObjectNotFound  -> NotFound (an unknown volume id or VM)
-//   ResourceInUse                    -> FailedPrecondition (e.g. deleting an attached volume)
-//   others                           -> the vim25 mapping of soap.h (InvalidArgument, Unknown...)
+// Faults (FaultStatus): a CNS fault keeps its type name (FaultName() in soap.h) and message; the
+// codes are the ones the CSI sidecars act on.
+//   NotFound, ManagedObjectNotFound   -> NotFound (an unknown volume id or VM)
+//   ResourceInUse, InvalidPowerState  -> FailedPrecondition (deleting an attached volume, ...)
+//   TooManyDevices, TooManyDisksOnLegacyHost, NoDiskSpace, InsufficientResourcesFault
+//                                     -> ResourceExhausted (no free SCSI slot, a full disk)
+//   TaskInProgress, ConcurrentAccess  -> Aborted (another operation on the object)
+//   InvalidState                      -> Unavailable (the object is changing state)
+//   others                            -> the vim25 mapping of soap.h (InvalidArgument, Unknown...)
 
 #include <memory>
 #include <string>

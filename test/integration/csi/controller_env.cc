@@ -101,6 +101,8 @@ absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::StartWith(
   if (absl::Status s = env->api_.WriteKubeconfig(kubeconfig); !s.ok()) return s;
   absl::StatusOr<kube::Config> kc = kube::LoadKubeconfig(kubeconfig);
   if (!kc.ok()) return kc.status();
+  kc->qps = 1000;
+  kc->burst = 1000;
   auto rest = kube::RestClient::New(*kc);
   if (!rest.ok()) return rest.status();
 

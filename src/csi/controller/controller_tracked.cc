@@ -1,0 +1,75 @@
+// ControllerService::RunTracked: a CNS change at most once across retries and restarts, through
+// the operation store (operation_store.h).
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "csi/controller/controller_service.h"
+#include "vsphere/cns/task.h"
+
+namespace ccm::csi {
+namespace {
+
+namespace cns = vsphere::cns;
+
+void Record(OperationStore& store, OperationRecord& r) {
+  if (absl::Status s = store.Put(r); !s.ok()) {
+    // The operation goes on: without its record, a retry after a restart may repeat it (the
+    // reference behaves the same when it cannot store its CnsVolumeOperationRequest).
+    LOG_WARN("operation {}: cannot record {} ({}): {}", r.name, r.status, r.task_id, s.message());
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<cns::VolumeOperationResult> ControllerService::RunTracked(const std::string& name,
+                                                                         VCenterEndpoint& vc,
+                                                                         const cns::Operation& op) {
+  OperationStore& store = backend_->operations();
+  absl::StatusOr<std::optional<OperationRecord>> prior = store.Get(name);
+  if (!prior.ok()) {
+    LOG_WARN("operation {}: cannot read its record: {}", name, prior.status().message());
+  }
+  OperationRecord r;
+  r.name = name;
+  r.vcenter = vc.label;
+  if (prior.ok() && prior->has_value()) r.error_count = (*prior)->error_count;
+  absl::StatusOr<cns::VolumeOperationResult> result;
+  bool resumed = false;
+  if (prior.ok() && prior->has_value() && (*prior)->status == kTaskInProgress &&
+      !(*prior)->task_id.empty() && (*prior)->vcenter == vc.label) {
+    // Started by an earlier attempt (a timed-out call, a controller restarted meanwhile).
+    r = **prior;
+    LOG_INFO("operation {}: waiting for task {} started earlier", name, r.task_id);
+    result = vc.cns->Wait({"Task", r.task_id}, op.what);
+    resumed = !cns::IsTaskVanished(result.status());
+    if (!resumed) {
+      LOG_WARN("operation {}: task {} is gone from vCenter: starting it again", name, r.task_id);
+    }
+  }
+  if (!resumed) {
+    // No record before the call: without a task ID it would not let a retry resume anything.
+    absl::StatusOr<vsphere::Moref> task = vc.cns->Start(op);
+    if (!task.ok()) return task.status();
+    r.invoked = absl::Now();
+    r.task_id = task->value;
+    r.status = kTaskInProgress;
+    r.error.clear();
+    Record(store, r);
+    result = vc.cns->Wait(*task, op.what);
+  }
+  if (result.ok()) {
+    r.status = kTaskSuccess;
+    if (!result->volume_id.empty()) r.volume_id = result->volume_id;
+  } else if (result.status().code() == absl::StatusCode::kUnavailable ||
+             result.status().code() == absl::StatusCode::kDeadlineExceeded) {
+    return result;  // outcome unknown: the record stays "InProgress" with its task for the retry
+  } else {
+    r.status = kTaskError;
+    r.error = std::string(result.status().message());
+    ++r.error_count;
+  }
+  Record(store, r);
+  return result;
+}
+
+}  // namespace ccm::csi

@@ -1,0 +1,87 @@
+#pragma once
+// Where the controller remembers the CNS tasks it started, so that a CreateVolume (DeleteVolume,
+// ControllerExpandVolume, ControllerPublish/UnpublishVolume) retried after the provisioner's
+// timeout or after a controller restart waits for the task it started instead of starting a
+// second one (a second CnsCreateVolume makes a second disk, which nothing would ever delete).
+//
+// The record is the reference's CnsVolumeOperationRequest (cns.vmware.com/v1alpha1, namespaced
+// in the driver's namespace, CSI_NAMESPACE, default vmware-system-csi), read and written as the
+// reference does, so records made by either driver are understood by the other: spec.name is the
+// operation's name (the volume name for a create, "delete-<volume id>", "expand-<volume id>"),
+// status.firstOperationDetails the first attempt, status.latestOperationDetails the last ten, each
+// with taskId, vCenterServer, taskStatus ("InProgress", "Success", "Error"), error and
+// taskInvocationTimestamp; status.volumeID the created volume, status.capacity the size after an
+// extend (MiB).
+//
+// Protocol (ControllerService::RunTracked): an "InProgress" record with the task ID right after CNS
+// took the task, "Success" or "Error" when it ended (three API requests per operation: the read of
+// the record, its creation, its update). A retry that finds an "InProgress" record with a task
+// waits for that task. What remains: a controller killed between CNS taking the task and the
+// record of its ID (one API round trip) leaves no record, and the retry starts the operation again
+// (the reference has the same window; its record before the call names no task either).
+//
+// Without a Kubernetes API (MemoryOperationStore) the records live as long as the process.
+// Thread-safe.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "kube/client.h"
+
+namespace ccm::csi {
+
+inline constexpr char kTaskInProgress[] = "InProgress";
+inline constexpr char kTaskSuccess[] = "Success";
+inline constexpr char kTaskError[] = "Error";
+
+struct OperationRecord {
+  std::string name;  // the operation's name (see above); the object's name is SafeObjectName
+  std::string volume_id;
+  int64_t capacity_mb = 0;
+  std::string task_id;  // "task-123"; empty before CNS took the task
+  std::string vcenter;  // the vCenter label it ran on
+  std::string status = kTaskInProgress;
+  std::string error;
+  absl::Time invoked = absl::UnixEpoch();
+  int error_count = 0;
+};
+
+class OperationStore {
+ public:
+  virtual ~OperationStore() = default;
+  // nullopt when there is no record of that name.
+  virtual absl::StatusOr<std::optional<OperationRecord>> Get(const std::string& name) = 0;
+  // Creates or replaces the record (the history of earlier attempts is kept).
+  virtual absl::Status Put(const OperationRecord& record) = 0;
+  virtual absl::Status Delete(const std::string& name) = 0;
+  // Every record (for the clean-up of old ones).
+  virtual absl::StatusOr<std::vector<OperationRecord>> List() = 0;
+};
+
+std::unique_ptr<OperationStore> NewMemoryOperationStore();
+// CnsVolumeOperationRequest objects in `ns` through `client` (which must outlive the store).
+std::unique_ptr<OperationStore> NewKubeOperationStore(kube::Client& client, std::string ns);
+
+// A Kubernetes object name for an operation name: lower case, [a-z0-9.-] kept, anything else
+// (the '@' of a qualified volume ID, ':' ...) becomes '-', at most 253 characters.
+std::string SafeObjectName(const std::string& name);
+
+// The CnsVolumeOperationRequest for `r` on top of `existing` (null: a new object), keeping its
+// first operation and the last ten; and back. Pure, for tests.
+kube::Json RecordToObject(const OperationRecord& r, const kube::Json* existing,
+                          const std::string& ns);
+absl::StatusOr<OperationRecord> RecordFromObject(const kube::Json& obj);
+
+// The records to delete at a clean-up pass: ended ("Success"/"Error") and invoked more than
+// `age` before `now` (the reference: 15 minutes, cnsvolumeoperationrequest-cleanup-intervalinmin).
+std::vector<std::string> StaleRecords(const std::vector<OperationRecord>& records, absl::Time now,
+                                      absl::Duration age);
+
+}  // namespace ccm::csi

@@ -1,0 +1,112 @@
+#include "csi/controller/operation_store.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+
+namespace ccm::csi {
+namespace {
+
+using ::testing::ElementsAre;
+
+OperationRecord Rec(const std::string& name, const std::string& status, absl::Time at,
+                    const std::string& task = "task-1") {
+  OperationRecord r;
+  r.name = name;
+  r.task_id = task;
+  r.vcenter = "vc1";
+  r.status = status;
+  r.invoked = at;
+  return r;
+}
+
+TEST(OperationStoreTest, ObjectNamesAreKubernetesNames) {
+  EXPECT_EQ(SafeObjectName("pvc-1a2b"), "pvc-1a2b");
+  EXPECT_EQ(SafeObjectName("delete-5F3A@vc2"), "delete-5f3a-vc2");
+  EXPECT_EQ(SafeObjectName("file:abc_def"), "file-abc-def");
+  EXPECT_EQ(SafeObjectName(std::string(300, 'a')).size(), 253u);
+}
+
+TEST(OperationStoreTest, RecordsRoundTripAsTheReferencesObject) {
+  const absl::Time t = absl::FromUnixSeconds(1'800'000'000);
+  OperationRecord r = Rec("pvc-1", kTaskInProgress, t, "task-42");
+  kube::Json obj = RecordToObject(r, nullptr, "vmware-system-csi");
+  EXPECT_EQ(obj["apiVersion"], "cns.vmware.com/v1alpha1");
+  EXPECT_EQ(obj["kind"], "CnsVolumeOperationRequest");
+  EXPECT_EQ(obj["metadata"]["namespace"], "vmware-system-csi");
+  EXPECT_EQ(obj["spec"]["name"], "pvc-1");
+  EXPECT_EQ(obj["status"]["firstOperationDetails"]["taskId"], "task-42");
+  EXPECT_EQ(obj["status"]["firstOperationDetails"]["taskStatus"], "InProgress");
+  EXPECT_EQ(obj["status"]["firstOperationDetails"]["taskInvocationTimestamp"],
+            "2027-01-15T08:00:00Z");
+
+  // The same attempt ends: updated in place; the first operation follows it while alone.
+  r.status = kTaskSuccess;
+  r.volume_id = "vol-7";
+  obj = RecordToObject(r, &obj, "vmware-system-csi");
+  ASSERT_EQ(obj["status"]["latestOperationDetails"].size(), 1u);
+  EXPECT_EQ(obj["status"]["volumeID"], "vol-7");
+  EXPECT_EQ(obj["status"]["firstOperationDetails"]["taskStatus"], "Success");
+  auto back = RecordFromObject(obj);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->name, "pvc-1");
+  EXPECT_EQ(back->volume_id, "vol-7");
+  EXPECT_EQ(back->task_id, "task-42");
+  EXPECT_EQ(back->vcenter, "vc1");
+  EXPECT_EQ(back->status, kTaskSuccess);
+  EXPECT_EQ(back->invoked, t);
+
+  // Later attempts are appended, ten kept; the first one is never overwritten.
+  for (int i = 1; i <= 12; ++i) {
+    OperationRecord again = Rec("pvc-1", kTaskError, t + absl::Minutes(i), absl::StrCat("t", i));
+    obj = RecordToObject(again, &obj, "vmware-system-csi");
+  }
+  EXPECT_EQ(obj["status"]["latestOperationDetails"].size(), 10u);
+  EXPECT_EQ(obj["status"]["firstOperationDetails"]["taskId"], "task-42");
+  EXPECT_EQ(RecordFromObject(obj)->task_id, "t12");
+}
+
+TEST(OperationStoreTest, ObjectsOfTheReferenceAreRead) {
+  // As the reference writes them (a create that succeeded).
+  kube::Json obj = kube::Json::parse(R"({
+    "apiVersion": "cns.vmware.com/v1alpha1", "kind": "CnsVolumeOperationRequest",
+    "metadata": {"name": "pvc-abc", "namespace": "vmware-system-csi"},
+    "spec": {"name": "pvc-abc"},
+    "status": {"volumeID": "4f2e", "capacity": 1024,
+      "firstOperationDetails": {"taskInvocationTimestamp": "2026-11-25T10:00:00Z",
+                                "taskId": "task-7", "opId": "x", "taskStatus": "InProgress"},
+      "latestOperationDetails": [{"taskInvocationTimestamp": "2026-11-25T10:00:00Z",
+                                  "taskId": "task-7", "taskStatus": "Success"}]}})");
+  auto r = RecordFromObject(obj);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->volume_id, "4f2e");
+  EXPECT_EQ(r->capacity_mb, 1024);
+  EXPECT_EQ(r->status, "Success");
+  EXPECT_FALSE(RecordFromObject(kube::Json::parse(R"({"spec": {}})")).ok());
+  EXPECT_FALSE(RecordFromObject(kube::Json::parse(R"([1, 2])")).ok());
+}
+
+TEST(OperationStoreTest, StaleRecordsAreEndedAndOld) {
+  const absl::Time now = absl::FromUnixSeconds(1'800'000'000);
+  std::vector<OperationRecord> all = {
+      Rec("old-done", kTaskSuccess, now - absl::Minutes(20)),
+      Rec("old-failed", kTaskError, now - absl::Minutes(16)),
+      Rec("old-running", kTaskInProgress, now - absl::Hours(2)),
+      Rec("recent", kTaskSuccess, now - absl::Minutes(5)),
+  };
+  EXPECT_THAT(StaleRecords(all, now, absl::Minutes(15)), ElementsAre("old-done", "old-failed"));
+}
+
+TEST(OperationStoreTest, MemoryStore) {
+  auto store = NewMemoryOperationStore();
+  EXPECT_FALSE(store->Get("x")->has_value());
+  ASSERT_TRUE(store->Put(Rec("x", kTaskInProgress, absl::Now())).ok());
+  EXPECT_EQ((*store->Get("x"))->task_id, "task-1");
+  EXPECT_EQ(store->List()->size(), 1u);
+  ASSERT_TRUE(store->Delete("x").ok());
+  EXPECT_FALSE(store->Get("x")->has_value());
+}
+
+}  // namespace
+}  // namespace ccm::csi
