@@ -50,6 +50,6 @@ if grep -qF -- "--strict-topology" manifests/vsphere-csi-driver.yaml; then
   fail "the default CSI manifests must not enable topology"
 fi
 kubectl kustomize deploy/csi/kustomize/overlays/zones > "$out"
-has "$out" "--feature-gates=Topology=true" "--strict-topology" \
+has "$out" "--strict-topology" \
   'topology-categories = "k8s-region,k8s-zone"' "name: vsphere-csi-node-config"
 echo "manifests ok"
