@@ -45,10 +45,14 @@ absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
     if (auto ns = env.find("CSI_NAMESPACE"); ns != env.end() && !ns->second.empty()) {
       backend.csi_namespace = ns->second;
     }
+    if (auto pod = env.find("POD_NAME"); pod != env.end()) backend.pod_name = pod->second;
+    backend.registry = registry;
     absl::StatusOr<csi::ControllerPlugin> plugin = csi::StartControllerPlugin(*config, backend);
     if (!plugin.ok()) return plugin.status();
     set.controller = std::move(plugin->service);
     set.ready = std::move(plugin->ready);
+    set.vcenters = std::move(plugin->vcenters);
+    set.events = std::move(plugin->events);
     set.accessibility_constraints =
         csi::ModeOf(csi::TopologyOf(*config)) != csi::TopologyMode::kNone;
   } else {
@@ -128,6 +132,8 @@ int RunCsiDriver(const CsiOptions& options, const std::map<std::string, std::str
     return 1;
   }
   auto ready = set->ready;
+  std::shared_ptr<csi::VCenterStatus> vcenters = set->vcenters;
+  std::shared_ptr<kube::EventRecorder> events = set->events;
 
   csi::CsiServices services;
   services.identity = std::move(*identity);
@@ -147,7 +153,7 @@ int RunCsiDriver(const CsiOptions& options, const std::map<std::string, std::str
   std::unique_ptr<HealthServer> http;
   if (options.mode == CsiMode::kController && options.metrics_port > 0) {
     http = std::make_unique<HealthServer>(&registry);
-    // Readiness follows Probe; liveness only asks whether this process still answers.
+    // Probe (the process itself) for liveness and readiness; the vCenters for readiness only.
     http->AddCheck(
         "csi-probe",
         [ready]() -> absl::Status {
@@ -156,7 +162,21 @@ int RunCsiDriver(const CsiOptions& options, const std::map<std::string, std::str
           if (!r.ok()) return r.status();
           return *r ? absl::OkStatus() : absl::UnavailableError("not ready yet");
         },
-        /*liveness=*/false);
+        /*liveness=*/true);
+    // Each vCenter: readiness detail ("[-]vcenter-vc2 failed: ..."), never liveness.
+    if (vcenters != nullptr && config) {
+      for (const cloud::VirtualCenterConfig& vc : config->config.vcenters) {
+        const std::string label = vc.label;
+        http->AddCheck(
+            absl::StrCat("vcenter-", label),
+            [vcenters, label]() -> absl::Status {
+              auto all = vcenters->Current();
+              auto it = all.find(label);
+              return it == all.end() ? absl::OkStatus() : it->second;
+            },
+            /*liveness=*/false);
+      }
+    }
     absl::StatusOr<int> port =
         http->Start(options.metrics_bind_address, options.metrics_port, /*kp=*/nullptr);
     if (!port.ok()) {
@@ -171,6 +191,8 @@ int RunCsiDriver(const CsiOptions& options, const std::map<std::string, std::str
   LOG_INFO("stopping: RPCs in flight get {}", absl::FormatDuration(options.shutdown_grace));
   server.Stop();
   if (http) http->Stop();
+  if (vcenters) vcenters->Stop();
+  if (events) events->Shutdown(absl::Seconds(2));
   return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "app/csi_options.h"
 #include "cloud/config/config.h"
 #include "common/metrics.h"
+#include "csi/controller/vcenter_status.h"
 #include "csi/proto/csi.grpc.pb.h"
 
 namespace ccm::app {
@@ -28,6 +29,10 @@ struct CsiServiceSet {
   std::unique_ptr<::csi::v1::Node::Service> node;
   // Probe's answer (identity_service.h); null = ready once serving.
   std::function<absl::StatusOr<bool>()> ready;
+  // Controller mode: each vCenter's state (the /healthz checks "vcenter-<label>") and the
+  // recorder of its Events; null in node mode.
+  std::shared_ptr<csi::VCenterStatus> vcenters;
+  std::shared_ptr<kube::EventRecorder> events;
   // Whether volumes and nodes carry topology (VOLUME_ACCESSIBILITY_CONSTRAINTS): only when
   // csi-vsphere.conf configures topology. Announced without it, the external-provisioner (v5+,
   // topology always on) fails every Immediate claim with "no available topology found", as no

@@ -129,13 +129,23 @@ void ControllerBackend::Stop() {
   if (credentials_ != nullptr) credentials_->Stop();
 }
 
+std::map<std::string, absl::Status> ControllerBackend::VCenterHealth() const {
+  std::map<std::string, absl::Status> out;
+  const std::map<std::string, absl::Status> datastores = datastores_->VCenterHealth();
+  for (const auto& vc : vcs_) {
+    absl::Status s = vc->Health();
+    if (s.ok()) {
+      if (auto it = datastores.find(vc->label()); it != datastores.end()) s = it->second;
+    }
+    out[vc->label()] = s;
+  }
+  return out;
+}
+
 bool ControllerBackend::Ready(std::string* why) const {
   std::vector<std::string> reasons;
-  for (const auto& vc : vcs_) {
-    if (absl::Status s = vc->Health(); !s.ok()) reasons.push_back(std::string(s.message()));
-  }
-  if (absl::Status s = datastores_->Health(); !s.ok()) {
-    reasons.push_back(std::string(s.message()));
+  for (const auto& [label, s] : VCenterHealth()) {
+    if (!s.ok()) reasons.push_back(absl::StrCat(label, ": ", s.message()));
   }
   if (why != nullptr) *why = absl::StrJoin(reasons, "; ");
   return reasons.empty();

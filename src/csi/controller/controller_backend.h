@@ -11,6 +11,7 @@
 // Thread-safe once started.
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -22,6 +23,7 @@
 #include "cloud/config/config.h"
 #include "cloud/credentials/credential_store.h"
 #include "cloud/vsphere/vcenter.h"
+#include "common/metrics.h"
 #include "csi/controller/datastore_inventory.h"
 #include "csi/controller/node_vms.h"
 #include "csi/controller/operation_store.h"
@@ -55,6 +57,9 @@ struct BackendOptions {
   // CreateVolume needs topology requirements) and the tasks are remembered in memory only.
   std::shared_ptr<kube::Client> kube;
   std::string csi_namespace = "vmware-system-csi";  // CSI_NAMESPACE, the records' namespace
+  // The per-vCenter state's gauge and Events (vcenter_status.h); all optional.
+  metrics::Registry* registry = nullptr;
+  std::string pod_name;  // POD_NAME: the Pod the Events are about
 };
 
 class ControllerBackend {
@@ -67,9 +72,12 @@ class ControllerBackend {
   // inventory. Returns at once.
   absl::Status Start();
   void Stop();
-  // Probe: ready when every vCenter session is up, its VM cache synced and the datastore
-  // inventory loaded. Not ready is `false` with the reason in `why` (when not null).
+  // Every vCenter usable: its session up, its VM cache synced and its datastores loaded; the
+  // reasons in `why` (when not null). For tests and tools: Probe does not follow it (a vCenter
+  // that is down affects its own volumes only; see vcenter_status.h).
   bool Ready(std::string* why = nullptr) const;
+  // Per vCenter label: OK when usable, else why not.
+  std::map<std::string, absl::Status> VCenterHealth() const;
 
   const cloud::Config& config() const { return config_; }
   const TopologyConfig& topology() const { return topology_; }

@@ -1,4 +1,5 @@
 // CreateVolume: parse, find the volume of that name, place, create (see controller_service.h).
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -83,16 +84,20 @@ absl::StatusOr<ControllerService::CreatePlan> ControllerService::ParseCreate(
   return plan;
 }
 
-absl::StatusOr<bool> ControllerService::FindExisting(const CreatePlan& plan,
+absl::StatusOr<bool> ControllerService::FindExisting(CreatePlan& plan,
                                                      ::csi::v1::CreateVolumeResponse* resp) {
   for (VCenterEndpoint& vc : backend_->vcenters()) {
     cns::QueryFilter filter;
     filter.names = {plan.name};
     filter.container_cluster_ids = ClusterIds();
     absl::StatusOr<cns::QueryResult> r = vc.cns->QueryVolume(filter);
-    if (!r.ok()) {
-      return Annotate(r.status(), absl::StrCat("look for volume ", plan.name));
+    if (absl::IsUnavailable(r.status()) || absl::IsDeadlineExceeded(r.status())) {
+      LOG_WARN("CreateVolume {}: vCenter {} cannot be asked for the name: {}", plan.name, vc.label,
+               r.status().message());
+      plan.unreachable.push_back(vc.label);
+      continue;
     }
+    if (!r.ok()) return Annotate(r.status(), absl::StrCat("look for volume ", plan.name));
     if (r->volumes.empty()) continue;
     const cns::Volume& v = r->volumes.front();
     absl::StatusOr<DatastoreInventory::SnapshotPtr> view = backend_->datastores().Snapshot();
@@ -104,6 +109,19 @@ absl::StatusOr<bool> ControllerService::FindExisting(const CreatePlan& plan,
     if (ModeOf(backend_->topology()) == TopologyMode::kNone) accessible.clear();
     FillVolume(VolumeId(v.volume_id, vc.label), v.capacity_mb, accessible, resp);
     return true;
+  }
+  if (plan.unreachable.empty()) return false;
+  // Could an earlier attempt have made it in a vCenter that does not answer? Its record says.
+  absl::StatusOr<std::optional<OperationRecord>> prior = backend_->operations().Get(plan.name);
+  if (!prior.ok()) {
+    return absl::UnavailableError(absl::StrCat(
+        "look for volume ", plan.name, ": vCenter ", absl::StrJoin(plan.unreachable, ", "),
+        " cannot be asked and the operation records cannot be read: ", prior.status().message()));
+  }
+  if (prior->has_value() && std::find(plan.unreachable.begin(), plan.unreachable.end(),
+                                      (*prior)->vcenter) != plan.unreachable.end()) {
+    return absl::UnavailableError(absl::StrCat("volume ", plan.name, " was created in vCenter ",
+                                               (*prior)->vcenter, ", which cannot be asked now"));
   }
   return false;
 }
@@ -181,6 +199,15 @@ absl::StatusOr<bool> ControllerService::ResumeCreate(const CreatePlan& plan,
 absl::StatusOr<ControllerService::Placed> ControllerService::Place(const CreatePlan& plan) {
   Placed placed;
   CCM_ASSIGN_OR_RETURN(placed.view, backend_->datastores().Snapshot());
+  if (!plan.unreachable.empty()) {  // leave out the vCenters that did not answer
+    auto without = std::make_shared<InventorySnapshot>(*placed.view);
+    std::erase_if(without->datastores, [&](const DatastoreCandidate& c) {
+      return std::find(plan.unreachable.begin(), plan.unreachable.end(), c.vcenter) !=
+             plan.unreachable.end();
+    });
+    for (const std::string& vc : plan.unreachable) without->unloaded[vc] = "cannot be asked";
+    placed.view = std::move(without);
+  }
   const InventorySnapshot& view = *placed.view;
   PlacementRequest preq;
   preq.size_mib = plan.size_mib;

@@ -3,11 +3,17 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "csi/controller/controller_service.h"
+#include "kube/kube_event_sink.h"
 
 namespace ccm::csi {
 
 absl::StatusOr<ControllerPlugin> StartControllerPlugin(const cloud::Config& config,
                                                        BackendOptions options) {
+  VCenterStatusOptions so;
+  so.registry = options.registry;
+  so.pod_name = options.pod_name;
+  so.pod_namespace = options.csi_namespace;
+  std::shared_ptr<kube::Client> kube = options.kube;
   CCM_ASSIGN_OR_RETURN(std::unique_ptr<ControllerBackend> created,
                        ControllerBackend::Create(config, std::move(options)));
   std::shared_ptr<ControllerBackend> backend = std::move(created);
@@ -15,12 +21,18 @@ absl::StatusOr<ControllerPlugin> StartControllerPlugin(const cloud::Config& conf
   ControllerPlugin plugin;
   plugin.backend = backend;
   plugin.service = std::make_unique<ControllerService>(backend);
-  plugin.ready = [backend]() -> absl::StatusOr<bool> {
-    std::string why;
-    if (backend->Ready(&why)) return true;
-    VLOG(2, "controller not ready: {}", why);
-    return false;
-  };
+  plugin.ready = [backend]() -> absl::StatusOr<bool> { return true; };
+  if (kube != nullptr && !so.pod_name.empty()) {
+    auto sink = std::make_shared<kube::KubeEventSink>(*kube);
+    kube::EventRecorderOptions eo;
+    eo.component = "vsphere-csi-controller";
+    // The recorder keeps the sink (and the client) alive as long as it lives.
+    plugin.events = std::shared_ptr<kube::EventRecorder>(
+        new kube::EventRecorder(*sink, eo), [sink, kube](kube::EventRecorder* r) { delete r; });
+    so.events = plugin.events.get();
+  }
+  plugin.vcenters = std::make_shared<VCenterStatus>(*backend, so);
+  plugin.vcenters->Start();
   return plugin;
 }
 

@@ -84,6 +84,8 @@ class ControllerService final : public ::csi::v1::Controller::Service {
     int64_t size_mib = 0;
     VolumeParameters params;
     std::optional<TopologyRequirement> requirement;
+    // vCenters that could not be asked for the name (FindExisting): not placed on.
+    std::vector<std::string> unreachable;
   };
   struct Placed {
     DatastoreInventory::SnapshotPtr view;
@@ -95,7 +97,9 @@ class ControllerService final : public ::csi::v1::Controller::Service {
   absl::StatusOr<CreatePlan> ParseCreate(const ::csi::v1::CreateVolumeRequest& req) const;
   // The volume CNS already has under the plan's name: true (and `resp` filled) when it matches
   // the plan, AlreadyExists when it does not, false when there is none.
-  absl::StatusOr<bool> FindExisting(const CreatePlan& plan, ::csi::v1::CreateVolumeResponse* resp);
+  // A vCenter that cannot be asked is skipped (and left out of placement) unless the operation
+  // records say the name was created there: one vCenter down affects its own volumes only.
+  absl::StatusOr<bool> FindExisting(CreatePlan& plan, ::csi::v1::CreateVolumeResponse* resp);
   // AlreadyExists naming what differs; `accessible`: the existing volume's datastore's segments.
   absl::Status CheckExisting(const CreatePlan& plan, const VCenterEndpoint& vc,
                              const vsphere::cns::Volume& v, const DatastoreCandidate* datastore,

@@ -86,8 +86,12 @@ absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::StartWith(
   env->config_.labels.region = "k8s-region";
   if (configure) configure(env->config_);
 
-  // The cluster's Nodes, as the CPI initialised them.
+  // The cluster's Nodes, as the CPI initialised them, and the driver's namespace (its records).
   if (absl::StatusOr<std::string> url = env->api_.Start(); !url.ok()) return url.status();
+  if (auto ns = env->api_.Create("namespaces", {{"metadata", {{"name", "vmware-system-csi"}}}});
+      !ns.ok()) {
+    return ns.status();
+  }
   for (const auto& sim : env->sims_) {
     for (const auto& vm : sim->info().vms) {
       if (std::find(options.not_nodes.begin(), options.not_nodes.end(), vm.name) !=

@@ -387,10 +387,16 @@ TEST_F(ControllerMultiVcTest, UnreachableVCenterIsUnavailableForItsVolumesOnly) 
   // ListVolumes cannot list vc2: Unavailable, not a partial list the CO would take as complete.
   ::csi::v1::ListVolumesResponse list;
   expect_unavailable(List(0, "", &list), "list");
-  // CreateVolume asks every vCenter for the name first (idempotency): with one unreachable it
-  // cannot rule out that an earlier attempt made the volume there, so even zone-a is Unavailable.
+  // CreateVolume asks every vCenter for the name first (idempotency). One that cannot be asked
+  // is left out unless the operation records say the name was made there: a new volume in zone-a
+  // is created in vc1, a retry of a vc2 volume's create and a volume in zone-b are Unavailable.
   ::csi::v1::CreateVolumeResponse created;
-  expect_unavailable(Create("pvc-during-outage", "zone-a", &created), "create");
+  grpc::Status made = Create("pvc-during-outage", "zone-a", &created);
+  ASSERT_TRUE(made.ok()) << made.error_message();
+  EXPECT_TRUE(InSim(kVc1, created.volume().volume_id()).has_value());
+  expect_unavailable(Create("pvc-outage-b", "zone-b", &created), "create again, made in vc2");
+  expect_unavailable(Create("pvc-outage-b", "zone-a", &created), "the same name in zone-a");
+  expect_unavailable(Create("pvc-new-in-b", "zone-b", &created), "create in vc2's zone");
 
   // vc1's volumes keep working, by qualified and by bare ID.
   grpc::Status s = Validate(a);

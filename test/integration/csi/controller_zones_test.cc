@@ -129,13 +129,16 @@ TEST_F(ControllerZonesTest, VCenterDownIsUnavailableAndNothingIsLost) {
     ASSERT_TRUE(env_->controller().GetCapacity(&ctx, {}, &r).ok());
     EXPECT_GT(r.available_capacity(), 0);
   }
-  // Probe reports not ready once the VM cache noticed.
-  ASSERT_TRUE(ccm::testing::Eventually([&] {
+  // Probe reports the process's own health: ready (the livenessprobe sidecar must not restart
+  // the controller for an outage); the vCenter's state says what is wrong.
+  ASSERT_TRUE(ccm::testing::Eventually([&] { return !env_->backend().Ready(); }));
+  EXPECT_FALSE(env_->backend().VCenterHealth().at("vc1").ok());
+  {
     grpc::ClientContext ctx;
     ::csi::v1::ProbeResponse r;
-    grpc::Status s = env_->identity().Probe(&ctx, {}, &r);
-    return !s.ok() || !r.ready().value();
-  }));
+    ASSERT_TRUE(env_->identity().Probe(&ctx, {}, &r).ok());
+    EXPECT_TRUE(r.ready().value());
+  }
 
   // vCenter back (a restarted simulator: same inventory, CNS volumes of the old process gone).
   ASSERT_TRUE(env_->sim().Restart().ok());

@@ -124,7 +124,8 @@ TEST(CsiDriverBinaryTest, ControllerServesMetricsOnItsPort) {
   const std::string sock = dir.File("csi.sock");
   const std::string conf = dir.File("csi-vsphere.conf");
   std::ofstream(conf) << "[Global]\ncluster-id = \"cluster-1\"\nuser = \"u\"\npassword = \"p\"\n"
-                         "[VirtualCenter \"127.0.0.1\"]\ndatacenters = \"dc1\"\n";
+                         "[VirtualCenter \"127.0.0.1\"]\ndatacenters = \"dc1\"\n"
+                         "[Labels]\nzone = \"k8s-zone\"\nregion = \"k8s-region\"\n";
   const int port = FreePort();
   auto p = ChildProcess::Start(
       Driver({"X_CSI_MODE=controller", "CSI_ENDPOINT=" + sock, "VSPHERE_CSI_CONFIG=" + conf},
@@ -147,12 +148,31 @@ TEST(CsiDriverBinaryTest, ControllerServesMetricsOnItsPort) {
       << metrics;
   EXPECT_THAT(metrics, HasSubstr("vsphere_csi_info{version="));
   EXPECT_THAT(metrics, HasSubstr("vsphere_csi_operations_total{method=\"Probe\",code=\"OK\"}"));
-  // /healthz follows Probe: not ready while the configured vCenter (nothing listens on
-  // 127.0.0.1:443) cannot be logged in to.
-  EXPECT_FALSE(probe.ready().value());
-  auto health = http.Get("/healthz");
+  EXPECT_THAT(metrics, HasSubstr("vsphere_csi_vcenter_ready{vcenter=\"127.0.0.1\"} 0"));
+  // Probe is the process's own health: ready although the configured vCenter (nothing listens
+  // on 127.0.0.1:443) cannot be logged in to; /healthz names the vCenter, /livez does not care.
+  EXPECT_TRUE(probe.ready().value());
+  auto health = http.Get("/healthz?verbose");
   ASSERT_TRUE(health);
   EXPECT_NE(health->status, 200);
+  EXPECT_THAT(health->body, HasSubstr("[-]vcenter-127.0.0.1 failed"));
+  EXPECT_THAT(health->body, HasSubstr("[+]csi-probe ok"));
+  auto live = http.Get("/livez");
+  ASSERT_TRUE(live);
+  EXPECT_EQ(live->status, 200);
+  {
+    // Topology in csi-vsphere.conf: VOLUME_ACCESSIBILITY_CONSTRAINTS announced, and the
+    // Controller service.
+    auto stub = ::csi::v1::Identity::NewStub(csi::testing::UnixChannel(sock));
+    grpc::ClientContext ctx;
+    ::csi::v1::GetPluginCapabilitiesResponse caps;
+    ASSERT_TRUE(stub->GetPluginCapabilities(&ctx, {}, &caps).ok());
+    std::set<int> services;
+    for (const auto& c : caps.capabilities()) services.insert(c.service().type());
+    EXPECT_TRUE(services.contains(::csi::v1::PluginCapability::Service::CONTROLLER_SERVICE));
+    EXPECT_TRUE(
+        services.contains(::csi::v1::PluginCapability::Service::VOLUME_ACCESSIBILITY_CONSTRAINTS));
+  }
 
   (*p)->Signal(SIGTERM);
   std::optional<int> code = (*p)->WaitExit(absl::Seconds(20));
