@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "app/csi_cluster_id.h"
 #include "app/csi_node.h"
 #include "app/health_server.h"
 #include "app/vcenter_metrics.h"
@@ -47,7 +48,16 @@ absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
     }
     if (auto pod = env.find("POD_NAME"); pod != env.end()) backend.pod_name = pod->second;
     backend.registry = registry;
-    absl::StatusOr<csi::ControllerPlugin> plugin = csi::StartControllerPlugin(*config, backend);
+    // No cluster-id in csi-vsphere.conf: the one in ConfigMap vsphere-csi-cluster-id, generated
+    // there when absent (as the reference does).
+    cloud::Config resolved = *config;
+    if (backend.kube != nullptr) {
+      absl::StatusOr<std::string> id =
+          ResolveClusterId(*backend.kube, backend.csi_namespace, config->global.cluster_id);
+      if (!id.ok()) return id.status();
+      resolved.global.cluster_id = *id;
+    }
+    absl::StatusOr<csi::ControllerPlugin> plugin = csi::StartControllerPlugin(resolved, backend);
     if (!plugin.ok()) return plugin.status();
     set.controller = std::move(plugin->service);
     set.ready = std::move(plugin->ready);

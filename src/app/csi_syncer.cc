@@ -14,6 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "app/csi_cluster_id.h"
 #include "app/csi_driver.h"
 #include "app/health_server.h"
 #include "cloud/config/config.h"
@@ -41,12 +42,6 @@ absl::StatusOr<cloud::Config> ReadConfig(const std::string& path,
   if (!r.ok()) return r.status();
   for (const auto& w : r->warnings) LOG_WARN("CSI config {}: {}", path, w);
   const cloud::Config& c = r->config;
-  if (c.global.cluster_id.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("CSI config ", path,
-                     ": [Global] cluster-id is required by the syncer (it names this "
-                     "cluster's volumes in CNS)"));
-  }
   for (const cloud::VirtualCenterConfig& vc : c.vcenters) {
     if (vc.credential_source == cloud::CredentialSourceKind::kGlobalSecret ||
         vc.credential_source == cloud::CredentialSourceKind::kVCenterSecret) {
@@ -110,6 +105,13 @@ absl::StatusOr<std::unique_ptr<SyncerWiring>> Wire(const CsiSyncerOptions& o,
   auto client = kube::RestClient::New(*kc);
   if (!client.ok()) return client.status();
   w->client = *std::move(client);
+  // No cluster-id in csi-vsphere.conf: the controller's, from ConfigMap vsphere-csi-cluster-id
+  // (made here when the syncer starts first).
+  std::string ns = "vmware-system-csi";
+  if (auto it = env.find("CSI_NAMESPACE"); it != env.end() && !it->second.empty()) ns = it->second;
+  absl::StatusOr<std::string> id = ResolveClusterId(*w->client, ns, w->config.global.cluster_id);
+  if (!id.ok()) return id.status();
+  w->config.global.cluster_id = *id;
   w->informer_client = w->client->WithOwnRateLimit("vsphere-syncer");
   w->credentials = std::make_unique<cloud::CredentialStore>(w->config, nullptr);
   if (absl::Status s = w->credentials->Start(); !s.ok()) {

@@ -80,8 +80,9 @@ std::string CsiSyncerUsageText() {
 The CNS metadata syncer (the reference's vsphere-syncer): tells vCenter's Cloud Native Storage
 which PersistentVolume, PersistentVolumeClaim and Pods own each volume of this cluster.
 Environment:
-  VSPHERE_CSI_CONFIG          csi-vsphere.conf (default /etc/cloud/csi-vsphere.conf); [Global]
-                              cluster-id is required
+  VSPHERE_CSI_CONFIG          csi-vsphere.conf (default /etc/cloud/csi-vsphere.conf); without
+                              [Global] cluster-id, the one in ConfigMap vsphere-csi-cluster-id
+  CSI_NAMESPACE               the driver's namespace (that ConfigMap's; default vmware-system-csi)
   FULL_SYNC_INTERVAL_MINUTES  full sync period (default 30)
   POD_NAMESPACE               the Lease's namespace when --leader-election-namespace is not set
   LOGGER_LEVEL                PRODUCTION (default) | DEVELOPMENT (like -v 4)

@@ -24,8 +24,9 @@ absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
   // look-up are scoped to it. Without one, volumes of other clusters would be seen as ours.
   if (config.global.cluster_id.empty()) {
     return absl::InvalidArgumentError(
-        "csi-vsphere.conf: [Global] cluster-id is required (a unique name for this Kubernetes "
-        "cluster, at most 64 characters; the syncer needs the same value)");
+        "csi-vsphere.conf: [Global] cluster-id is required without Kubernetes API access (with "
+        "it, the controller keeps a generated one in ConfigMap vsphere-csi-cluster-id): a unique "
+        "name for this Kubernetes cluster, at most 64 characters, the same for the syncer");
   }
   for (const cloud::VirtualCenterConfig& vc : config.vcenters) {
     if (vc.credential_source == cloud::CredentialSourceKind::kGlobalSecret ||

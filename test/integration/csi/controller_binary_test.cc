@@ -27,37 +27,12 @@ using ::ccm::testing::Eventually;
 
 constexpr char kNamespace[] = "vmware-system-csi";
 
-// "verb resource" pairs the controller's ClusterRole and its Roles grant.
-std::set<std::string> ControllerGrants() {
-  std::set<std::string> allowed;
-  for (const YAML::Node& d :
-       YAML::LoadAllFromFile(CCM_SOURCE_DIR "/manifests/vsphere-csi-driver.yaml")) {
-    if (!d.IsMap() || !d["kind"] || !d["metadata"]) continue;
-    const std::string kind = d["kind"].as<std::string>();
-    const std::string name = d["metadata"]["name"].as<std::string>();
-    if (!((kind == "ClusterRole" && name == "vsphere-csi-controller-role") ||
-          (kind == "Role" && absl::StartsWith(name, "vsphere-csi-controller-")))) {
-      continue;
-    }
-    for (const auto& rule : d["rules"])
-      for (const auto& r : rule["resources"])
-        for (const auto& v : rule["verbs"])
-          allowed.insert(v.as<std::string>() + " " + r.as<std::string>());
-  }
-  return allowed;
-}
-
 class ControllerBinaryTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(env_.Start(/*start_syncer=*/false).ok());
-    const std::string url = env_.vcsim().info().url;  // https://127.0.0.1:PORT/sdk
-    const std::string port = url.substr(url.rfind(':') + 1, url.find("/sdk") - url.rfind(':') - 1);
     conf_ = env_.dir() + "/csi-vsphere.conf";
-    std::ofstream(conf_) << "[Global]\ncluster-id = \"" << kClusterId << "\"\n\n"
-                         << "[VirtualCenter \"127.0.0.1\"]\nport = \"" << port << "\"\n"
-                         << "user = \"admin\"\npassword = \"secret\"\n"
-                         << "ca-file = \"" << env_.vcsim().info().ca_file << "\"\n";
+    WriteConf(kClusterId);
     // node-1 is a Node the CPI initialised.
     const auto& vm = env_.vcsim().info().vms.front();
     ASSERT_TRUE(env_.emu()
@@ -99,6 +74,21 @@ class ControllerBinaryTest : public ::testing::Test {
          env_.vcsim().CnsVolumes().value_or(std::vector<ccm::testing::VcsimCnsVolume>{}))
       n += v.name == name;
     return n;
+  }
+
+  // csi-vsphere.conf with `cluster_id` ("" = none).
+  void WriteConf(const std::string& cluster_id) {
+    const std::string url = env_.vcsim().info().url;  // https://127.0.0.1:PORT/sdk
+    const std::string port = url.substr(url.rfind(':') + 1, url.find("/sdk") - url.rfind(':') - 1);
+    std::ofstream out(conf_);
+    if (!cluster_id.empty()) out << "[Global]\ncluster-id = \"" << cluster_id << "\"\n\n";
+    out << "[VirtualCenter \"127.0.0.1\"]\nport = \"" << port << "\"\n"
+        << "user = \"admin\"\npassword = \"secret\"\n"
+        << "ca-file = \"" << env_.vcsim().info().ca_file << "\"\n";
+  }
+  std::string StoredClusterId() {
+    auto cm = env_.emu().Get("configmaps", kNamespace, "vsphere-csi-cluster-id");
+    return cm.ok() ? cm->value("/data/clusterID"_json_pointer, std::string()) : "";
   }
 
   SyncerEnv env_;
@@ -158,6 +148,64 @@ TEST_F(ControllerBinaryTest, ACreateKilledWhileItsTaskRunsMakesOneVolumeWhenRetr
     if (absl::StartsWith(key, "get discovery")) continue;
     EXPECT_TRUE(allowed.count(key)) << key << " is not granted to vsphere-csi-controller";
   }
+}
+
+TEST_F(ControllerBinaryTest, WithoutClusterIdOneIsGeneratedIntoTheConfigMapAndKept) {
+  WriteConf("");
+  std::unique_ptr<ChildProcess> first = StartController("no-id-1");
+  ASSERT_NE(first, nullptr);
+  ASSERT_TRUE(Eventually([&] { return !StoredClusterId().empty(); })) << first->Stderr();
+  const std::string id = StoredClusterId();
+  EXPECT_EQ(id.size(), 36u) << id;  // a UUID, as the reference generates it
+  auto cm = env_.emu().Get("configmaps", kNamespace, "vsphere-csi-cluster-id");
+  ASSERT_TRUE(cm.ok());
+  EXPECT_EQ(cm->value("immutable", false), true);
+  ::csi::v1::CreateVolumeResponse resp;
+  grpc::Status s;
+  ASSERT_TRUE(Eventually([&] { return (s = Create("pvc-gen-id", absl::Seconds(20), &resp)).ok(); }))
+      << s.error_message() << first->Stderr();
+  first->Signal(SIGTERM);
+  EXPECT_EQ(first->WaitExit(absl::Seconds(15)), 0);
+  // The volume is filed under that ID; a restart reads it back, it does not make another.
+  bool filed = false;
+  for (const auto& v :
+       env_.vcsim().CnsVolumes().value_or(std::vector<ccm::testing::VcsimCnsVolume>{}))
+    filed |= v.name == "pvc-gen-id" && v.cluster_id == id;
+  EXPECT_TRUE(filed);
+  std::unique_ptr<ChildProcess> second = StartController("no-id-2");
+  ASSERT_TRUE(Eventually([&] { return (s = Create("pvc-gen-id", absl::Seconds(20), &resp)).ok(); }))
+      << s.error_message() << second->Stderr();
+  EXPECT_EQ(VolumesNamed("pvc-gen-id"), 1) << "found by name under the same cluster-id";
+  EXPECT_EQ(StoredClusterId(), id);
+  second->Signal(SIGTERM);
+  EXPECT_EQ(second->WaitExit(absl::Seconds(15)), 0);
+}
+
+TEST_F(ControllerBinaryTest, AClusterIdThatDiffersFromTheConfigMapStopsTheStart) {
+  ASSERT_TRUE(
+      env_.emu()
+          .Put("configmaps",
+               {{"metadata", {{"name", "vsphere-csi-cluster-id"}, {"namespace", kNamespace}}},
+                {"immutable", true},
+                {"data", {{"clusterID", "generated-before"}}}})
+          .ok());
+  WriteConf("another-id");
+  std::unique_ptr<ChildProcess> p = StartController("conflict");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->WaitExit(absl::Seconds(20)), 1);
+  EXPECT_TRUE(absl::StrContains(p->Stderr(), "the ConfigMap wins")) << p->Stderr();
+  EXPECT_TRUE(absl::StrContains(p->Stderr(), "generated-before")) << p->Stderr();
+  // The same value in both is no conflict.
+  WriteConf("generated-before");
+  std::unique_ptr<ChildProcess> same = StartController("same");
+  ::csi::v1::CreateVolumeResponse resp;
+  grpc::Status s;
+  ASSERT_TRUE(Eventually([&] {
+    return (s = Create("pvc-same-id", absl::Seconds(20), &resp)).ok();
+  })) << s.error_message()
+      << same->Stderr();
+  same->Signal(SIGTERM);
+  EXPECT_EQ(same->WaitExit(absl::Seconds(15)), 0);
 }
 
 }  // namespace

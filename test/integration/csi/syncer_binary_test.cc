@@ -44,26 +44,6 @@ std::string LeaseHolder(SyncerEnv& env) {
   return l->value("/spec/holderIdentity"_json_pointer, std::string());
 }
 
-// "verb resource" pairs the controller's ClusterRole and leases Role grant.
-std::set<std::string> ControllerGrants() {
-  std::set<std::string> allowed;
-  for (const YAML::Node& d :
-       YAML::LoadAllFromFile(CCM_SOURCE_DIR "/manifests/vsphere-csi-driver.yaml")) {
-    if (!d.IsMap() || !d["kind"] || !d["metadata"]) continue;
-    const std::string kind = d["kind"].as<std::string>();
-    const std::string name = d["metadata"]["name"].as<std::string>();
-    if (!((kind == "ClusterRole" && name == "vsphere-csi-controller-role") ||
-          (kind == "Role" && name == "vsphere-csi-controller-leases"))) {
-      continue;
-    }
-    for (const auto& rule : d["rules"])
-      for (const auto& r : rule["resources"])
-        for (const auto& v : rule["verbs"])
-          allowed.insert(v.as<std::string>() + " " + r.as<std::string>());
-  }
-  return allowed;
-}
-
 TEST(CsiSyncerBinaryTest, SyncsUnderTheLeaseServesMetricsAndStops) {
   SyncerEnv env;
   ASSERT_TRUE(env.Start(/*start_syncer=*/false).ok());
@@ -143,8 +123,10 @@ TEST(CsiSyncerBinaryTest, StartUpErrorsNameWhatToFix) {
                            CSI_DRIVER_BINARY, "--kubeconfig=/nonexistent"},
                           dir + "/no-cluster-id");
   ASSERT_TRUE(p.ok());
+  // Without cluster-id it is read from the API (ConfigMap vsphere-csi-cluster-id): no API, no
+  // start, and the error says which configuration could not be read.
   EXPECT_EQ((*p)->WaitExit(absl::Seconds(10)), 1);
-  EXPECT_TRUE(absl::StrContains((*p)->Stderr(), "cluster-id is required")) << (*p)->Stderr();
+  EXPECT_TRUE(absl::StrContains((*p)->Stderr(), "/nonexistent")) << (*p)->Stderr();
 
   auto bad = ChildProcess::Start({"/usr/bin/env", "-i", "X_CSI_MODE=syncer", CSI_DRIVER_BINARY,
                                   "--operation-mode=WEBHOOK_SERVER"},

@@ -1,9 +1,11 @@
 #include "integration/csi/syncer_env.h"
 
 #include <stdlib.h>
+#include <yaml-cpp/yaml.h>
 
 #include <filesystem>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "kube/config.h"
 #include "kube/rate_limiter.h"
@@ -32,6 +34,25 @@ absl::Status Put(ccm::testing::KubeEmulator& emu, const std::string& resource, c
 }
 
 }  // namespace
+
+std::set<std::string> ControllerGrants() {
+  std::set<std::string> allowed;
+  for (const YAML::Node& d :
+       YAML::LoadAllFromFile(CCM_SOURCE_DIR "/manifests/vsphere-csi-driver.yaml")) {
+    if (!d.IsMap() || !d["kind"] || !d["metadata"]) continue;
+    const std::string kind = d["kind"].as<std::string>();
+    const std::string name = d["metadata"]["name"].as<std::string>();
+    if (!((kind == "ClusterRole" && name == "vsphere-csi-controller-role") ||
+          (kind == "Role" && absl::StartsWith(name, "vsphere-csi-controller-")))) {
+      continue;
+    }
+    for (const auto& rule : d["rules"])
+      for (const auto& r : rule["resources"])
+        for (const auto& v : rule["verbs"])
+          allowed.insert(v.as<std::string>() + " " + r.as<std::string>());
+  }
+  return allowed;
+}
 
 SyncerEnv::SyncerEnv() {
   char tmpl[] = "/tmp/csi-syncer-XXXXXX";

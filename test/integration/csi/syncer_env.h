@@ -4,6 +4,7 @@
 // FakeClock (its full-sync period and retry backoff move only when the test advances it).
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ namespace ccm::csi::syncer::testing {
 
 inline constexpr char kClusterId[] = "cluster-1";
 inline constexpr absl::Duration kPeriod = absl::Minutes(30);
+
+// "verb resource" pairs the manifest grants the controller Pod's ServiceAccount (its ClusterRole
+// and its Roles), for the tests that check every API call of the binary against them.
+std::set<std::string> ControllerGrants();
 
 class SyncerEnv {
  public:
