@@ -5,6 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "csi/core/constants.h"
 
 namespace ccm::csi {
@@ -51,9 +52,27 @@ absl::StatusOr<FormatDecision> DecideFormat(absl::string_view existing, absl::st
                    "; it is never reformatted (its data would be lost)"));
 }
 
-std::vector<std::string> MkfsArgv(absl::string_view fs_type, absl::string_view device) {
+bool KernelAtLeast(absl::string_view kernel_release, int major, int minor) {
+  std::vector<absl::string_view> parts = absl::StrSplit(kernel_release, absl::MaxSplits('.', 2));
+  int got_major = 0, got_minor = 0;
+  if (parts.size() < 2 || !absl::SimpleAtoi(parts[0], &got_major)) return false;
+  absl::string_view m = parts[1];
+  size_t digits = 0;
+  while (digits < m.size() && absl::ascii_isdigit(m[digits])) ++digits;
+  if (digits == 0 || !absl::SimpleAtoi(m.substr(0, digits), &got_minor)) return false;
+  return got_major > major || (got_major == major && got_minor >= minor);
+}
+
+std::vector<std::string> MkfsArgv(absl::string_view fs_type, absl::string_view device,
+                                  absl::string_view kernel_release) {
   std::vector<std::string> argv = {absl::StrCat("mkfs.", fs_type)};
   if (fs_type == kFsExt4 || fs_type == kFsExt3) argv.emplace_back("-F");
+  if (fs_type == kFsXfs && !KernelAtLeast(kernel_release, 5, 10)) {
+    for (const char* feature : {"bigtime=0", "inobtcount=0"}) {
+      argv.emplace_back("-m");
+      argv.emplace_back(feature);
+    }
+  }
   argv.emplace_back(device);
   return argv;
 }

@@ -43,8 +43,16 @@ absl::StatusOr<FormatDecision> DecideFormat(absl::string_view existing, absl::st
                                             bool read_only);
 
 // mkfs's argv for an empty device, as the reference's gofsutil runs it: "mkfs.<fs> -F <dev>" for
-// ext3/ext4 (-F: the whole device, no partition prompt), "mkfs.<fs> <dev>" for xfs.
-std::vector<std::string> MkfsArgv(absl::string_view fs_type, absl::string_view device);
+// ext3/ext4 (-F: the whole device, no partition prompt), "mkfs.<fs> <dev>" for xfs. For xfs on a
+// node whose kernel (`kernel_release`, uname -r: "5.4.0-150-generic") is older than 5.10, also
+// "-m bigtime=0 -m inobtcount=0", as the reference: xfsprogs 5.15+ turns both features on and
+// such kernels cannot mount the result. A release that does not parse counts as old (the flags
+// only keep the filesystem mountable by old kernels).
+std::vector<std::string> MkfsArgv(absl::string_view fs_type, absl::string_view device,
+                                  absl::string_view kernel_release);
+
+// True when `kernel_release` is at least major.minor.
+bool KernelAtLeast(absl::string_view kernel_release, int major, int minor);
 
 // Options for mounting at the staging path: the capability's mount_flags, "nouuid" for xfs (as
 // osutils EnsureMountVol: a clone carries the same xfs UUID), "ro" when read-only; duplicates

@@ -72,9 +72,36 @@ TEST(NodeVolumeTest, DecideFormat) {
 }
 
 TEST(NodeVolumeTest, MkfsArgv) {
-  EXPECT_EQ(MkfsArgv("ext4", "/dev/sdb"), (Strings{"mkfs.ext4", "-F", "/dev/sdb"}));
-  EXPECT_EQ(MkfsArgv("ext3", "/dev/sdb"), (Strings{"mkfs.ext3", "-F", "/dev/sdb"}));
-  EXPECT_EQ(MkfsArgv("xfs", "/dev/sdc"), (Strings{"mkfs.xfs", "/dev/sdc"}));
+  struct Case {
+    const char* fs;
+    const char* kernel;
+    Strings want;
+  } cases[] = {
+      {"ext4", "4.18.0-513.el8.x86_64", {"mkfs.ext4", "-F", "/dev/sdb"}},
+      {"ext3", "6.1.0-18-amd64", {"mkfs.ext3", "-F", "/dev/sdb"}},
+      {"xfs", "6.1.0-18-amd64", {"mkfs.xfs", "/dev/sdb"}},
+      {"xfs", "5.10.0-28-amd64", {"mkfs.xfs", "/dev/sdb"}},
+      {"xfs", "5.15.0-91-generic", {"mkfs.xfs", "/dev/sdb"}},
+      // Older kernels cannot mount bigtime/inobtcount filesystems.
+      {"xfs",
+       "5.4.0-150-generic",
+       {"mkfs.xfs", "-m", "bigtime=0", "-m", "inobtcount=0", "/dev/sdb"}},
+      {"xfs",
+       "4.18.0-513.el8.x86_64",
+       {"mkfs.xfs", "-m", "bigtime=0", "-m", "inobtcount=0", "/dev/sdb"}},
+      {"xfs",
+       "3.10.0-1160.el7.x86_64",
+       {"mkfs.xfs", "-m", "bigtime=0", "-m", "inobtcount=0", "/dev/sdb"}},
+      {"xfs", "garbage", {"mkfs.xfs", "-m", "bigtime=0", "-m", "inobtcount=0", "/dev/sdb"}},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(MkfsArgv(c.fs, "/dev/sdb", c.kernel), c.want) << c.fs << " " << c.kernel;
+  }
+  // The reference compares the minor alone (6.1 would count as old); here 6.x is new.
+  EXPECT_TRUE(KernelAtLeast("6.1.0", 5, 10));
+  EXPECT_TRUE(KernelAtLeast("5.10", 5, 10));
+  EXPECT_FALSE(KernelAtLeast("5.9.16", 5, 10));
+  EXPECT_FALSE(KernelAtLeast("", 5, 10));
 }
 
 TEST(NodeVolumeTest, MountOptions) {

@@ -1,5 +1,7 @@
 #include "csi/node/filesystem.h"
 
+#include <sys/utsname.h>
+
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -53,7 +55,9 @@ absl::StatusOr<std::string> ProbeFilesystem(const std::string& device) {
 }
 
 absl::Status Format(const std::string& fs_type, const std::string& device) {
-  return Run(MkfsArgv(fs_type, device));
+  struct utsname u;
+  const std::string release = uname(&u) == 0 ? u.release : "";
+  return Run(MkfsArgv(fs_type, device, release));
 }
 
 absl::Status GrowFilesystem(const std::string& fs_type, const std::string& device,

@@ -138,6 +138,14 @@ absl::Status NodeService::Unpublish(const ::csi::v1::NodeUnpublishVolumeRequest&
   if (!target.ok()) return target.status();
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(*target, ec))) return absl::OkStatus();
+  absl::StatusOr<std::optional<MountInfo>> first = mounter_.MountAt(*target);
+  if (!first.ok()) return AsInternal(first.status(), "mount table");
+  if (!first->has_value()) {
+    // Not mounted (a retry after the unmount, or never published): nothing of ours is there, and
+    // what is there is not ours to delete. The spec's idempotency: OK.
+    VLOG(2, "volume {}: {} is not mounted: nothing to unpublish", req.volume_id(), *target);
+    return absl::OkStatus();
+  }
   for (int i = 0;; ++i) {
     absl::StatusOr<std::optional<MountInfo>> m = mounter_.MountAt(*target);
     if (!m.ok()) return AsInternal(m.status(), "mount table");
@@ -150,10 +158,11 @@ absl::Status NodeService::Unpublish(const ::csi::v1::NodeUnpublishVolumeRequest&
       return AsInternal(s, absl::StrCat("unpublish volume ", req.volume_id()));
     }
   }
-  // The spec has the plugin delete what it created at the target. remove() takes only a file or
-  // an empty directory: a directory with data in it (not ours) stays, and that is an error.
+  // The spec has the plugin delete what it created at the target: the mount point (an empty
+  // directory, or the file a raw block volume was bound onto). remove() takes only those; a
+  // directory with something in it was not ours: it stays, and the kubelet cleans up.
   if (!fs::remove(*target, ec) && ec) {
-    return absl::InternalError(absl::StrCat("remove target_path ", *target, ": ", ec.message()));
+    LOG_WARN("volume {}: unpublished, but {} stays: {}", req.volume_id(), *target, ec.message());
   }
   LOG_INFO("volume {}: unpublished from {}", req.volume_id(), *target);
   return absl::OkStatus();

@@ -52,6 +52,13 @@ TEST_P(NodeVolumeTest, LifecycleKeepsDataAcrossStages) {
   ASSERT_TRUE(Unpublish("vol-1", target).ok());
   EXPECT_FALSE(std::filesystem::exists(target));  // the plugin removes what it made
   EXPECT_TRUE(Unpublish("vol-1", target).ok());   // idempotent: nothing there is OK
+  // A target that is not mounted but holds something (not ours): OK, and nothing is deleted
+  // (the pod would otherwise hang in Terminating on an Internal error at every retry).
+  std::filesystem::create_directories(target);
+  ASSERT_TRUE(WriteFile(target + "/not-ours.txt", "left alone").ok());
+  EXPECT_TRUE(Unpublish("vol-1", target).ok());
+  EXPECT_TRUE(std::filesystem::exists(target + "/not-ours.txt"));
+  std::filesystem::remove_all(target);
   ASSERT_TRUE(Unstage("vol-1", staging).ok());
   EXPECT_TRUE(Unstage("vol-1", staging).ok());
   EXPECT_TRUE(std::filesystem::is_directory(staging));  // the CO's directory stays
