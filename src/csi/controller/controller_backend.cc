@@ -70,6 +70,7 @@ absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
   if (options.kube != nullptr) {
     b->kube_ = options.kube;
     b->nodes_ = std::make_unique<NodeVms>(*b->kube_);
+    b->pvs_ = std::make_unique<DriverPvs>(*b->kube_);
     b->operations_ = NewKubeOperationStore(*b->kube_, options.csi_namespace);
   } else {
     b->operations_ = NewMemoryOperationStore();
@@ -98,6 +99,7 @@ absl::Status ControllerBackend::Start() {
     vcs_[i]->Start();
   }
   if (nodes_ != nullptr) nodes_->Start();
+  if (pvs_ != nullptr) pvs_->Start();
   datastores_->Start();
   cleaner_ = std::thread([this] { CleanOperations(); });
   return absl::OkStatus();
@@ -126,6 +128,7 @@ void ControllerBackend::Stop() {
   if (cleaner_.joinable()) cleaner_.join();
   if (datastores_ != nullptr) datastores_->Stop();
   if (nodes_ != nullptr) nodes_->Stop();
+  if (pvs_ != nullptr) pvs_->Stop();
   for (auto& vc : vcs_) vc->Stop();
   if (credentials_ != nullptr) credentials_->Stop();
 }

@@ -84,6 +84,7 @@ class ControllerBackend {
   std::vector<VCenterEndpoint>& vcenters() { return endpoints_; }
   DatastoreInventory& datastores() { return *datastores_; }
   NodeVms* nodes() { return nodes_.get(); }  // null without a Kubernetes API
+  DriverPvs* pvs() { return pvs_.get(); }    // null without a Kubernetes API
   OperationStore& operations() { return *operations_; }
 
  private:
@@ -97,6 +98,7 @@ class ControllerBackend {
   std::vector<std::unique_ptr<StoragePolicies>> policies_;
   std::shared_ptr<kube::Client> kube_;
   std::unique_ptr<NodeVms> nodes_;
+  std::unique_ptr<DriverPvs> pvs_;
   std::unique_ptr<OperationStore> operations_;
   // Deletes ended operation records older than cnsvolumeoperationrequest-cleanup-intervalinmin.
   void CleanOperations();

@@ -154,69 +154,6 @@ absl::Status ControllerService::DoValidate(const ::csi::v1::ValidateVolumeCapabi
   return absl::OkStatus();
 }
 
-// ---- ListVolumes ----
-
-grpc::Status ControllerService::ListVolumes(Ctx*, const ::csi::v1::ListVolumesRequest* req,
-                                            ::csi::v1::ListVolumesResponse* resp) {
-  return ToGrpcStatus(DoList(*req, resp));
-}
-
-absl::Status ControllerService::DoList(const ::csi::v1::ListVolumesRequest& req,
-                                       ::csi::v1::ListVolumesResponse* resp) {
-  struct Entry {
-    std::string id;
-    VCenterEndpoint* vc;
-    const cns::Volume* volume;
-  };
-  std::vector<cns::Volume> volumes;
-  std::vector<std::pair<VCenterEndpoint*, size_t>> owner;  // per volume
-  const int64_t page = std::max(1, backend_->config().global.query_limit);
-  for (VCenterEndpoint& vc : backend_->vcenters()) {
-    cns::QueryFilter filter;
-    filter.container_cluster_ids = ClusterIds();
-    filter.cursor = cns::Cursor{0, page, 0};
-    while (true) {
-      absl::StatusOr<cns::QueryResult> r = vc.cns->QueryVolume(filter);
-      if (!r.ok()) return WithContext(r.status(), absl::StrCat("list volumes of ", vc.label));
-      for (cns::Volume& v : r->volumes) {
-        owner.emplace_back(&vc, volumes.size());
-        volumes.push_back(std::move(v));
-      }
-      if (r->volumes.empty() || r->cursor.offset >= r->cursor.total_records) break;
-      filter.cursor->offset = r->cursor.offset;
-    }
-  }
-  std::vector<Entry> entries;
-  for (const auto& [vc, i] : owner) {
-    entries.push_back({VolumeId(volumes[i].volume_id, vc->label), vc, &volumes[i]});
-  }
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) { return a.id < b.id; });
-  CCM_ASSIGN_OR_RETURN(Page p, PageOf(entries.size(), req.starting_token(), req.max_entries()));
-
-  // Published nodes: one scan of the VMs' disks per vCenter on this page.
-  std::map<VCenterEndpoint*, AttachmentMap> attachments;
-  for (size_t i = p.begin; i < p.end; ++i) {
-    if (attachments.contains(entries[i].vc)) continue;
-    absl::StatusOr<AttachmentMap> m = ListAttachments(*entries[i].vc->client);
-    if (!m.ok()) return WithContext(m.status(), "find the nodes volumes are published to");
-    attachments[entries[i].vc] = *std::move(m);
-  }
-  for (size_t i = p.begin; i < p.end; ++i) {
-    auto* e = resp->add_entries();
-    e->mutable_volume()->set_volume_id(entries[i].id);
-    e->mutable_volume()->set_capacity_bytes(MibToBytes(entries[i].volume->capacity_mb));
-    const AttachmentMap& m = attachments[entries[i].vc];
-    if (auto it = m.find(entries[i].volume->volume_id); it != m.end()) {
-      for (const AttachedVm& vm : it->second)
-        e->mutable_status()->add_published_node_ids(vm.bios_uuid);
-    }
-    e->mutable_status();  // present even when published nowhere
-  }
-  resp->set_next_token(p.next_token);
-  return absl::OkStatus();
-}
-
 // ---- ControllerGetCapabilities ----
 
 grpc::Status ControllerService::ControllerGetCapabilities(

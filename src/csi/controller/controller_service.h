@@ -33,6 +33,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "csi/controller/controller_backend.h"
 #include "csi/controller/volume_locks.h"
 #include "csi/core/capabilities.h"
@@ -119,8 +122,18 @@ class ControllerService final : public ::csi::v1::Controller::Service {
   absl::Status DoUnpublish(const ::csi::v1::ControllerUnpublishVolumeRequest& req);
   absl::Status DoValidate(const ::csi::v1::ValidateVolumeCapabilitiesRequest& req,
                           ::csi::v1::ValidateVolumeCapabilitiesResponse* resp);
+  // ListVolumes (controller_list.cc): a listing is read from vCenter once, when a CO starts one
+  // (no starting_token), and its pages are served from that snapshot for `kListingTtl`.
+  struct ListedVolume {
+    std::string id;
+    int64_t capacity_mb = 0;
+    std::vector<std::string> published;  // VM UUIDs
+  };
+  using Listing = std::shared_ptr<const std::vector<ListedVolume>>;
   absl::Status DoList(const ::csi::v1::ListVolumesRequest& req,
                       ::csi::v1::ListVolumesResponse* resp);
+  absl::StatusOr<Listing> ReadListing();
+  absl::Status CheckListingThreshold(size_t cns_volumes) const;
   absl::Status DoCapacity(const ::csi::v1::GetCapacityRequest& req,
                           ::csi::v1::GetCapacityResponse* resp);
   absl::Status DoExpand(const ::csi::v1::ControllerExpandVolumeRequest& req,
@@ -149,6 +162,9 @@ class ControllerService final : public ::csi::v1::Controller::Service {
   std::shared_ptr<ControllerBackend> backend_;
   const CapabilityOptions cap_options_;
   VolumeLocks locks_;
+  absl::Mutex listing_mu_;
+  Listing listing_ ABSL_GUARDED_BY(listing_mu_);
+  absl::Time listing_at_ ABSL_GUARDED_BY(listing_mu_);
 };
 
 }  // namespace ccm::csi

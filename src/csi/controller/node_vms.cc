@@ -18,7 +18,38 @@ void Trim(kube::Json& node) {
   node = std::move(out);
 }
 
+// A PV: its name and CSI driver only.
+void TrimPv(kube::Json& pv) {
+  kube::Json out = {{"metadata",
+                     {{"name", pv["metadata"].value("name", "")},
+                      {"resourceVersion", pv["metadata"].value("resourceVersion", "")}}}};
+  if (pv.contains("spec") && pv["spec"].contains("csi")) {
+    out["spec"]["csi"]["driver"] = pv["spec"]["csi"].value("driver", "");
+  }
+  pv = std::move(out);
+}
+
 }  // namespace
+
+DriverPvs::DriverPvs(kube::Client& client) {
+  kube::InformerOptions o;
+  o.transform = TrimPv;
+  informer_ = std::make_unique<kube::Informer>(client, kube::PersistentVolumes(), o);
+}
+
+void DriverPvs::Start() { informer_->Start(); }
+void DriverPvs::Stop() { informer_->Stop(); }
+
+absl::StatusOr<size_t> DriverPvs::Count() const {
+  if (!informer_->HasSynced()) {
+    return absl::UnavailableError("the PersistentVolume informer has not listed the PVs yet");
+  }
+  size_t n = 0;
+  for (const kube::ObjectPtr& pv : informer_->List()) {
+    n += pv->value("/spec/csi/driver"_json_pointer, std::string()) == "csi.vsphere.vmware.com";
+  }
+  return n;
+}
 
 NodeVms::NodeVms(kube::Client& client) {
   kube::InformerOptions o;

@@ -20,6 +20,21 @@ struct NodeVmRef {
   std::string uuid;  // the VM's BIOS UUID, lower case
 };
 
+// The cluster's PersistentVolumes of this driver, counted for ListVolumes' sanity check (the
+// reference's list-volume-threshold: more PVs than CNS volumes by more than the threshold means
+// the two are out of sync). Only spec.csi.driver is kept per PV.
+class DriverPvs {
+ public:
+  explicit DriverPvs(kube::Client& client);
+  void Start();
+  void Stop();
+  // Unavailable before the informer has synced.
+  absl::StatusOr<size_t> Count() const;
+
+ private:
+  std::unique_ptr<kube::Informer> informer_;
+};
+
 class NodeVms {
  public:
   // `client` must outlive the NodeVms.

@@ -1,13 +1,9 @@
 #pragma once
 // ListVolumes paging. The token is the decimal offset of the next entry, as the reference writes it
-// (strconv.Itoa of the next index), over a listing the caller keeps in a stable order (sorted by
-// volume ID). Differences from the reference, both for the spec:
-//  - a token that is not a non-negative decimal is Aborted ("Invalid starting_token"), not
-//    InvalidArgument;
-//  - a token past the end (volumes were deleted between pages) is an empty last page, not an error.
-// An offset token can skip or repeat an entry when the listing changes between pages; the spec
-// allows that (the CO re-lists), and a key-based token would not fit the 128-byte limit with our
-// qualified volume IDs.
+// (strconv.Itoa of the next index), over a listing the caller keeps whole for the pages that
+// follow (the controller keeps one snapshot per listing, so pages neither skip nor repeat). A
+// token that is not a non-negative decimal is InvalidArgument, as the reference answers it (the
+// spec says Aborted); a token past the end is an empty last page.
 
 #include <cstddef>
 #include <cstdint>
@@ -28,5 +24,8 @@ struct Page {
 // InvalidArgument.
 absl::StatusOr<Page> PageOf(size_t total, absl::string_view starting_token, int32_t max_entries,
                             size_t default_max = 0);
+
+// The offset a starting_token names (0 for none); InvalidArgument for anything else.
+absl::StatusOr<uint64_t> ParseStartingToken(absl::string_view starting_token);
 
 }  // namespace ccm::csi

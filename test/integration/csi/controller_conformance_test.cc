@@ -284,9 +284,77 @@ TEST_F(ControllerConformanceTest, ListPagesThroughEveryVolumeWithPublishedNodes)
   for (const std::string& id : created) EXPECT_TRUE(seen.contains(id)) << id;
 }
 
-TEST_F(ControllerConformanceTest, ListWithABadTokenIsAborted) {
+TEST_F(ControllerConformanceTest, ListWithABadTokenIsInvalidArgumentAsTheReference) {
   ::csi::v1::ListVolumesResponse resp;
-  EXPECT_EQ(List("not-a-token", 0, &resp).error_code(), grpc::StatusCode::ABORTED);
+  grpc::Status s = List("not-a-token", 0, &resp);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(s.error_message(), ::testing::HasSubstr("not a valid integer"));
+}
+
+TEST_F(ControllerConformanceTest, ListPagesComeFromOneSnapshot) {
+  std::vector<std::string> made;
+  for (int i = 0; i < 4; ++i) made.push_back(MustCreate(absl::StrCat("pvc-snap-", i)));
+  ::csi::v1::ListVolumesResponse first;
+  ASSERT_TRUE(List("", 3, &first).ok());
+  std::vector<std::string> listed;
+  for (const auto& e : first.entries()) listed.push_back(e.volume().volume_id());
+  // Between pages: a volume is deleted and another made. The pages still walk the listing as it
+  // was when it began, each entry once, without asking vCenter again.
+  ASSERT_TRUE(Delete(listed.front()).ok());
+  const std::string late = MustCreate("pvc-snap-late");
+  auto before = env_->sim().CnsCounters();
+  ASSERT_TRUE(before.ok());
+  std::string token = first.next_token();
+  while (!token.empty()) {
+    ::csi::v1::ListVolumesResponse page;
+    ASSERT_TRUE(List(token, 3, &page).ok());
+    for (const auto& e : page.entries()) listed.push_back(e.volume().volume_id());
+    token = page.next_token();
+  }
+  auto after = env_->sim().CnsCounters();
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ((*after)["CnsQueryVolume"], (*before)["CnsQueryVolume"]) << "pages re-read CNS";
+  std::set<std::string> unique(listed.begin(), listed.end());
+  EXPECT_EQ(unique.size(), listed.size()) << "an entry was listed twice";
+  EXPECT_FALSE(unique.contains(late)) << "made after the listing began";
+  for (size_t i = 1; i < made.size(); ++i) EXPECT_TRUE(unique.contains(made[i])) << made[i];
+  // A new listing sees the changes.
+  ::csi::v1::ListVolumesResponse fresh;
+  ASSERT_TRUE(List("", 0, &fresh).ok());
+  std::set<std::string> now;
+  for (const auto& e : fresh.entries()) now.insert(e.volume().volume_id());
+  EXPECT_TRUE(now.contains(late));
+  EXPECT_FALSE(now.contains(listed.front()));
+}
+
+TEST_F(ControllerConformanceTest, ListRefusesWhenKubernetesHasFarMorePvsThanCns) {
+  // list-volume-threshold (50): PVs of this driver that CNS does not know, more than 50 beyond
+  // the volumes the other tests of the suite made.
+  ::csi::v1::ListVolumesResponse all;
+  ASSERT_TRUE(List("", 0, &all).ok());
+  const int missing = all.entries_size() + 60;
+  for (int i = 0; i < missing; ++i) {
+    nlohmann::json pv = {
+        {"metadata", {{"name", absl::StrCat("pv-missing-", i)}}},
+        {"spec",
+         {{"csi",
+           {{"driver", "csi.vsphere.vmware.com"}, {"volumeHandle", absl::StrCat("v", i)}}}}}};
+    ASSERT_TRUE(env_->api().Put("persistentvolumes", pv).ok());
+  }
+  grpc::Status s;
+  EXPECT_TRUE(ccm::testing::Eventually([&] {
+    ::csi::v1::ListVolumesResponse resp;
+    s = List("", 0, &resp);
+    return s.error_code() == grpc::StatusCode::FAILED_PRECONDITION;
+  })) << s.error_message();
+  EXPECT_THAT(s.error_message(), ::testing::HasSubstr("list-volume-threshold"));
+  for (int i = 0; i < missing; ++i) {
+    ASSERT_TRUE(env_->api().Delete("persistentvolumes", "", absl::StrCat("pv-missing-", i)).ok());
+  }
+  EXPECT_TRUE(ccm::testing::Eventually([&] {
+    ::csi::v1::ListVolumesResponse resp;
+    return List("", 0, &resp).ok();
+  }));
 }
 
 TEST_F(ControllerConformanceTest, ListWithNegativeMaxEntriesIsInvalidArgument) {

@@ -325,9 +325,10 @@ TEST_F(ControllerMultiVcTest, ListVolumesReturnsTheVolumesOfBothVCentersAcrossPa
   }
   ASSERT_TRUE(Publish(published, env_->VmUuid("node-b2")).ok());
 
-  // Everything at once: sorted by ID, with the node a vc2 volume is published to.
+  // Everything at once (max_entries 0 would be query-limit, 2 here, as in the reference): sorted
+  // by ID, with the node a vc2 volume is published to.
   ::csi::v1::ListVolumesResponse all;
-  grpc::Status s = List(0, "", &all);
+  grpc::Status s = List(100, "", &all);
   ASSERT_TRUE(s.ok()) << s.error_message();
   EXPECT_EQ(all.next_token(), "");
   std::vector<std::string> ids;

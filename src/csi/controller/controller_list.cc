@@ -1,0 +1,118 @@
+// ListVolumes: one snapshot per listing (see controller_service.h).
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "csi/controller/attachments.h"
+#include "csi/controller/controller_service.h"
+#include "csi/core/capacity.h"
+#include "csi/core/paging.h"
+#include "csi/server/grpc_status.h"
+
+namespace ccm::csi {
+namespace {
+
+namespace cns = vsphere::cns;
+
+// How long the pages of a listing are served from its snapshot; a listing older than this is
+// read again (its remaining pages then come from the new one).
+constexpr absl::Duration kListingTtl = absl::Minutes(5);
+
+}  // namespace
+
+grpc::Status ControllerService::ListVolumes(Ctx*, const ::csi::v1::ListVolumesRequest* req,
+                                            ::csi::v1::ListVolumesResponse* resp) {
+  return ToGrpcStatus(DoList(*req, resp));
+}
+
+absl::Status ControllerService::DoList(const ::csi::v1::ListVolumesRequest& req,
+                                       ::csi::v1::ListVolumesResponse* resp) {
+  CCM_ASSIGN_OR_RETURN(uint64_t offset, ParseStartingToken(req.starting_token()));
+  if (req.max_entries() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_entries ", req.max_entries(), " must not be negative"));
+  }
+  Listing listing;
+  {
+    absl::MutexLock l(&listing_mu_);
+    if (offset > 0 && listing_ != nullptr && absl::Now() - listing_at_ < kListingTtl) {
+      listing = listing_;
+    }
+  }
+  if (listing == nullptr) {
+    CCM_ASSIGN_OR_RETURN(listing, ReadListing());
+    absl::MutexLock l(&listing_mu_);
+    listing_ = listing;
+    listing_at_ = absl::Now();
+  }
+  const size_t default_page = std::max(1, backend_->config().global.query_limit);
+  CCM_ASSIGN_OR_RETURN(
+      Page p, PageOf(listing->size(), req.starting_token(), req.max_entries(), default_page));
+  for (size_t i = p.begin; i < p.end; ++i) {
+    const ListedVolume& v = (*listing)[i];
+    auto* e = resp->add_entries();
+    e->mutable_volume()->set_volume_id(v.id);
+    e->mutable_volume()->set_capacity_bytes(MibToBytes(v.capacity_mb));
+    auto* status = e->mutable_status();  // present even when published nowhere
+    for (const std::string& node : v.published) status->add_published_node_ids(node);
+  }
+  resp->set_next_token(p.next_token);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ControllerService::Listing> ControllerService::ReadListing() {
+  auto out = std::make_shared<std::vector<ListedVolume>>();
+  const int64_t page = std::max(1, backend_->config().global.query_limit);
+  for (VCenterEndpoint& vc : backend_->vcenters()) {
+    cns::QueryFilter filter;
+    filter.container_cluster_ids = ClusterIds();
+    filter.cursor = cns::Cursor{0, page, 0};
+    std::vector<cns::Volume> volumes;
+    while (true) {
+      absl::StatusOr<cns::QueryResult> r = vc.cns->QueryVolume(filter);
+      if (!r.ok()) return Annotate(r.status(), absl::StrCat("list volumes of ", vc.label));
+      for (cns::Volume& v : r->volumes) volumes.push_back(std::move(v));
+      if (r->volumes.empty() || r->cursor.offset >= r->cursor.total_records) break;
+      filter.cursor->offset = r->cursor.offset;
+    }
+    // Published nodes: one scan of the VMs' disks per vCenter per listing.
+    absl::StatusOr<AttachmentMap> attached = ListAttachments(*vc.client);
+    if (!attached.ok()) {
+      return Annotate(attached.status(), "find the nodes volumes are published to");
+    }
+    for (const cns::Volume& v : volumes) {
+      ListedVolume lv{VolumeId(v.volume_id, vc.label), v.capacity_mb, {}};
+      if (auto it = attached->find(v.volume_id); it != attached->end()) {
+        for (const AttachedVm& vm : it->second) lv.published.push_back(vm.bios_uuid);
+      }
+      out->push_back(std::move(lv));
+    }
+  }
+  std::sort(out->begin(), out->end(),
+            [](const ListedVolume& a, const ListedVolume& b) { return a.id < b.id; });
+  CCM_RETURN_IF_ERROR(CheckListingThreshold(out->size()));
+  VLOG(1, "ListVolumes: read {} volumes", out->size());
+  return Listing(std::move(out));
+}
+
+absl::Status ControllerService::CheckListingThreshold(size_t cns_volumes) const {
+  DriverPvs* pvs = backend_->pvs();
+  if (pvs == nullptr) return absl::OkStatus();
+  absl::StatusOr<size_t> in_kubernetes = pvs->Count();
+  if (!in_kubernetes.ok()) return in_kubernetes.status();
+  const int threshold = backend_->config().global.list_volume_threshold;
+  if (*in_kubernetes > cns_volumes &&
+      *in_kubernetes - cns_volumes > static_cast<size_t>(threshold)) {
+    // As the reference: the external-attacher would act on a listing this far off (detach).
+    return absl::FailedPreconditionError(absl::StrCat(
+        "ListVolumes: ", *in_kubernetes, " PersistentVolumes of csi.vsphere.vmware.com but ",
+        cns_volumes, " CNS volumes of cluster ", backend_->config().global.cluster_id,
+        ": more than list-volume-threshold (", threshold,
+        ") apart, Kubernetes and CNS are out of sync (is the cluster-id right?)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ccm::csi
