@@ -48,6 +48,7 @@ absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
     }
     if (auto pod = env.find("POD_NAME"); pod != env.end()) backend.pod_name = pod->second;
     backend.registry = registry;
+    if (registry != nullptr) backend.cns_observer = CnsOperationsObserver(*registry);
     // No cluster-id in csi-vsphere.conf: the one in ConfigMap vsphere-csi-cluster-id, generated
     // there when absent (as the reference does).
     cloud::Config resolved = *config;

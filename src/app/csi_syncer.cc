@@ -17,6 +17,7 @@
 #include "app/csi_cluster_id.h"
 #include "app/csi_driver.h"
 #include "app/health_server.h"
+#include "app/vcenter_metrics.h"
 #include "cloud/config/config.h"
 #include "cloud/credentials/credential_store.h"
 #include "cloud/vsphere/vcenter.h"
@@ -118,9 +119,14 @@ absl::StatusOr<std::unique_ptr<SyncerWiring>> Wire(const CsiSyncerOptions& o,
     return absl::Status(s.code(), absl::StrCat("vCenter credentials: ", s.message()));
   }
   for (const cloud::VirtualCenterConfig& vc : w->config.vcenters) {
+    // vCenter requests and CNS operations counted like the controller's.
+    metrics::Registry& registry = metrics::Registry::Default();
     vsphere::ClientOptions co = cloud::ClientOptionsFor(vc);
+    co.observer = VCenterRequestObserver(registry, vc.server);
     w->vim.push_back(std::make_unique<vsphere::Client>(co, w->credentials.get()));
-    w->cns.push_back(std::make_unique<vsphere::cns::CnsClient>(*w->vim.back()));
+    vsphere::cns::CnsClientOptions cno;
+    cno.observer = CnsOperationsObserver(registry);
+    w->cns.push_back(std::make_unique<vsphere::cns::CnsClient>(*w->vim.back(), cno));
     auto creds = w->credentials->Get(vc.server);
     w->targets.push_back({vc.label, w->cns.back().get(), creds.ok() ? creds->username : vc.user});
   }

@@ -22,4 +22,15 @@ vsphere::RequestObserver VCenterRequestObserver(metrics::Registry& r, const std:
   };
 }
 
+std::function<void(absl::string_view optype, bool ok, absl::Duration elapsed)>
+CnsOperationsObserver(metrics::Registry& r) {
+  auto* ops =
+      r.Histogram("vsphere_cns_volume_ops_histogram", "Histogram vector for CNS operations.",
+                  {"optype", "status"}, {2, 5, 10, 15, 20, 25, 30, 60, 120, 180});
+  return [ops](absl::string_view optype, bool ok, absl::Duration elapsed) {
+    if (optype.empty()) return;
+    ops->Observe({std::string(optype), ok ? "pass" : "fail"}, absl::ToDoubleSeconds(elapsed));
+  };
+}
+
 }  // namespace ccm::app

@@ -55,7 +55,9 @@ absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
     if (options.observer_for) vo.observer = options.observer_for(vcc.server);
     vo.max_wait_seconds = options.max_wait_seconds;
     auto vc = std::make_unique<cloud::VCenter>(vcc, b->credentials_.get(), vo);
-    auto cns = std::make_unique<vsphere::cns::CnsClient>(vc->client());
+    vsphere::cns::CnsClientOptions cno;
+    cno.observer = options.cns_observer;
+    auto cns = std::make_unique<vsphere::cns::CnsClient>(vc->client(), cno);
     auto pbm = std::make_unique<vsphere::pbm::PbmClient>(vc->client());
     auto policies = std::make_unique<StoragePolicies>(
         *pbm, StoragePoliciesOptions{.vcenter = vcc.label, .ttl = interval});

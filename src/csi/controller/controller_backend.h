@@ -57,6 +57,8 @@ struct BackendOptions {
   // CreateVolume needs topology requirements) and the tasks are remembered in memory only.
   std::shared_ptr<kube::Client> kube;
   std::string csi_namespace = "vmware-system-csi";  // CSI_NAMESPACE, the records' namespace
+  // Every CNS operation (vsphere_cns_volume_ops_histogram); optional.
+  vsphere::cns::CnsOperationObserver cns_observer;
   // The per-vCenter state's gauge and Events (vcenter_status.h); all optional.
   metrics::Registry* registry = nullptr;
   std::string pod_name;  // POD_NAME: the Pod the Events are about

@@ -1,6 +1,7 @@
 // ControllerService::RunTracked: a CNS change at most once across retries and restarts, through
 // the operation store (operation_store.h).
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "csi/controller/controller_service.h"
@@ -35,6 +36,7 @@ absl::StatusOr<cns::VolumeOperationResult> ControllerService::RunTracked(const s
   if (prior.ok() && prior->has_value()) r.error_count = (*prior)->error_count;
   absl::StatusOr<cns::VolumeOperationResult> result;
   bool resumed = false;
+  const absl::Time start = absl::Now();
   if (prior.ok() && prior->has_value() && (*prior)->status == kTaskInProgress &&
       !(*prior)->task_id.empty() && (*prior)->vcenter == vc.label) {
     // Started by an earlier attempt (a timed-out call, a controller restarted meanwhile).
@@ -49,7 +51,10 @@ absl::StatusOr<cns::VolumeOperationResult> ControllerService::RunTracked(const s
   if (!resumed) {
     // No record before the call: without a task ID it would not let a retry resume anything.
     absl::StatusOr<vsphere::Moref> task = vc.cns->Start(op);
-    if (!task.ok()) return task.status();
+    if (!task.ok()) {
+      vc.cns->Report(op, false, absl::Now() - start);
+      return task.status();
+    }
     r.invoked = absl::Now();
     r.task_id = task->value;
     r.status = kTaskInProgress;
@@ -57,6 +62,7 @@ absl::StatusOr<cns::VolumeOperationResult> ControllerService::RunTracked(const s
     Record(store, r);
     result = vc.cns->Wait(*task, op.what);
   }
+  vc.cns->Report(op, result.ok(), absl::Now() - start);
   if (result.ok()) {
     r.status = kTaskSuccess;
     if (!result->volume_id.empty()) r.volume_id = result->volume_id;

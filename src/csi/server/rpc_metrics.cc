@@ -1,7 +1,9 @@
 #include "csi/server/rpc_metrics.h"
 
+#include <map>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/logging.h"
@@ -15,8 +17,13 @@ using grpc::experimental::InterceptionHookPoints;
 // One per RPC: created when the call arrives, destroyed when it is done.
 class RpcMetricsInterceptor : public grpc::experimental::Interceptor {
  public:
-  RpcMetricsInterceptor(std::string method, metrics::Family* total, metrics::Family* duration)
-      : method_(std::move(method)), total_(total), duration_(duration), start_(absl::Now()) {}
+  RpcMetricsInterceptor(std::string method, metrics::Family* total, metrics::Family* duration,
+                        metrics::Family* volume_ops)
+      : method_(std::move(method)),
+        total_(total),
+        duration_(duration),
+        volume_ops_(volume_ops),
+        start_(absl::Now()) {}
 
   ~RpcMetricsInterceptor() override {
     // A call that ended without the server sending a status (the client went away first).
@@ -37,6 +44,11 @@ class RpcMetricsInterceptor : public grpc::experimental::Interceptor {
     const std::string code(GrpcCodeName(status.error_code()));
     if (total_ != nullptr) total_->Add({method_, code});
     if (duration_ != nullptr) duration_->Observe({method_}, seconds);
+    if (absl::string_view op = ReferenceOpType(method_); volume_ops_ != nullptr && !op.empty()) {
+      volume_ops_->Observe({"block", std::string(op), status.ok() ? "pass" : "fail",
+                            status.ok() ? "" : absl::StrCat("csi.fault.", code)},
+                           seconds);
+    }
     if (status.ok()) {
       VLOG(4, "CSI {}: OK in {:.3f}s", method_, seconds);
     } else {
@@ -47,11 +59,30 @@ class RpcMetricsInterceptor : public grpc::experimental::Interceptor {
   const std::string method_;
   metrics::Family* const total_;
   metrics::Family* const duration_;
+  metrics::Family* const volume_ops_;
   const absl::Time start_;
   bool recorded_ = false;
 };
 
 }  // namespace
+
+absl::string_view ReferenceOpType(absl::string_view method) {
+  static const auto* const ops = new std::map<absl::string_view, absl::string_view>{
+      {"CreateVolume", "create-volume"},
+      {"DeleteVolume", "delete-volume"},
+      {"ControllerPublishVolume", "attach-volume"},
+      {"ControllerUnpublishVolume", "detach-volume"},
+      {"ControllerExpandVolume", "expand-volume"},
+      {"ListVolumes", "list-volume"},
+      {"CreateSnapshot", "create-snapshot"},
+      {"DeleteSnapshot", "delete-snapshot"},
+      {"ListSnapshots", "list-snapshot"},
+  };
+  auto it = ops->find(method);
+  return it == ops->end() ? absl::string_view() : it->second;
+}
+
+std::vector<double> ReferenceOpBuckets() { return {2, 5, 10, 15, 20, 25, 30, 60, 120, 180}; }
 
 absl::string_view ShortMethodName(absl::string_view full_method) {
   auto slash = full_method.rfind('/');
@@ -66,11 +97,15 @@ RpcMetricsInterceptorFactory::RpcMetricsInterceptorFactory(metrics::Registry* re
                              {"method", "code"});
   duration_ = registry->Histogram(kOperationDuration, "CSI RPC latency in seconds, by method.",
                                   {"method"}, metrics::LatencyBuckets());
+  volume_ops_ =
+      registry->Histogram(kVolumeOpsHistogram, "Histogram vector for CSI volume operations.",
+                          {"voltype", "optype", "status", "faulttype"}, ReferenceOpBuckets());
 }
 
 grpc::experimental::Interceptor* RpcMetricsInterceptorFactory::CreateServerInterceptor(
     grpc::experimental::ServerRpcInfo* info) {
-  return new RpcMetricsInterceptor(std::string(ShortMethodName(info->method())), total_, duration_);
+  return new RpcMetricsInterceptor(std::string(ShortMethodName(info->method())), total_, duration_,
+                                   volume_ops_);
 }
 
 }  // namespace ccm::csi

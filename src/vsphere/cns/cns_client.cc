@@ -1,8 +1,10 @@
 #include "vsphere/cns/cns_client.h"
 
+#include <map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "vsphere/cns/wire.h"
 #include "vsphere/property_collector.h"
@@ -96,9 +98,38 @@ absl::StatusOr<VolumeOperationResult> CnsClient::Wait(const Moref& task, absl::s
   return std::move(v);
 }
 
+absl::string_view CnsOpType(absl::string_view method) {
+  static const auto* const ops = new std::map<absl::string_view, absl::string_view>{
+      {"CnsCreateVolume", "create-volume"},
+      {"CnsDeleteVolume", "delete-volume"},
+      {"CnsAttachVolume", "attach-volume"},
+      {"CnsDetachVolume", "detach-volume"},
+      {"CnsExtendVolume", "expand-volume"},
+      {"CnsUpdateVolumeMetadata", "update-volume-metadata"},
+      {"CnsQueryVolume", "query-volume"},
+      {"CnsQueryAllVolume", "query-all-volume"},
+      {"CnsCreateSnapshots", "create-snapshot"},
+      {"CnsDeleteSnapshots", "delete-snapshot"},
+      {"CnsQuerySnapshots", "query-snapshots"},
+  };
+  auto it = ops->find(method);
+  return it == ops->end() ? absl::string_view() : it->second;
+}
+
+void CnsClient::Report(const Operation& op, bool ok, absl::Duration elapsed) const {
+  if (options_.observer) options_.observer(CnsOpType(op.method), ok, elapsed);
+}
+
 absl::StatusOr<VolumeOperationResult> CnsClient::Run(const Operation& op) {
-  CCM_ASSIGN_OR_RETURN(Moref task, Start(op));
-  return Wait(task, op.what);
+  const absl::Time start = absl::Now();
+  absl::StatusOr<VolumeOperationResult> r;
+  if (absl::StatusOr<Moref> task = Start(op); task.ok()) {
+    r = Wait(*task, op.what);
+  } else {
+    r = task.status();
+  }
+  Report(op, r.ok(), absl::Now() - start);
+  return r;
 }
 
 absl::StatusOr<CreateResult> CnsClient::CreateVolume(const CreateSpec& spec) {
@@ -108,6 +139,13 @@ absl::StatusOr<CreateResult> CnsClient::CreateVolume(const CreateSpec& spec) {
 }
 
 absl::StatusOr<QueryResult> CnsClient::QueryVolume(const QueryFilter& filter) {
+  const absl::Time start = absl::Now();
+  absl::StatusOr<QueryResult> out = Query(filter);
+  if (options_.observer) options_.observer("query-volume", out.ok(), absl::Now() - start);
+  return out;
+}
+
+absl::StatusOr<QueryResult> CnsClient::Query(const QueryFilter& filter) {
   absl::StatusOr<SoapResponse> r =
       vim_.Call(kCnsEndpoint, "CnsQueryVolume", QueryVolumeArgs(filter), CallKind::kQuery);
   if (!r.ok()) return Transport(r.status(), "CNS query volumes");

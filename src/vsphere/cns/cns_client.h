@@ -19,10 +19,13 @@
 // Thread-safe; calls on different volumes may run in parallel.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "vsphere/client.h"
 #include "vsphere/cns/task.h"
 #include "vsphere/cns/types.h"
@@ -30,9 +33,19 @@
 
 namespace ccm::vsphere::cns {
 
+// Called once per CNS operation (a change, start to task end, or a query) with the reference's
+// optype ("create-volume", "attach-volume", "query-volume", ...), whether it succeeded, and how
+// long it took: what vsphere_cns_volume_ops_histogram{optype,status} records.
+using CnsOperationObserver =
+    std::function<void(absl::string_view optype, bool ok, absl::Duration elapsed)>;
+
 struct CnsClientOptions {
   TaskWaitOptions task;
+  CnsOperationObserver observer;  // optional
 };
+
+// The reference's optype of a CNS method ("CnsCreateVolume" -> "create-volume"; "" if none).
+absl::string_view CnsOpType(absl::string_view method);
 
 // One CNS change, as started: the method, its arguments and what it is (for messages). Built by
 // the *Op functions below; CnsClient::Start runs it and returns its task, Wait finishes it. The
@@ -80,6 +93,8 @@ class CnsClient {
   // single volume result, a fault as its status. A task vCenter no longer knows is Unavailable.
   absl::StatusOr<Moref> Start(const Operation& op);
   absl::StatusOr<VolumeOperationResult> Wait(const Moref& task, absl::string_view what);
+  // Tells the observer about an operation run as Start + Wait by the caller.
+  void Report(const Operation& op, bool ok, absl::Duration elapsed) const;
 
   // The disk UUID of the volume's disk on the VM (a VirtualDisk whose vDiskId is the volume id),
   // "" when it is not attached there: how the reference tells an idempotent attach from a
@@ -87,8 +102,9 @@ class CnsClient {
   absl::StatusOr<std::string> AttachedDiskUuid(const Moref& vm, const std::string& volume_id);
 
  private:
-  // Start, then Wait.
+  // Start, then Wait (reported to the observer).
   absl::StatusOr<VolumeOperationResult> Run(const Operation& op);
+  absl::StatusOr<QueryResult> Query(const QueryFilter& filter);
 
   Client& vim_;
   const CnsClientOptions options_;

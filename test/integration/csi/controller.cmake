@@ -11,7 +11,7 @@ if(TARGET ccm_csi_controller AND TARGET ccm_vcsim_testing)
   add_library(ccm_csi_controller_testing
     ${CMAKE_CURRENT_LIST_DIR}/controller_env.cc)
   target_link_libraries(ccm_csi_controller_testing PUBLIC ccm_csi_controller ccm_vcsim_testing
-    ccm_kube_emulator ccm_test_support ccm_csi_test_support)
+    ccm_kube_emulator ccm_test_support ccm_csi_test_support ccm_vcenter_metrics)
   foreach(t controller_conformance controller_multi_vc controller_publish controller_zones
       controller_placement)
     add_ccm_test(NAME csi_${t}_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}_test.cc

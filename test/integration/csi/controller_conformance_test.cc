@@ -181,6 +181,19 @@ TEST_F(ControllerConformanceTest, UnconstrainedVolumesGoWhereEveryNodeVmsHostMou
   EXPECT_EQ(cns->datastore, env_->DatastoreMoid("ds-shared"));
 }
 
+TEST_F(ControllerConformanceTest, VolumeOperationsAreInTheReferencesHistograms) {
+  MustCreate("pvc-metrics");
+  ASSERT_FALSE(Create(CreateReq("", kGiB)).ok());
+  auto* csi_ops = env_->registry().Find("vsphere_csi_volume_ops_histogram");
+  ASSERT_NE(csi_ops, nullptr);
+  EXPECT_GE(csi_ops->Count({"block", "create-volume", "pass", ""}), 1u);
+  EXPECT_GE(csi_ops->Count({"block", "create-volume", "fail", "csi.fault.InvalidArgument"}), 1u);
+  auto* cns_ops = env_->registry().Find("vsphere_cns_volume_ops_histogram");
+  ASSERT_NE(cns_ops, nullptr);
+  EXPECT_GE(cns_ops->Count({"create-volume", "pass"}), 1u);
+  EXPECT_GE(cns_ops->Count({"query-volume", "pass"}), 1u);
+}
+
 // ---- DeleteVolume ----
 
 TEST_F(ControllerConformanceTest, DeleteWithoutIdIsInvalidArgument) {

@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "app/vcenter_metrics.h"
 #include "csi/controller/controller_plugin.h"
 #include "csi/core/constants.h"
 #include "csi/core/volume_id.h"
@@ -112,6 +113,8 @@ absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::StartWith(
 
   BackendOptions bo;
   bo.datastore_change_delay = change_delay;
+  bo.registry = &env->registry_;
+  bo.cns_observer = app::CnsOperationsObserver(env->registry_);
   bo.kube = std::shared_ptr<kube::Client>(*std::move(rest));
   auto plugin = StartControllerPlugin(env->config_, bo);  // the binary's controller wiring
   if (!plugin.ok()) return plugin.status();
@@ -131,6 +134,7 @@ absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::StartWith(
   CsiServerOptions so;
   so.endpoint = "unix://" + env->dir_.File("csi.sock");
   so.shutdown_grace = absl::Seconds(1);
+  so.registry = &env->registry_;
   env->server_ = std::make_unique<CsiServer>(so, std::move(services));
   if (absl::Status s = env->server_->Start(); !s.ok()) return s;
   auto channel = UnixChannel(env->server_->socket_path());

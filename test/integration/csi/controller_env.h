@@ -20,6 +20,7 @@
 
 #include "absl/status/status.h"
 #include "cloud/config/config.h"
+#include "common/metrics.h"
 #include "csi/controller/controller_backend.h"
 #include "csi/proto/csi.grpc.pb.h"
 #include "csi/server/csi_server.h"
@@ -78,6 +79,8 @@ class ControllerEnv {
   std::string DatastoreUrl(const std::string& name);
   // The API emulator the controller's Node informer reads.
   ccm::testing::KubeEmulator& api() { return api_; }
+  // The metrics of the server (RPCs) and the backend (CNS operations, vCenter state).
+  metrics::Registry& registry() { return registry_; }
   // A Node for the simulator VM `vm` (providerID from its BIOS UUID).
   absl::Status PutNode(const std::string& vm);
 
@@ -85,6 +88,7 @@ class ControllerEnv {
   ControllerEnv() = default;
   std::vector<std::unique_ptr<ccm::testing::VcsimProcess>> sims_;
   ccm::testing::KubeEmulator api_;
+  metrics::Registry registry_;
   cloud::Config config_;
   std::shared_ptr<ControllerBackend> backend_;
   TempDir dir_;

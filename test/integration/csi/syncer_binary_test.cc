@@ -89,6 +89,9 @@ TEST(CsiSyncerBinaryTest, SyncsUnderTheLeaseServesMetricsAndStops) {
   ASSERT_TRUE(res) << syncer.Stderr();
   EXPECT_EQ(res->status, 200);
   for (const char* m : {"vsphere_syncer_info{version=", "vsphere_full_sync_ops_histogram",
+                        "vsphere_cns_volume_ops_histogram_count{optype=\"update-volume-metadata\","
+                        "status=\"pass\"}",
+                        "cloudprovider_vsphere_api_requests_total{vcenter=\"127.0.0.1\"",
                         "vsphere_cns_volume_pv_missing{vc=\"127.0.0.1\"} 0",
                         "vsphere_syncer_metadata_updates_total{result=\"success\"}"}) {
     EXPECT_TRUE(absl::StrContains(res->body, m)) << m << "\n" << res->body;
