@@ -1,5 +1,6 @@
 #include "csi/syncer/metadata_syncer.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -7,6 +8,7 @@
 #include "common/logging.h"
 #include "csi/core/volume_id.h"
 #include "kube/objects.h"
+#include "vsphere/soap.h"
 
 namespace ccm::csi::syncer {
 namespace {
@@ -181,6 +183,7 @@ bool MetadataSyncer::ProcessNextItem() {
 MetadataSyncer::Desired MetadataSyncer::DesiredForPv(const Json& pv) const {
   Desired d;
   d.has_pv = true;
+  d.pv_name = kube::Name(pv);
   const std::string claim_key = ClaimKey(pv);
   kube::ObjectPtr pvc = claim_key.empty() ? nullptr : pvcs_.Get(claim_key);
   std::vector<Json> pods;
@@ -234,6 +237,36 @@ absl::StatusOr<MetadataSyncer::Found> MetadataSyncer::Lookup(const std::string& 
   return found[*where];
 }
 
+absl::Status MetadataSyncer::Register(const std::string& handle, const Desired& want) {
+  absl::StatusOr<VolumeRef> ref = ParseVolumeId(handle);
+  if (!ref.ok()) return ref.status();
+  std::vector<std::string> labels;
+  for (const CnsTarget& t : targets_) labels.push_back(t.vcenter);
+  absl::StatusOr<std::vector<std::string>> ask = VCentersToAsk(*ref, labels);
+  if (!ask.ok()) return ask.status();
+  for (const CnsTarget& t : targets_) {
+    if (std::find(ask->begin(), ask->end(), t.vcenter) == ask->end()) continue;
+    cns::CreateSpec spec;
+    spec.name = want.pv_name;
+    spec.backing_disk_id = ref->cns_id;
+    spec.metadata.container_cluster = ClusterFor(t);
+    spec.metadata.container_cluster_array = {spec.metadata.container_cluster};
+    spec.metadata.entity_metadata = want.entities;
+    absl::StatusOr<cns::CreateResult> r = t.cns->CreateVolume(spec);
+    if (r.ok() || vsphere::FaultName(r.status()) == "CnsAlreadyRegisteredFault") {
+      LOG_INFO(
+          "PersistentVolume {}: registered disk {} of vCenter {} with CNS (static provisioning)",
+          want.pv_name, ref->cns_id, t.vcenter);
+      absl::MutexLock l(&mu_);
+      if (pvs_without_volume_.erase(handle) > 0) SetGauges();
+      ++registered_;
+      return absl::OkStatus();
+    }
+    if (!absl::IsNotFound(r.status())) return r.status();
+  }
+  return absl::NotFoundError(absl::StrCat("no vCenter has a disk with ID ", ref->cns_id));
+}
+
 vsphere::cns::ContainerCluster MetadataSyncer::ClusterFor(const CnsTarget& t) const {
   vsphere::cns::ContainerCluster c;
   c.cluster_id = cluster_id_;
@@ -252,6 +285,11 @@ absl::Status MetadataSyncer::SyncVolume(const std::string& handle) {
   if (cns_id.empty()) return absl::OkStatus();  // nothing CNS could know; logged nowhere twice
   const Desired want = DesiredFor(cns_id);
   absl::StatusOr<Found> found = Lookup(handle);
+  if (absl::IsNotFound(found.status()) && want.has_pv) {
+    absl::Status registered = Register(handle, want);
+    if (registered.ok()) return absl::OkStatus();
+    if (!absl::IsNotFound(registered)) return registered;
+  }
   if (absl::IsNotFound(found.status())) {
     absl::MutexLock l(&mu_);
     if (want.has_pv && pvs_without_volume_.insert(handle).second) {
@@ -391,6 +429,7 @@ SyncerStats MetadataSyncer::stats() const {
   s.full_syncs = full_syncs_;
   s.full_sync_failures = full_sync_failures_;
   s.metadata_updates = metadata_updates_;
+  s.registered = registered_;
   for (const auto& [vc, ids] : orphans_) s.orphans.insert(ids.begin(), ids.end());
   s.pvs_without_volume = pvs_without_volume_;
   return s;

@@ -10,12 +10,14 @@
 //
 // A full sync runs at start and every `full_sync_period` (the reference's
 // FULL_SYNC_INTERVAL_MINUTES): it queries every CNS volume of our cluster-id (paged) and queues
-// each PV whose metadata drifted or whose volume CNS does not list under our cluster-id (a
-// statically provisioned volume: its metadata gets registered). A CNS volume of our cluster-id
-// that no PV names in two consecutive full syncs is an orphan: logged once, counted in
-// vsphere_cns_volume_pv_missing{vc}, and its entities of our cluster (a deleted PV's, PVC's,
-// Pods') are removed. It is never deleted: the reference unregisters such volumes from CNS;
-// deciding that a disk is garbage is left to a person. Two passes, because a volume exists in
+// each PV whose metadata drifted or whose volume CNS does not list under our cluster-id. A PV
+// whose volume handle names a First Class Disk CNS does not know at all (a statically
+// provisioned volume) has the disk registered with CNS (CnsCreateVolume with backingDiskId, the
+// PV's name and metadata), once: a disk registered meanwhile (CnsAlreadyRegisteredFault) is fine. A
+// CNS volume of our cluster-id that no PV names in two consecutive full syncs is an orphan: logged
+// once, counted in vsphere_cns_volume_pv_missing{vc}, and its entities of our cluster (a deleted
+// PV's, PVC's, Pods') are removed. It is never deleted: the reference unregisters such volumes from
+// CNS; deciding that a disk is garbage is left to a person. Two passes, because a volume exists in
 // CNS for a moment before the external-provisioner creates its PV.
 //
 // Errors: a failed sync is retried through the queue's per-item backoff; a failed full sync is
@@ -73,6 +75,7 @@ struct SyncerStats {
   int64_t full_syncs = 0;
   int64_t full_sync_failures = 0;
   int64_t metadata_updates = 0;              // CnsUpdateVolumeMetadata calls that succeeded
+  int64_t registered = 0;                    // static PVs' disks registered with CNS
   std::set<std::string> orphans;             // CNS volume ids without a PV (confirmed)
   std::set<std::string> pvs_without_volume;  // volume handles CNS does not know
 };
@@ -106,8 +109,13 @@ class MetadataSyncer {
   };
   struct Desired {
     bool has_pv = false;  // a PV of ours names the volume
+    std::string pv_name;
     std::vector<cns::EntityMetadata> entities;
   };
+  // A PV of ours names a disk CNS does not know: registers it (CnsCreateVolume with
+  // backingDiskId, as the reference does for a statically provisioned PV) in the vCenter that
+  // has the disk. NotFound when no vCenter has such a disk.
+  absl::Status Register(const std::string& handle, const Desired& want);
 
   void OnPv(const Json* old_pv, const Json* new_pv);
   void OnPvc(const Json& pvc);
@@ -158,6 +166,7 @@ class MetadataSyncer {
   int64_t full_syncs_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t full_sync_failures_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t metadata_updates_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t registered_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace ccm::csi::syncer

@@ -63,6 +63,10 @@ struct CreateSpec {
   std::vector<Moref> datastores;
   std::string storage_policy_id;  // optional SPBM profile id
   VolumeMetadata metadata;
+  // Registration of an existing disk instead of a new one (capacity_mb then 0): the First Class
+  // Disk's ID (a statically provisioned PV), or the disk's URL path (an in-tree VMDK).
+  std::string backing_disk_id;
+  std::string backing_disk_url_path;
 };
 
 struct CreateResult {

@@ -99,9 +99,15 @@ std::string CreateVolumeArgs(const std::vector<CreateSpec>& specs) {
     absl::StrAppend(&out, "<createSpecs>", TextXml("name", s.name), TextXml("volumeType", "BLOCK"));
     for (const Moref& ds : s.datastores) absl::StrAppend(&out, MorefXml("datastores", ds));
     absl::StrAppend(&out, VolumeMetadataXml("metadata", s.metadata),
-                    R"(<backingObjectDetails xsi:type="CnsBlockBackingDetails">)",
-                    TextXml("capacityInMb", absl::StrCat(s.capacity_mb)),
-                    "</backingObjectDetails>");
+                    R"(<backingObjectDetails xsi:type="CnsBlockBackingDetails">)");
+    if (s.capacity_mb > 0)
+      absl::StrAppend(&out, TextXml("capacityInMb", absl::StrCat(s.capacity_mb)));
+    if (!s.backing_disk_id.empty())
+      absl::StrAppend(&out, TextXml("backingDiskId", s.backing_disk_id));
+    if (!s.backing_disk_url_path.empty()) {
+      absl::StrAppend(&out, TextXml("backingDiskUrlPath", s.backing_disk_url_path));
+    }
+    absl::StrAppend(&out, "</backingObjectDetails>");
     if (!s.storage_policy_id.empty()) {
       absl::StrAppend(&out, R"(<profile xsi:type="VirtualMachineDefinedProfileSpec">)",
                       TextXml("profileId", s.storage_policy_id), "</profile>");

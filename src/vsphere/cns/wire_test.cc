@@ -73,6 +73,12 @@ TEST(CnsWireTest, BuildsArgumentsInSchemaOrder) {
   filter.labels = {{"k", "v"}};
   filter.cursor = Cursor{10, 5, 0};
 
+  CreateSpec registration = Spec();
+  registration.capacity_mb = 0;
+  registration.backing_disk_id = "fcd-1";
+  CreateSpec by_path = registration;
+  by_path.backing_disk_id.clear();
+  by_path.backing_disk_url_path = "https://vc/folder/kubevols/a.vmdk?dcPath=dc1&dsName=ds1";
   const std::vector<BuildCase> cases = {
       {"create",
        CreateVolumeArgs({Spec()}),
@@ -84,6 +90,14 @@ TEST(CnsWireTest, BuildsArgumentsInSchemaOrder) {
         "<vSphereUser>k8s@vsphere.local</vSphereUser><clusterFlavor>VANILLA</clusterFlavor>",
         R"(<backingObjectDetails xsi:type="CnsBlockBackingDetails"><capacityInMb>1024)",
         "</createSpecs>"}},
+      {"register a First Class Disk (no capacity: the disk's)",
+       CreateVolumeArgs({registration}),
+       {R"(<backingObjectDetails xsi:type="CnsBlockBackingDetails"><backingDiskId>fcd-1)",
+        "</backingDiskId></backingObjectDetails>"}},
+      {"register an in-tree VMDK by its URL path",
+       CreateVolumeArgs({by_path}),
+       {"<backingDiskUrlPath>https://vc/folder/kubevols/a.vmdk?dcPath=dc1&amp;dsName=ds1"
+        "</backingDiskUrlPath>"}},
       {"create with policy",
        CreateVolumeArgs({with_policy}),
        {"</backingObjectDetails>", R"(<profile xsi:type="VirtualMachineDefinedProfileSpec">)",

@@ -204,6 +204,32 @@ TEST_F(SyncerTest, StaticallyProvisionedVolumeGetsItsMetadata) {
   EXPECT_FALSE(env_.HasEntity(*id, kEntityPv, "nfs-pv"));
 }
 
+// Static provisioning from a First Class Disk CNS has never seen (govc disk.create, then a PV
+// naming its ID): the syncer registers the disk with CNS, with the PV's name and metadata, once.
+TEST_F(SyncerTest, StaticPvOfAnUnregisteredDiskIsRegisteredOnce) {
+  absl::StatusOr<std::string> fcd = env_.vcsim().CreateFcd("ds1", "hand-made-fcd", 2048);
+  ASSERT_TRUE(fcd.ok()) << fcd.status();
+  absl::Status pv = env_.PutPv("static-fcd", *fcd, "ns2", "fcd-claim");
+  ASSERT_TRUE(pv.ok()) << pv;
+  ASSERT_TRUE(env_.PutPvc("ns2", "fcd-claim", "static-fcd").ok());
+  ASSERT_TRUE(Eventually([&] {
+    return env_.HasEntity(*fcd, kEntityPv, "static-fcd") &&
+           env_.HasEntity(*fcd, kEntityPvc, "fcd-claim", "ns2");
+  }));
+  absl::StatusOr<cns::Volume> v = env_.Volume(*fcd);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->name, "static-fcd");
+  EXPECT_EQ(v->capacity_mb, 2048);
+  EXPECT_EQ(v->metadata.container_cluster.cluster_id, kClusterId);
+  ASSERT_TRUE(env_.RunFullSync());
+  ASSERT_TRUE(env_.RunFullSync());
+  EXPECT_EQ(env_.syncer().stats().registered, 1);
+  EXPECT_THAT(env_.syncer().stats().pvs_without_volume, IsEmpty());
+  absl::StatusOr<std::map<std::string, int>> calls = env_.vcsim().CnsCounters();
+  ASSERT_TRUE(calls.ok());
+  EXPECT_EQ((*calls)["CnsCreateVolume"], 1);
+}
+
 TEST_F(SyncerTest, ExistingObjectsAreSyncedAtStart) {
   env_.StopSyncer();
   const std::string id = Workload("early");
