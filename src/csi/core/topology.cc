@@ -102,8 +102,10 @@ absl::StatusOr<Segments> NodeTopology(const std::map<std::string, std::string>& 
       return absl::UnavailableError(absl::StrCat(
           "the Node has no value for topology category \"", category, "\" (published as ", key,
           "; looked for label ", absl::StrJoin(labels, " or "), "): ",
-          named ? "the cloud-controller-manager sets zone and region labels when it initialises "
-                  "the Node"
+          named ? absl::StrCat("the cloud-controller-manager sets zone and region labels when it "
+                               "initialises the Node; with a cloud provider that does not, label "
+                               "the Node with ",
+                               labels.front(), "=<the host's tag in category ", category, ">")
                 : absl::StrCat("set [TopologyCategory \"", category,
                                "\"] label to the Node label that carries it (the "
                                "cloud-controller-manager writes ",

@@ -137,6 +137,11 @@ TEST(TopologyTest, NodeTopology) {
   EXPECT_NE(unnamed.message().find("set [TopologyCategory \"k8s-zone\"] label"),
             absl::string_view::npos)
       << unnamed;
+  // A cluster whose cloud provider writes no zone labels is told which label to set by hand.
+  absl::Status unlabelled = NodeTopology({}, categories_named).status();
+  EXPECT_NE(unlabelled.message().find("label the Node with topology.kubernetes.io/"),
+            absl::string_view::npos)
+      << unlabelled;
 }
 
 TEST(TopologyTest, SegmentMatches) {

@@ -311,9 +311,11 @@ TEST_F(ControllerConformanceTest, ListPagesComeFromOneSnapshot) {
   ASSERT_TRUE(List("", 3, &first).ok());
   std::vector<std::string> listed;
   for (const auto& e : first.entries()) listed.push_back(e.volume().volume_id());
-  // Between pages: a volume is deleted and another made. The pages still walk the listing as it
-  // was when it began, each entry once, without asking vCenter again.
-  ASSERT_TRUE(Delete(listed.front()).ok());
+  // Between pages: a volume of this test is deleted (one of the suite's others may be attached)
+  // and another made. The pages still walk the listing as it was when it began, each entry once,
+  // without asking vCenter again.
+  grpc::Status deleted = Delete(made.front());
+  ASSERT_TRUE(deleted.ok()) << deleted.error_message();
   const std::string late = MustCreate("pvc-snap-late");
   auto before = env_->sim().CnsCounters();
   ASSERT_TRUE(before.ok());
@@ -330,14 +332,14 @@ TEST_F(ControllerConformanceTest, ListPagesComeFromOneSnapshot) {
   std::set<std::string> unique(listed.begin(), listed.end());
   EXPECT_EQ(unique.size(), listed.size()) << "an entry was listed twice";
   EXPECT_FALSE(unique.contains(late)) << "made after the listing began";
-  for (size_t i = 1; i < made.size(); ++i) EXPECT_TRUE(unique.contains(made[i])) << made[i];
+  for (const std::string& id : made) EXPECT_TRUE(unique.contains(id)) << id;
   // A new listing sees the changes.
   ::csi::v1::ListVolumesResponse fresh;
   ASSERT_TRUE(List("", 0, &fresh).ok());
   std::set<std::string> now;
   for (const auto& e : fresh.entries()) now.insert(e.volume().volume_id());
   EXPECT_TRUE(now.contains(late));
-  EXPECT_FALSE(now.contains(listed.front()));
+  EXPECT_FALSE(now.contains(made.front()));
 }
 
 TEST_F(ControllerConformanceTest, ListRefusesWhenKubernetesHasFarMorePvsThanCns) {

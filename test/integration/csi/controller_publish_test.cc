@@ -123,6 +123,27 @@ TEST_F(ControllerPublishTest, PublishToASecondNodeIsFailedPrecondition) {
   EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
 }
 
+// vCenter faults the sidecars act on reach them with their gRPC code and the fault's name: a VM
+// without a free SCSI slot is ResourceExhausted (the attacher backs off), a task in progress on
+// the VM is Aborted (retried at once).
+TEST_F(ControllerPublishTest, AttachFaultsKeepTheirMeaning) {
+  const std::string id = MustCreate("pvc-pub-faults");
+  struct Case {
+    const char* fault;
+    grpc::StatusCode code;
+  };
+  for (const Case& c : {Case{"TooManyDevices", grpc::StatusCode::RESOURCE_EXHAUSTED},
+                        Case{"TaskInProgress", grpc::StatusCode::ABORTED},
+                        Case{"InvalidPowerState", grpc::StatusCode::FAILED_PRECONDITION}}) {
+    ASSERT_TRUE(env_->sim().SetCnsFault("CnsAttachVolume", c.fault, "injected", 1).ok());
+    grpc::Status s = Publish(PubReq(id, env_->VmUuid("node-a1")));
+    EXPECT_EQ(s.error_code(), c.code) << c.fault << ": " << s.error_message();
+    EXPECT_THAT(s.error_message(), ::testing::HasSubstr(c.fault));
+  }
+  ASSERT_TRUE(env_->sim().ClearCnsFaults().ok());
+  EXPECT_TRUE(Publish(PubReq(id, env_->VmUuid("node-a1"))).ok());
+}
+
 TEST_F(ControllerPublishTest, PublishByNodeNameFindsTheVm) {
   const std::string id = MustCreate("pvc-pub-by-name");
   ASSERT_TRUE(Publish(PubReq(id, "node-b1")).ok());
