@@ -29,9 +29,32 @@ DatastoreInventory::DatastoreInventory(std::vector<DatastoreSource> sources,
 DatastoreInventory::~DatastoreInventory() { Stop(); }
 
 void DatastoreInventory::Start() {
-  absl::MutexLock lock(&mu_);
-  if (thread_.joinable() || stop_) return;
-  thread_ = std::thread([this] { Run(); });
+  std::vector<vsphere::ChangeWatcher*> watchers;
+  {
+    absl::MutexLock lock(&mu_);
+    if (thread_.joinable() || stop_) return;
+    thread_ = std::thread([this] { Run(); });
+    if (!options_.watch) return;
+    for (const State& st : states_) {
+      watchers_.push_back(std::make_unique<vsphere::ChangeWatcher>(
+          *st.source.client, WatcherOptions(st.source.vcenter),
+          [this](const std::set<std::string>& types) {
+            NoteInventoryChange(types.contains("HostSystem"));
+          }));
+      watchers.push_back(watchers_.back().get());
+    }
+  }
+  for (vsphere::ChangeWatcher* w : watchers) w->Start();
+}
+
+vsphere::ChangeWatcherOptions DatastoreInventory::WatcherOptions(const std::string& vcenter) const {
+  vsphere::ChangeWatcherOptions o;
+  o.name = absl::StrCat("datastore mounts of vCenter ", vcenter);
+  o.watched = {
+      {"Datastore", {"host", "summary.accessible", "summary.maintenanceMode", "parent"}, false},
+      {"HostSystem", {"parent"}, false}};
+  o.max_wait_seconds = options_.watch_max_wait_seconds;  // its backoff runs on the real clock
+  return o;
 }
 
 void DatastoreInventory::Stop() {
@@ -40,6 +63,8 @@ void DatastoreInventory::Stop() {
     stop_ = true;
     WakeLocked();
   }
+  // Only Start() (before) and Stop() touch the watchers.
+  for (auto& w : watchers_) w->Stop();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -145,6 +170,18 @@ void DatastoreInventory::NoteChange(const std::string& vcenter, const std::strin
   WakeLocked();
 }
 
+void DatastoreInventory::NoteInventoryChange(bool hosts) {
+  absl::MutexLock lock(&mu_);
+  ++stats_.inventory_changes;
+  const absl::Time due = clock_.Now() + options_.change_delay;
+  if (hosts) {
+    next_full_ = std::min(next_full_, due);
+  } else {
+    quick_due_ = std::min(quick_due_, due);
+  }
+  WakeLocked();
+}
+
 void DatastoreInventory::RequestFullRefresh() {
   absl::MutexLock lock(&mu_);
   next_full_ = absl::InfinitePast();
@@ -177,6 +214,14 @@ bool DatastoreInventory::WaitForLoad(absl::Duration timeout) const {
   };
   absl::MutexLock lock(&mu_);
   return mu_.AwaitWithTimeout(absl::Condition(&loaded), timeout);
+}
+
+bool DatastoreInventory::WaitForWatchers(absl::Duration timeout) const {
+  const absl::Time deadline = absl::Now() + timeout;
+  for (const auto& w : watchers_) {
+    if (!w->WaitUntilWatching(std::max(absl::ZeroDuration(), deadline - absl::Now()))) return false;
+  }
+  return true;
 }
 
 DatastoreInventoryStats DatastoreInventory::stats() const {

@@ -18,7 +18,11 @@
 // create, delete or extend adjusts the cached free space at once and schedules a quick refresh
 // (datastores and hosts, one request) `change_delay` later, coalescing every change made
 // meanwhile into that one refresh; RequestFullRefresh() when a caller learns the view is stale (a
-// datastore CNS no longer knows, a node VM on a host the view does not have).
+// datastore CNS no longer knows, a node VM on a host the view does not have). With `watch`, a
+// property-collector stream per vCenter (vsphere::ChangeWatcher) reports datastores mounted on or
+// taken away from hosts, becoming inaccessible or entering maintenance, moved into a datastore
+// cluster, and hosts added, removed or moved: a refresh follows `change_delay` later (a full one
+// when hosts changed), so the view follows vCenter within seconds without polling.
 //
 // Contract for callers: Snapshot() answers from memory and never waits for vCenter. It serves
 // every vCenter loaded so far and names the others in `unloaded` (one vCenter that is down
@@ -30,6 +34,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,6 +49,7 @@
 #include "csi/core/placement.h"
 #include "csi/core/topology.h"
 #include "vsphere/ancestry.h"
+#include "vsphere/change_watcher.h"
 #include "vsphere/client.h"
 #include "vsphere/tagging.h"
 
@@ -64,6 +70,8 @@ struct DatastoreInventoryOptions {
   TopologyConfig topology;
   absl::Duration interval = absl::Minutes(5);
   absl::Duration change_delay = absl::Seconds(2);
+  bool watch = true;  // a ChangeWatcher per vCenter (Start() starts them)
+  int watch_max_wait_seconds = 2;
   // After a failed refresh of a vCenter: first retry, doubling up to `max_retry`.
   absl::Duration retry = absl::Milliseconds(500);
   absl::Duration max_retry = absl::Seconds(30);
@@ -75,8 +83,9 @@ struct DatastoreInventoryStats {
   uint64_t quick_refreshes = 0;  // successful, per vCenter
   uint64_t failures = 0;
   uint64_t changes_noted = 0;
-  uint64_t generation = 0;  // increases whenever the view changes
-  bool idle = true;         // no refresh running or scheduled by a change
+  uint64_t inventory_changes = 0;  // NoteInventoryChange calls (the watchers')
+  uint64_t generation = 0;         // increases whenever the view changes
+  bool idle = true;                // no refresh running or scheduled by a change
 };
 
 // One consistent view of every loaded vCenter.
@@ -112,12 +121,17 @@ class DatastoreInventory {
   // The view is stale (CNS does not know a datastore of it, a node VM runs on a host it does
   // not have): a full refresh now.
   void RequestFullRefresh();
+  // vCenter reported a change of the mounts (or, with `hosts`, of the hosts): a refresh
+  // `change_delay` from now, full with `hosts`, coalescing the changes reported meanwhile.
+  void NoteInventoryChange(bool hosts);
 
   // Per vCenter: OK once loaded, else why not.
   std::map<std::string, absl::Status> VCenterHealth() const;
   // OK once every vCenter was loaded; the error says which is not and why.
   absl::Status Health() const;
   bool WaitForLoad(absl::Duration timeout) const;
+  // True once every vCenter's ChangeWatcher is watching (tests change things after it).
+  bool WaitForWatchers(absl::Duration timeout) const;
   DatastoreInventoryStats stats() const;
 
  private:
@@ -146,6 +160,7 @@ class DatastoreInventory {
     std::vector<HostRecord> hosts;
   };
   void Run();
+  vsphere::ChangeWatcherOptions WatcherOptions(const std::string& vcenter) const;
   // The refreshes due now (vCenter index, full); the deadline of the next one in `next`.
   std::vector<std::pair<size_t, bool>> DueLocked(absl::Time now, absl::Time* next)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -177,6 +192,7 @@ class DatastoreInventory {
   absl::Time quick_due_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
   // The refresh thread's current sleep: notified to wake it early (a change, a stop).
   std::shared_ptr<absl::Notification> wake_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<vsphere::ChangeWatcher>> watchers_;  // set in Start, ended in Stop
   bool refreshing_ ABSL_GUARDED_BY(mu_) = false;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;

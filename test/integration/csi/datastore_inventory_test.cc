@@ -71,9 +71,10 @@ class DatastoreInventoryTest : public ::testing::Test {
   }
 
   std::unique_ptr<DatastoreInventory> Make(std::vector<std::string> datacenters,
-                                           bool topology = true) {
+                                           bool topology = true, bool watch = false) {
     DatastoreInventoryOptions o;
     o.change_delay = absl::Milliseconds(50);
+    o.watch = watch;
     if (topology) {
       o.topology.zone_category = "k8s-zone";
       o.topology.region_category = "k8s-region";
@@ -210,6 +211,29 @@ TEST_F(DatastoreInventoryTest, MountChangesReachTheViewAtTheNextRefresh) {
   ASSERT_TRUE(sim_->MountDatastore("ds-a0", "zone-a-host-1", false).ok());
   ASSERT_TRUE(inv->RefreshNow().ok());
   EXPECT_TRUE(Accessible(*inv, "ds-a0").empty());
+}
+
+// The watchers' stream: a mount taken away or added, and a host added, reach the view within
+// seconds with no refresh asked for and the full refresh 5 minutes away; idle, the stream costs
+// one WaitForUpdatesEx per maxWaitSeconds and no refresh.
+TEST_F(DatastoreInventoryTest, MountChangesReachTheViewThroughTheStream) {
+  auto inv = Make({"dc1"}, /*topology=*/true, /*watch=*/true);
+  inv->Start();
+  ASSERT_TRUE(inv->WaitForLoad(absl::Seconds(30)));
+  ASSERT_TRUE(inv->WaitForWatchers(absl::Seconds(30)));
+  const DatastoreInventoryStats loaded = inv->stats();
+  ASSERT_TRUE(Accessible(*inv, "ds-a0").empty());
+  ASSERT_TRUE(sim_->MountDatastore("ds-a0", "zone-a-host-1", true).ok());
+  EXPECT_TRUE(::ccm::testing::Eventually([&] {
+    return Accessible(*inv, "ds-a0") == std::vector<Segments>{Zone("zone-a")};
+  })) << "a new mount never reached the view";
+  ASSERT_TRUE(sim_->MountDatastore("ds-a0", "zone-a-host-1", false).ok());
+  EXPECT_TRUE(::ccm::testing::Eventually([&] { return Accessible(*inv, "ds-a0").empty(); }))
+      << "an unmount never reached the view";
+  const DatastoreInventoryStats after = inv->stats();
+  EXPECT_GE(after.inventory_changes, 2u);
+  EXPECT_EQ(after.full_refreshes, loaded.full_refreshes);  // mounts: quick refreshes
+  inv->Stop();
 }
 
 TEST_F(DatastoreInventoryTest, UnknownDatacenterFailsTheLoadNaming) {
