@@ -87,11 +87,11 @@ TEST(CsiSyncerBinaryTest, SyncsUnderTheLeaseServesMetricsAndStops) {
   httplib::Client http("127.0.0.1", metrics_port);
   // CNS shows the metadata as soon as the task ran; the syncer counts the operation when its
   // wait for the task returns, a moment later.
-  httplib::Result res;
   EXPECT_TRUE(Eventually([&] {
-    res = http.Get("/metrics");
-    return res && absl::StrContains(res->body, "optype=\"update-volume-metadata\"");
+    auto r = http.Get("/metrics");
+    return r && absl::StrContains(r->body, "optype=\"update-volume-metadata\"");
   }));
+  auto res = http.Get("/metrics");
   ASSERT_TRUE(res) << syncer.Stderr();
   EXPECT_EQ(res->status, 200);
   for (const char* m : {"vsphere_syncer_info{version=", "vsphere_full_sync_ops_histogram",
