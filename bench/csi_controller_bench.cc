@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
   for (const auto& vm : env.sim().info().vms) nodes.push_back(vm.uuid);
   std::printf("csi_controller_bench: %d volumes, %d workers, %zu node VMs, CNS task delay %d ms\n",
               n, workers, nodes.size(), delay_ms);
-  const auto inventory_before = env.backend().datastores().stats();
+  const auto inventory_before = env.backend().inventory().stats();
 
   std::vector<std::string> ids(n);
   auto& stub = env.controller();
@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
   Print(publish, n, "CnsAttachVolume");
   Print(unpublish, n, "CnsDetachVolume");
   Print(del, n, "CnsDeleteVolume");
-  const auto inventory = env.backend().datastores().stats();
+  const auto inventory = env.backend().inventory().stats();
   std::printf(
       "\ndatastore inventory during the run: %llu quick refreshes (1 request each), %llu full "
       "refreshes, %llu changes noted; node look-ups: from the VM cache (no request)\n",

@@ -61,8 +61,9 @@ absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
     auto pbm = std::make_unique<vsphere::pbm::PbmClient>(vc->client());
     auto policies = std::make_unique<StoragePolicies>(
         *pbm, StoragePoliciesOptions{.vcenter = vcc.label, .ttl = interval});
-    b->endpoints_.push_back(
-        {vcc.label, vcc.user, &vc->client(), &vc->inventory(), cns.get(), policies.get()});
+    auto vms = std::make_unique<CachedVmDirectory>(vc->inventory(), vc->client());
+    b->endpoints_.push_back({vcc.label, vcc.user, cns.get(), vms.get(), policies.get()});
+    b->vm_dirs_.push_back(std::move(vms));
     sources.push_back({vcc.label, &vc->client(), &vc->tagging(), vcc.datacenters});
     b->vcs_.push_back(std::move(vc));
     b->cns_.push_back(std::move(cns));

@@ -24,6 +24,7 @@
 #include "cloud/credentials/credential_store.h"
 #include "cloud/vsphere/vcenter.h"
 #include "common/metrics.h"
+#include "csi/controller/controller_cloud.h"
 #include "csi/controller/datastore_inventory.h"
 #include "csi/controller/node_vms.h"
 #include "csi/controller/operation_store.h"
@@ -34,16 +35,6 @@
 #include "vsphere/pbm/pbm_client.h"
 
 namespace ccm::csi {
-
-// One vCenter as the service uses it.
-struct VCenterEndpoint {
-  std::string label;  // the config's vCenter label: qualified volume IDs name it
-  std::string user;   // the CNS container cluster's vsphere_user
-  vsphere::Client* client = nullptr;
-  vsphere::InventoryCache* vms = nullptr;
-  vsphere::cns::CnsClient* cns = nullptr;
-  StoragePolicies* policies = nullptr;
-};
 
 struct BackendOptions {
   // The observer of one vCenter's SOAP and CNS round trips (metrics); optional.
@@ -64,7 +55,7 @@ struct BackendOptions {
   std::string pod_name;  // POD_NAME: the Pod the Events are about
 };
 
-class ControllerBackend {
+class ControllerBackend final : public ControllerCloud {
  public:
   static absl::StatusOr<std::unique_ptr<ControllerBackend>> Create(const cloud::Config& config,
                                                                    BackendOptions options = {});
@@ -81,13 +72,15 @@ class ControllerBackend {
   // Per vCenter label: OK when usable, else why not.
   std::map<std::string, absl::Status> VCenterHealth() const;
 
-  const cloud::Config& config() const { return config_; }
-  const TopologyConfig& topology() const { return topology_; }
-  std::vector<VCenterEndpoint>& vcenters() { return endpoints_; }
-  DatastoreInventory& datastores() { return *datastores_; }
-  NodeVms* nodes() { return nodes_.get(); }  // null without a Kubernetes API
-  DriverPvs* pvs() { return pvs_.get(); }    // null without a Kubernetes API
-  OperationStore& operations() { return *operations_; }
+  // ControllerCloud.
+  const cloud::Config& config() const override { return config_; }
+  const TopologyConfig& topology() const override { return topology_; }
+  std::vector<VCenterEndpoint>& vcenters() override { return endpoints_; }
+  PlacementView& datastores() override { return *datastores_; }
+  NodeVmSource* nodes() override { return nodes_.get(); }
+  PvCounter* pvs() override { return pvs_.get(); }
+  OperationStore& operations() override { return *operations_; }
+  DatastoreInventory& inventory() { return *datastores_; }
 
  private:
   ControllerBackend() = default;
@@ -98,6 +91,7 @@ class ControllerBackend {
   std::vector<std::unique_ptr<vsphere::cns::CnsClient>> cns_;
   std::vector<std::unique_ptr<vsphere::pbm::PbmClient>> pbm_;
   std::vector<std::unique_ptr<StoragePolicies>> policies_;
+  std::vector<std::unique_ptr<CachedVmDirectory>> vm_dirs_;
   std::shared_ptr<kube::Client> kube_;
   std::unique_ptr<NodeVms> nodes_;
   std::unique_ptr<DriverPvs> pvs_;

@@ -7,12 +7,12 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "csi/controller/controller_service.h"
-#include "csi/controller/proto_convert.h"
 #include "csi/core/capacity.h"
 #include "csi/core/publish_context.h"
 #include "csi/core/topology.h"
 #include "csi/core/volume_id.h"
 #include "csi/server/grpc_status.h"
+#include "csi/server/proto_convert.h"
 
 namespace ccm::csi {
 namespace {
@@ -86,7 +86,7 @@ absl::StatusOr<ControllerService::CreatePlan> ControllerService::ParseCreate(
 
 absl::StatusOr<bool> ControllerService::FindExisting(CreatePlan& plan,
                                                      ::csi::v1::CreateVolumeResponse* resp) {
-  for (VCenterEndpoint& vc : backend_->vcenters()) {
+  for (VCenterEndpoint& vc : cloud_->vcenters()) {
     cns::QueryFilter filter;
     filter.names = {plan.name};
     filter.container_cluster_ids = ClusterIds();
@@ -100,19 +100,19 @@ absl::StatusOr<bool> ControllerService::FindExisting(CreatePlan& plan,
     if (!r.ok()) return Annotate(r.status(), absl::StrCat("look for volume ", plan.name));
     if (r->volumes.empty()) continue;
     const cns::Volume& v = r->volumes.front();
-    absl::StatusOr<DatastoreInventory::SnapshotPtr> view = backend_->datastores().Snapshot();
+    absl::StatusOr<PlacementView::SnapshotPtr> view = cloud_->datastores().Snapshot();
     const DatastoreCandidate* ds =
         view.ok() ? FindDatastore(**view, vc.label, v.datastore_url) : nullptr;
     std::vector<Segments> accessible;
     if (ds != nullptr) accessible = AccessibleSegments(*ds, (*view)->hosts);
     CCM_RETURN_IF_ERROR(CheckExisting(plan, vc, v, ds, accessible));
-    if (ModeOf(backend_->topology()) == TopologyMode::kNone) accessible.clear();
+    if (ModeOf(cloud_->topology()) == TopologyMode::kNone) accessible.clear();
     FillVolume(VolumeId(v.volume_id, vc.label), v.capacity_mb, accessible, resp);
     return true;
   }
   if (plan.unreachable.empty()) return false;
   // Could an earlier attempt have made it in a vCenter that does not answer? Its record says.
-  absl::StatusOr<std::optional<OperationRecord>> prior = backend_->operations().Get(plan.name);
+  absl::StatusOr<std::optional<OperationRecord>> prior = cloud_->operations().Get(plan.name);
   if (!prior.ok()) {
     return absl::UnavailableError(absl::StrCat(
         "look for volume ", plan.name, ": vCenter ", absl::StrJoin(plan.unreachable, ", "),
@@ -172,7 +172,7 @@ absl::Status ControllerService::CheckExisting(const CreatePlan& plan, const VCen
 
 absl::StatusOr<bool> ControllerService::ResumeCreate(const CreatePlan& plan,
                                                      ::csi::v1::CreateVolumeResponse* resp) {
-  absl::StatusOr<std::optional<OperationRecord>> prior = backend_->operations().Get(plan.name);
+  absl::StatusOr<std::optional<OperationRecord>> prior = cloud_->operations().Get(plan.name);
   if (!prior.ok() || !prior->has_value()) return false;
   const OperationRecord& r = **prior;
   VCenterEndpoint* vc = Endpoint(r.vcenter);
@@ -183,8 +183,8 @@ absl::StatusOr<bool> ControllerService::ResumeCreate(const CreatePlan& plan,
   CCM_ASSIGN_OR_RETURN(cns::VolumeOperationResult ran, RunTracked(plan.name, *vc, op));
   CCM_ASSIGN_OR_RETURN(cns::CreateResult created, cns::CreateResultOf(op, ran));
   std::vector<Segments> accessible;
-  if (absl::StatusOr<DatastoreInventory::SnapshotPtr> view = backend_->datastores().Snapshot();
-      view.ok() && ModeOf(backend_->topology()) != TopologyMode::kNone) {
+  if (absl::StatusOr<PlacementView::SnapshotPtr> view = cloud_->datastores().Snapshot();
+      view.ok() && ModeOf(cloud_->topology()) != TopologyMode::kNone) {
     for (const DatastoreCandidate& c : (*view)->datastores) {
       if (c.vcenter == vc->label && c.moref == created.datastore.value)
         accessible = AccessibleSegments(c, (*view)->hosts);
@@ -198,7 +198,7 @@ absl::StatusOr<bool> ControllerService::ResumeCreate(const CreatePlan& plan,
 
 absl::StatusOr<ControllerService::Placed> ControllerService::Place(const CreatePlan& plan) {
   Placed placed;
-  CCM_ASSIGN_OR_RETURN(placed.view, backend_->datastores().Snapshot());
+  CCM_ASSIGN_OR_RETURN(placed.view, cloud_->datastores().Snapshot());
   if (!plan.unreachable.empty()) {  // leave out the vCenters that did not answer
     auto without = std::make_shared<InventorySnapshot>(*placed.view);
     std::erase_if(without->datastores, [&](const DatastoreCandidate& c) {
@@ -212,7 +212,7 @@ absl::StatusOr<ControllerService::Placed> ControllerService::Place(const CreateP
   PlacementRequest preq;
   preq.size_mib = plan.size_mib;
   preq.datastore_url = plan.params.datastore_url;
-  preq.topology_configured = ModeOf(backend_->topology()) != TopologyMode::kNone;
+  preq.topology_configured = ModeOf(cloud_->topology()) != TopologyMode::kNone;
   if (plan.requirement) {
     preq.requirement = &*plan.requirement;
   } else {
@@ -238,7 +238,7 @@ absl::StatusOr<ControllerService::Placed> ControllerService::Place(const CreateP
 }
 
 absl::StatusOr<std::vector<NodeHost>> ControllerService::NodeHosts(const InventorySnapshot& view) {
-  NodeVms* nodes = backend_->nodes();
+  NodeVmSource* nodes = cloud_->nodes();
   if (nodes == nullptr) {
     return absl::FailedPreconditionError(
         "the controller has no Kubernetes API access to know the node VMs: a volume without "
@@ -251,14 +251,14 @@ absl::StatusOr<std::vector<NodeHost>> ControllerService::NodeHosts(const Invento
   for (const NodeVmRef& ref : refs) {
     absl::Status unsure;
     bool found = false;
-    for (VCenterEndpoint& vc : backend_->vcenters()) {
+    for (VCenterEndpoint& vc : cloud_->vcenters()) {
       absl::StatusOr<vsphere::VmFacts> vm = vc.vms->FindByUuid(ref.uuid);
       if (!vm.ok()) {
         if (!absl::IsNotFound(vm.status())) unsure = vm.status();
         continue;
       }
       if (!known.contains({vc.label, vm->host.value})) {
-        backend_->datastores().RequestFullRefresh();
+        cloud_->datastores().RequestFullRefresh();
         return absl::UnavailableError(
             absl::StrCat("node ", ref.node, ": its VM ", vm->name, " runs on host ", vm->host.value,
                          " of vCenter ", vc.label,
@@ -284,7 +284,7 @@ absl::StatusOr<std::vector<bool>> ControllerService::PolicyVerdicts(const std::s
   std::vector<bool> out(view.datastores.size(), false);
   std::vector<std::string> missing;
   absl::Status failure;
-  for (VCenterEndpoint& vc : backend_->vcenters()) {
+  for (VCenterEndpoint& vc : cloud_->vcenters()) {
     absl::StatusOr<std::string> id = vc.policies->IdOf(policy);
     if (!id.ok()) {
       (absl::IsNotFound(id.status()) ? missing.push_back(vc.label) : failure.Update(id.status()));
@@ -343,7 +343,7 @@ absl::Status ControllerService::CreateOnChoices(const CreatePlan& plan, const Pl
                ds.vcenter, last.message());
       continue;
     }
-    backend_->datastores().NoteChange(ds.vcenter, ds.url, -MibToBytes(plan.size_mib));
+    cloud_->datastores().NoteChange(ds.vcenter, ds.url, -MibToBytes(plan.size_mib));
     FillVolume(VolumeId(created->volume_id, vc->label), plan.size_mib, choice.accessible_topology,
                resp);
     LOG_INFO("created volume {} ({}) of {} MiB on datastore {} of vCenter {}{}", plan.name,
@@ -358,7 +358,7 @@ absl::Status ControllerService::CreateOnChoices(const CreatePlan& plan, const Pl
   if (stale) {
     // Datastores were removed or re-registered since the last refresh: retryable once the
     // inventory is read again (CreateVolume has no NotFound in the spec).
-    backend_->datastores().RequestFullRefresh();
+    cloud_->datastores().RequestFullRefresh();
     if (code == absl::StatusCode::kNotFound) code = absl::StatusCode::kUnavailable;
   }
   return absl::Status(

@@ -47,7 +47,7 @@ absl::Status ControllerService::DoList(const ::csi::v1::ListVolumesRequest& req,
     listing_ = listing;
     listing_at_ = absl::Now();
   }
-  const size_t default_page = std::max(1, backend_->config().global.query_limit);
+  const size_t default_page = std::max(1, cloud_->config().global.query_limit);
   CCM_ASSIGN_OR_RETURN(
       Page p, PageOf(listing->size(), req.starting_token(), req.max_entries(), default_page));
   for (size_t i = p.begin; i < p.end; ++i) {
@@ -64,8 +64,8 @@ absl::Status ControllerService::DoList(const ::csi::v1::ListVolumesRequest& req,
 
 absl::StatusOr<ControllerService::Listing> ControllerService::ReadListing() {
   auto out = std::make_shared<std::vector<ListedVolume>>();
-  const int64_t page = std::max(1, backend_->config().global.query_limit);
-  for (VCenterEndpoint& vc : backend_->vcenters()) {
+  const int64_t page = std::max(1, cloud_->config().global.query_limit);
+  for (VCenterEndpoint& vc : cloud_->vcenters()) {
     cns::QueryFilter filter;
     filter.container_cluster_ids = ClusterIds();
     filter.cursor = cns::Cursor{0, page, 0};
@@ -78,7 +78,7 @@ absl::StatusOr<ControllerService::Listing> ControllerService::ReadListing() {
       filter.cursor->offset = r->cursor.offset;
     }
     // Published nodes: one scan of the VMs' disks per vCenter per listing.
-    absl::StatusOr<AttachmentMap> attached = ListAttachments(*vc.client);
+    absl::StatusOr<AttachmentMap> attached = vc.vms->Attachments();
     if (!attached.ok()) {
       return Annotate(attached.status(), "find the nodes volumes are published to");
     }
@@ -98,17 +98,17 @@ absl::StatusOr<ControllerService::Listing> ControllerService::ReadListing() {
 }
 
 absl::Status ControllerService::CheckListingThreshold(size_t cns_volumes) const {
-  DriverPvs* pvs = backend_->pvs();
+  PvCounter* pvs = cloud_->pvs();
   if (pvs == nullptr) return absl::OkStatus();
   absl::StatusOr<size_t> in_kubernetes = pvs->Count();
   if (!in_kubernetes.ok()) return in_kubernetes.status();
-  const int threshold = backend_->config().global.list_volume_threshold;
+  const int threshold = cloud_->config().global.list_volume_threshold;
   if (*in_kubernetes > cns_volumes &&
       *in_kubernetes - cns_volumes > static_cast<size_t>(threshold)) {
     // As the reference: the external-attacher would act on a listing this far off (detach).
     return absl::FailedPreconditionError(absl::StrCat(
         "ListVolumes: ", *in_kubernetes, " PersistentVolumes of csi.vsphere.vmware.com but ",
-        cns_volumes, " CNS volumes of cluster ", backend_->config().global.cluster_id,
+        cns_volumes, " CNS volumes of cluster ", cloud_->config().global.cluster_id,
         ": more than list-volume-threshold (", threshold,
         ") apart, Kubernetes and CNS are out of sync (is the cluster-id right?)"));
   }

@@ -5,13 +5,13 @@
 #include "common/status_macros.h"
 #include "csi/controller/attachments.h"
 #include "csi/controller/controller_service.h"
-#include "csi/controller/proto_convert.h"
 #include "csi/core/capacity.h"
 #include "csi/core/node_id.h"
 #include "csi/core/parameters.h"
 #include "csi/core/placement.h"
 #include "csi/core/publish_context.h"
 #include "csi/server/grpc_status.h"
+#include "csi/server/proto_convert.h"
 
 namespace ccm::csi {
 namespace {
@@ -123,7 +123,7 @@ absl::Status ControllerService::DoUnpublish(
   std::vector<vsphere::Moref> vms;
   if (req.node_id().empty()) {
     // The spec: no node ID means "from every node it is published to".
-    CCM_ASSIGN_OR_RETURN(AttachmentMap m, ListAttachments(*loc->vc->client));
+    CCM_ASSIGN_OR_RETURN(AttachmentMap m, loc->vc->vms->Attachments());
     for (const AttachedVm& a : m[loc->cns_id]) vms.push_back(a.vm);
   } else {
     absl::StatusOr<vsphere::Moref> vm = FindNodeVm(*loc->vc, req.node_id());
@@ -159,7 +159,7 @@ grpc::Status ControllerService::GetCapacity(Ctx*, const ::csi::v1::GetCapacityRe
 absl::Status ControllerService::DoCapacity(const ::csi::v1::GetCapacityRequest& req,
                                            ::csi::v1::GetCapacityResponse* resp) {
   CCM_ASSIGN_OR_RETURN(VolumeParameters params, ParseParameters(FromProto(req.parameters())));
-  CCM_ASSIGN_OR_RETURN(DatastoreInventory::SnapshotPtr view, backend_->datastores().Snapshot());
+  CCM_ASSIGN_OR_RETURN(PlacementView::SnapshotPtr view, cloud_->datastores().Snapshot());
   // Capabilities this driver cannot serve have no capacity at all (the spec's way to say so).
   if (!req.volume_capabilities().empty() &&
       !ValidateCapabilities(FromProto(req.volume_capabilities()), cap_options_).ok()) {
@@ -220,8 +220,8 @@ absl::Status ControllerService::DoExpand(const ::csi::v1::ControllerExpandVolume
       return WithContext(
           s, absl::StrCat("extend volume ", req.volume_id(), " to ", plan.target_mib, " MiB"));
     }
-    backend_->datastores().NoteChange(loc.vc->label, loc.volume.datastore_url,
-                                      -MibToBytes(plan.target_mib - loc.volume.capacity_mb));
+    cloud_->datastores().NoteChange(loc.vc->label, loc.volume.datastore_url,
+                                    -MibToBytes(plan.target_mib - loc.volume.capacity_mb));
     LOG_INFO("expanded volume {} from {} to {} MiB", req.volume_id(), loc.volume.capacity_mb,
              plan.target_mib);
   }

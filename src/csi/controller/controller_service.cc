@@ -9,7 +9,6 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "csi/controller/attachments.h"
-#include "csi/controller/proto_convert.h"
 #include "csi/core/capacity.h"
 #include "csi/core/constants.h"
 #include "csi/core/paging.h"
@@ -18,6 +17,7 @@
 #include "csi/core/publish_context.h"
 #include "csi/core/volume_id.h"
 #include "csi/server/grpc_status.h"
+#include "csi/server/proto_convert.h"
 
 namespace ccm::csi {
 namespace {
@@ -31,11 +31,11 @@ absl::Status WithContext(const absl::Status& s, absl::string_view what) {
 
 }  // namespace
 
-ControllerService::ControllerService(std::shared_ptr<ControllerBackend> backend)
-    : backend_(std::move(backend)) {}
+ControllerService::ControllerService(std::shared_ptr<ControllerCloud> cloud)
+    : cloud_(std::move(cloud)) {}
 
 VCenterEndpoint* ControllerService::Endpoint(const std::string& label) {
-  for (VCenterEndpoint& vc : backend_->vcenters()) {
+  for (VCenterEndpoint& vc : cloud_->vcenters()) {
     if (absl::EqualsIgnoreCase(vc.label, label)) return &vc;
   }
   return nullptr;
@@ -43,26 +43,26 @@ VCenterEndpoint* ControllerService::Endpoint(const std::string& label) {
 
 std::vector<std::string> ControllerService::Labels() const {
   std::vector<std::string> out;
-  for (const VCenterEndpoint& vc : backend_->vcenters()) out.push_back(vc.label);
+  for (const VCenterEndpoint& vc : cloud_->vcenters()) out.push_back(vc.label);
   return out;
 }
 
 std::string ControllerService::VolumeId(const std::string& cns_id, const std::string& label) const {
-  absl::StatusOr<std::string> id = FormatVolumeId(cns_id, label, backend_->vcenters().size());
+  absl::StatusOr<std::string> id = FormatVolumeId(cns_id, label, cloud_->vcenters().size());
   return id.ok() ? *id : cns_id;
 }
 
 cns::ContainerCluster ControllerService::Cluster(const VCenterEndpoint& vc) const {
   cns::ContainerCluster c;
-  c.cluster_id = backend_->config().global.cluster_id;
+  c.cluster_id = cloud_->config().global.cluster_id;
   c.vsphere_user = vc.user;
   c.cluster_flavor = "VANILLA";
-  c.cluster_distribution = backend_->config().global.cluster_distribution;
+  c.cluster_distribution = cloud_->config().global.cluster_distribution;
   return c;
 }
 
 std::vector<std::string> ControllerService::ClusterIds() const {
-  const std::string& id = backend_->config().global.cluster_id;
+  const std::string& id = cloud_->config().global.cluster_id;
   if (id.empty()) return {};
   return {id};
 }
@@ -118,7 +118,7 @@ absl::Status ControllerService::DoDelete(const ::csi::v1::DeleteVolumeRequest& r
                      " is still attached to a node (unpublish it first): ", s.message()));
   }
   if (!s.ok()) return WithContext(s, absl::StrCat("delete volume ", req.volume_id()));
-  backend_->datastores().NoteChange(loc->vc->label, "", 0);  // space freed: read it soon
+  cloud_->datastores().NoteChange(loc->vc->label, "", 0);  // space freed: read it soon
   LOG_INFO("deleted volume {}", req.volume_id());
   return absl::OkStatus();
 }

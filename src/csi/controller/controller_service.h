@@ -36,19 +36,19 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "csi/controller/controller_backend.h"
-#include "csi/controller/volume_locks.h"
+#include "csi/controller/controller_cloud.h"
 #include "csi/core/capabilities.h"
 #include "csi/core/parameters.h"
 #include "csi/core/placement.h"
 #include "csi/proto/csi.grpc.pb.h"
+#include "csi/server/volume_locks.h"
 #include "vsphere/cns/types.h"
 
 namespace ccm::csi {
 
 class ControllerService final : public ::csi::v1::Controller::Service {
  public:
-  explicit ControllerService(std::shared_ptr<ControllerBackend> backend);
+  explicit ControllerService(std::shared_ptr<ControllerCloud> cloud);
 
   using Ctx = grpc::ServerContext;
   grpc::Status CreateVolume(Ctx*, const ::csi::v1::CreateVolumeRequest* req,
@@ -91,7 +91,7 @@ class ControllerService final : public ::csi::v1::Controller::Service {
     std::vector<std::string> unreachable;
   };
   struct Placed {
-    DatastoreInventory::SnapshotPtr view;
+    PlacementView::SnapshotPtr view;
     std::vector<PlacementChoice> choices;
     std::map<std::string, std::string> policy_ids;  // vCenter label -> profile id
   };
@@ -159,7 +159,7 @@ class ControllerService final : public ::csi::v1::Controller::Service {
   vsphere::cns::ContainerCluster Cluster(const VCenterEndpoint& vc) const;
   std::vector<std::string> ClusterIds() const;
 
-  std::shared_ptr<ControllerBackend> backend_;
+  std::shared_ptr<ControllerCloud> cloud_;
   const CapabilityOptions cap_options_;
   VolumeLocks locks_;
   absl::Mutex listing_mu_;

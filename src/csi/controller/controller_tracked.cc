@@ -25,7 +25,7 @@ void Record(OperationStore& store, OperationRecord& r) {
 absl::StatusOr<cns::VolumeOperationResult> ControllerService::RunTracked(const std::string& name,
                                                                          VCenterEndpoint& vc,
                                                                          const cns::Operation& op) {
-  OperationStore& store = backend_->operations();
+  OperationStore& store = cloud_->operations();
   absl::StatusOr<std::optional<OperationRecord>> prior = store.Get(name);
   if (!prior.ok()) {
     LOG_WARN("operation {}: cannot read its record: {}", name, prior.status().message());

@@ -46,6 +46,7 @@
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "csi/controller/datastore_fetch.h"
+#include "csi/controller/placement_view.h"
 #include "csi/core/placement.h"
 #include "csi/core/topology.h"
 #include "vsphere/ancestry.h"
@@ -88,15 +89,7 @@ struct DatastoreInventoryStats {
   bool idle = true;                // no refresh running or scheduled by a change
 };
 
-// One consistent view of every loaded vCenter.
-struct InventorySnapshot {
-  std::vector<DatastoreCandidate> datastores;  // configuration, then (datacenter, name) order
-  std::vector<HostRecord> hosts;
-  std::map<std::string, std::string> unloaded;  // vCenter label -> why it is not in the view
-  uint64_t generation = 0;
-};
-
-class DatastoreInventory {
+class DatastoreInventory final : public PlacementView {
  public:
   DatastoreInventory(std::vector<DatastoreSource> sources, DatastoreInventoryOptions options);
   ~DatastoreInventory();  // Stop()
@@ -111,16 +104,15 @@ class DatastoreInventory {
   // the first error; the vCenters that answered are updated anyway.
   absl::Status RefreshNow();
 
-  using SnapshotPtr = std::shared_ptr<const InventorySnapshot>;
-  absl::StatusOr<SnapshotPtr> Snapshot() const;
+  absl::StatusOr<SnapshotPtr> Snapshot() const override;
 
   // The free space of the datastore at `url` in `vcenter` changed by `delta_bytes` (negative
   // after a create or an extend): applied to the cache now, read from vCenter soon.
-  void NoteChange(const std::string& vcenter, const std::string& url, int64_t delta_bytes);
+  void NoteChange(const std::string& vcenter, const std::string& url, int64_t delta_bytes) override;
 
   // The view is stale (CNS does not know a datastore of it, a node VM runs on a host it does
   // not have): a full refresh now.
-  void RequestFullRefresh();
+  void RequestFullRefresh() override;
   // vCenter reported a change of the mounts (or, with `hosts`, of the hosts): a refresh
   // `change_delay` from now, full with `hosts`, coalescing the changes reported meanwhile.
   void NoteInventoryChange(bool hosts);

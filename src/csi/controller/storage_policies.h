@@ -19,6 +19,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "common/clock.h"
+#include "csi/controller/controller_cloud.h"
 #include "vsphere/pbm/pbm_client.h"
 
 namespace ccm::csi {
@@ -30,15 +31,15 @@ struct StoragePoliciesOptions {
   Clock* clock = nullptr;  // null: real clock
 };
 
-class StoragePolicies {
+class StoragePolicies final : public PolicyCatalog {
  public:
   // `pbm` must outlive this.
   StoragePolicies(vsphere::pbm::PbmClient& pbm, StoragePoliciesOptions options);
 
-  absl::StatusOr<std::string> IdOf(const std::string& name);
+  absl::StatusOr<std::string> IdOf(const std::string& name) override;
   // The MOIDs among `datastores` (MOIDs) that satisfy the profile.
-  absl::StatusOr<std::set<std::string>> Compatible(const std::string& profile_id,
-                                                   const std::vector<std::string>& datastores);
+  absl::StatusOr<std::set<std::string>> Compatible(
+      const std::string& profile_id, const std::vector<std::string>& datastores) override;
 
  private:
   struct Verdict {

@@ -13,7 +13,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "common/logging.h"
 #include "csi/core/publish_context.h"
 
@@ -33,7 +32,10 @@ std::optional<std::string> Resolve(const std::string& link) {
 
 }  // namespace
 
-int DeviceFinder::RescanScsiHosts() const {
+SysfsDeviceFinder::SysfsDeviceFinder(DeviceFinderOptions options)
+    : options_(std::move(options)), clock_(options_.clock ? *options_.clock : Clock::Real()) {}
+
+int SysfsDeviceFinder::RescanScsiHosts() const {
   std::error_code ec;
   int hosts = 0;
   for (const auto& entry : fs::directory_iterator(options_.scsi_host_dir, ec)) {
@@ -50,15 +52,15 @@ int DeviceFinder::RescanScsiHosts() const {
   return hosts;
 }
 
-absl::StatusOr<BlockDevice> DeviceFinder::FindDisk(const std::string& disk_uuid) const {
+absl::StatusOr<BlockDevice> SysfsDeviceFinder::FindDisk(const std::string& disk_uuid) {
   const std::string link = DiskLinkPath(options_.by_id_dir, disk_uuid);
   std::optional<std::string> real = Resolve(link);
   int hosts = -1;
   if (!real) {
     hosts = RescanScsiHosts();
-    const absl::Time deadline = absl::Now() + options_.wait;
-    while (!(real = Resolve(link)) && absl::Now() < deadline) {
-      absl::SleepFor(std::min(options_.poll, deadline - absl::Now()));
+    const absl::Time deadline = clock_.Now() + options_.wait;
+    while (!(real = Resolve(link)) && clock_.Now() < deadline) {
+      clock_.SleepFor(std::min(options_.poll, deadline - clock_.Now()), nullptr);
     }
   }
   if (!real) {
@@ -67,7 +69,7 @@ absl::StatusOr<BlockDevice> DeviceFinder::FindDisk(const std::string& disk_uuid)
                      " did not appear within ", absl::FormatDuration(options_.wait),
                      " after a rescan of ", hosts, " SCSI host(s) in ", options_.scsi_host_dir));
   }
-  absl::StatusOr<dev_t> rdev = BlockDeviceNumber(*real);
+  absl::StatusOr<dev_t> rdev = DeviceNumber(*real);
   if (!rdev.ok()) {
     return absl::FailedPreconditionError(
         absl::StrCat("disk ", disk_uuid, ": ", link, " -> ", rdev.status().message()));
@@ -75,7 +77,7 @@ absl::StatusOr<BlockDevice> DeviceFinder::FindDisk(const std::string& disk_uuid)
   return BlockDevice{link, *real, *rdev};
 }
 
-absl::StatusOr<dev_t> BlockDeviceNumber(const std::string& path) {
+absl::StatusOr<dev_t> SysfsDeviceFinder::DeviceNumber(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) return absl::ErrnoToStatus(errno, absl::StrCat("stat ", path));
   if (!S_ISBLK(st.st_mode)) {
@@ -84,7 +86,7 @@ absl::StatusOr<dev_t> BlockDeviceNumber(const std::string& path) {
   return st.st_rdev;
 }
 
-absl::StatusOr<uint64_t> BlockDeviceSize(const std::string& path) {
+absl::StatusOr<uint64_t> SysfsDeviceFinder::DeviceSize(const std::string& path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("open ", path));
   uint64_t size = 0;
@@ -95,7 +97,7 @@ absl::StatusOr<uint64_t> BlockDeviceSize(const std::string& path) {
   return size;
 }
 
-absl::Status RescanBlockDevice(const std::string& device_path) {
+absl::Status SysfsDeviceFinder::Rescan(const std::string& device_path) {
   fs::path rescan =
       fs::path("/sys/class/block") / fs::path(device_path).filename() / "device" / "rescan";
   std::error_code ec;

@@ -26,7 +26,7 @@ absl::Status Run(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-absl::StatusOr<std::string> ProbeFilesystem(const std::string& device) {
+absl::StatusOr<std::string> ToolFilesystems::Probe(const std::string& device) {
   std::vector<std::string> argv = {"blkid",  "-p", "-s",     "TYPE", "-s",
                                    "PTTYPE", "-o", "export", device};
   absl::StatusOr<CommandResult> r = RunCommand(argv);
@@ -54,14 +54,14 @@ absl::StatusOr<std::string> ProbeFilesystem(const std::string& device) {
                    " found a signature without a type: ", absl::StripAsciiWhitespace(r->output)));
 }
 
-absl::Status Format(const std::string& fs_type, const std::string& device) {
+absl::Status ToolFilesystems::Format(const std::string& fs_type, const std::string& device) {
   struct utsname u;
   const std::string release = uname(&u) == 0 ? u.release : "";
   return Run(MkfsArgv(fs_type, device, release));
 }
 
-absl::Status GrowFilesystem(const std::string& fs_type, const std::string& device,
-                            const std::string& mount_point) {
+absl::Status ToolFilesystems::Grow(const std::string& fs_type, const std::string& device,
+                                   const std::string& mount_point) {
   if (fs_type == "ext2" || fs_type == "ext3" || fs_type == "ext4") {
     absl::Status s = Run({"resize2fs", device});
     if (!s.ok() && absl::StrContains(s.message(), "Permission denied")) {

@@ -1,8 +1,13 @@
 #include "csi/node/mounter.h"
 
+#include <fcntl.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -11,6 +16,7 @@
 #include "csi/node/mount_options.h"
 
 namespace ccm::csi::node {
+namespace fs = std::filesystem;
 namespace {
 
 absl::Status ErrnoError(int err, const std::string& what) {
@@ -25,9 +31,15 @@ absl::Status ErrnoError(int err, const std::string& what) {
 
 }  // namespace
 
-absl::Status Mounter::Mount(const std::string& source, const std::string& target,
-                            const std::string& fs_type,
-                            const std::vector<std::string>& options) const {
+absl::StatusOr<std::optional<MountInfo>> Mounter::MountAt(const std::string& path) {
+  absl::StatusOr<std::vector<MountInfo>> mounts = Mounts();
+  if (!mounts.ok()) return mounts.status();
+  return FindMountAt(*mounts, path);
+}
+
+absl::Status SystemMounter::Mount(const std::string& source, const std::string& target,
+                                  const std::string& fs_type,
+                                  const std::vector<std::string>& options) {
   MountFlags f = ParseMountOptions(options);
   if (mount(source.c_str(), target.c_str(), fs_type.c_str(), f.flags,
             f.data.empty() ? nullptr : f.data.c_str()) != 0) {
@@ -37,12 +49,13 @@ absl::Status Mounter::Mount(const std::string& source, const std::string& target
   return absl::OkStatus();
 }
 
-absl::Status Mounter::BindMount(const std::string& source, const std::string& target,
-                                const std::vector<std::string>& options) const {
+absl::Status SystemMounter::BindMount(const std::string& source, const std::string& target,
+                                      const std::vector<std::string>& options) {
   MountFlags f = ParseMountOptions(options);
   if (mount(source.c_str(), target.c_str(), nullptr, MS_BIND, nullptr) != 0) {
     return ErrnoError(errno, absl::StrCat("bind mount ", source, " at ", target));
   }
+  // The kernel ignores per-mount flags on the bind itself: a remount applies them.
   unsigned long per_mount = PerMountFlags(f.flags);
   if (per_mount == 0) return absl::OkStatus();
   if (mount(nullptr, target.c_str(), nullptr, MS_BIND | MS_REMOUNT | per_mount, nullptr) != 0) {
@@ -54,14 +67,14 @@ absl::Status Mounter::BindMount(const std::string& source, const std::string& ta
   return absl::OkStatus();
 }
 
-absl::Status Mounter::Unmount(const std::string& target) const {
+absl::Status SystemMounter::Unmount(const std::string& target) {
   if (umount2(target.c_str(), 0) != 0) {
     return ErrnoError(errno, absl::StrCat("unmount ", target));
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<MountInfo>> Mounter::Mounts() const {
+absl::StatusOr<std::vector<MountInfo>> SystemMounter::Mounts() {
   std::ifstream in(mountinfo_path_);
   if (!in) return ErrnoError(errno, absl::StrCat("read ", mountinfo_path_));
   std::stringstream text;
@@ -69,10 +82,58 @@ absl::StatusOr<std::vector<MountInfo>> Mounter::Mounts() const {
   return ParseMountInfo(text.str());
 }
 
-absl::StatusOr<std::optional<MountInfo>> Mounter::MountAt(const std::string& path) const {
-  absl::StatusOr<std::vector<MountInfo>> mounts = Mounts();
-  if (!mounts.ok()) return mounts.status();
-  return FindMountAt(*mounts, path);
+std::string SystemMounter::Resolve(const std::string& path) {
+  std::error_code ec;
+  fs::path c = fs::weakly_canonical(fs::path(path), ec);
+  if (ec) c = fs::path(path).lexically_normal();
+  std::string s = c.string();
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s;
+}
+
+absl::StatusOr<PathStat> SystemMounter::Stat(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return PathStat{};
+    return absl::ErrnoToStatus(errno, absl::StrCat("stat ", path));
+  }
+  PathStat out;
+  out.kind = S_ISDIR(st.st_mode)   ? PathKind::kDirectory
+             : S_ISBLK(st.st_mode) ? PathKind::kBlockDevice
+                                   : PathKind::kOther;
+  out.rdev = st.st_rdev;
+  return out;
+}
+
+absl::Status SystemMounter::MakeDir(const std::string& path) {
+  std::error_code ec;
+  fs::create_directories(path, ec);
+  if (ec) return absl::InternalError(absl::StrCat("create directory ", path, ": ", ec.message()));
+  return absl::OkStatus();
+}
+
+absl::Status SystemMounter::MakeFile(const std::string& path) {
+  if (absl::Status s = MakeDir(fs::path(path).parent_path().string()); !s.ok()) return s;
+  int fd = open(path.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0640);
+  if (fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("create ", path));
+  close(fd);
+  return absl::OkStatus();
+}
+
+absl::Status SystemMounter::Remove(const std::string& path) {
+  std::error_code ec;
+  if (!fs::remove(path, ec) && ec) {
+    return absl::FailedPreconditionError(absl::StrCat("remove ", path, ": ", ec.message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<FsStats> SystemMounter::StatFs(const std::string& path) {
+  struct statvfs vfs;
+  if (statvfs(path.c_str(), &vfs) != 0) {
+    return absl::ErrnoToStatus(errno, absl::StrCat("statvfs ", path));
+  }
+  return FsStats{vfs.f_frsize, vfs.f_blocks, vfs.f_bfree, vfs.f_bavail, vfs.f_files, vfs.f_ffree};
 }
 
 }  // namespace ccm::csi::node

@@ -1,11 +1,5 @@
 // NodePublishVolume and NodeUnpublishVolume.
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
@@ -14,43 +8,15 @@
 #include "csi/core/publish_context.h"
 #include "csi/node/node_service.h"
 #include "csi/node/node_util.h"
+#include "csi/server/proto_convert.h"
 
 namespace ccm::csi::node {
-namespace fs = std::filesystem;
 namespace {
 
 const char* Access(bool read_only) { return read_only ? "read-only" : "read-write"; }
 
-// The target of a raw block volume: an empty file (a bind mount of a device node needs a file to
-// sit on). Its parent is created as the kubelet would; a directory there is someone else's.
-absl::Status MakeTargetFile(const std::string& target) {
-  std::error_code ec;
-  fs::create_directories(fs::path(target).parent_path(), ec);
-  if (ec) {
-    return absl::InternalError(
-        absl::StrCat("create the parent of target_path ", target, ": ", ec.message()));
-  }
-  if (fs::is_directory(target, ec)) {
-    return absl::AlreadyExistsError(absl::StrCat(
-        "target_path ", target, " is a directory; a raw block volume is published on a file"));
-  }
-  int fd = open(target.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0640);
-  if (fd < 0) return AsInternal(absl::ErrnoToStatus(errno, "create"), target);
-  close(fd);
-  return absl::OkStatus();
-}
-
-absl::Status MakeTargetDir(const std::string& target) {
-  std::error_code ec;
-  if (fs::exists(target, ec) && !fs::is_directory(target, ec)) {
-    return absl::AlreadyExistsError(absl::StrCat(
-        "target_path ", target, " is a file; a mount volume is published on a directory"));
-  }
-  fs::create_directories(target, ec);
-  if (ec) {
-    return absl::InternalError(absl::StrCat("create target_path ", target, ": ", ec.message()));
-  }
-  return absl::OkStatus();
+bool SameSource(const MountInfo& a, const MountInfo& b) {
+  return a.major == b.major && a.minor == b.minor && a.root == b.root;
 }
 
 }  // namespace
@@ -60,7 +26,7 @@ absl::Status NodeService::Publish(const ::csi::v1::NodePublishVolumeRequest& req
   if (!req.has_volume_capability()) {
     return absl::InvalidArgumentError("volume_capability is required");
   }
-  const VolumeCapability cap = ToCapability(req.volume_capability());
+  const VolumeCapability cap = FromProto(req.volume_capability());
   if (absl::Status s = ValidateCapability(cap); !s.ok()) return s;
   absl::StatusOr<std::string> target = CanonicalPath(req.target_path(), "target_path");
   if (!target.ok()) return target.status();
@@ -71,30 +37,15 @@ absl::Status NodeService::Publish(const ::csi::v1::NodePublishVolumeRequest& req
   absl::StatusOr<std::string> uuid = DiskUuidFromPublishContext(
       StringMap(req.publish_context().begin(), req.publish_context().end()));
   if (!uuid.ok()) return uuid.status();
-  absl::StatusOr<BlockDevice> dev = finder_.FindDisk(*uuid);
+  absl::StatusOr<BlockDevice> dev = devices_->FindDisk(*uuid);
   if (!dev.ok()) return dev.status();
 
-  absl::StatusOr<std::vector<MountInfo>> mounts = mounter_.Mounts();
+  absl::StatusOr<std::vector<MountInfo>> mounts = mounter_->Mounts();
   if (!mounts.ok()) return AsInternal(mounts.status(), "mount table");
   std::optional<MountInfo> at_target = FindMountAt(*mounts, *target);
-
   if (cap.access_type == AccessType::kBlock) {
     if (absl::Status s = CheckBlockPublish(req.readonly()); !s.ok()) return s;
-    if (at_target) {
-      struct stat st;
-      if (stat(target->c_str(), &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == dev->rdev) {
-        return absl::OkStatus();
-      }
-      return absl::AlreadyExistsError(
-          absl::StrCat("target_path ", *target, " already holds ", at_target->source, " (",
-                       at_target->root, "), not device ", dev->path, " of volume ", volume));
-    }
-    if (absl::Status s = MakeTargetFile(*target); !s.ok()) return s;
-    if (absl::Status s = mounter_.BindMount(dev->path, *target, {}); !s.ok()) {
-      return AsInternal(s, absl::StrCat("publish block volume ", volume));
-    }
-    LOG_INFO("volume {}: published block device {} at {}", volume, dev->path, *target);
-    return absl::OkStatus();
+    return PublishBlock(volume, *target, *dev, at_target);
   }
 
   std::optional<MountInfo> staged = FindMountAt(*mounts, *staging);
@@ -109,9 +60,7 @@ absl::Status NodeService::Publish(const ::csi::v1::NodePublishVolumeRequest& req
   }
   const bool read_only = req.readonly() || IsReadOnlyMode(cap.mode);
   if (at_target) {
-    const bool same = at_target->major == staged->major && at_target->minor == staged->minor &&
-                      at_target->root == staged->root;
-    if (!same) {
+    if (!SameSource(*at_target, *staged)) {
       return absl::AlreadyExistsError(absl::StrCat("target_path ", *target, " already holds ",
                                                    at_target->source, " (", at_target->fs_type,
                                                    "), not volume ", volume));
@@ -123,9 +72,16 @@ absl::Status NodeService::Publish(const ::csi::v1::NodePublishVolumeRequest& req
     }
     return absl::OkStatus();
   }
-  if (absl::Status s = MakeTargetDir(*target); !s.ok()) return s;
+  // A mount volume is published on a directory (created as the kubelet would).
+  absl::StatusOr<PathStat> there = mounter_->Stat(*target);
+  if (!there.ok()) return AsInternal(there.status(), "target_path");
+  if (there->kind != PathKind::kMissing && there->kind != PathKind::kDirectory) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "target_path ", *target, " is a file; a mount volume is published on a directory"));
+  }
+  if (absl::Status s = mounter_->MakeDir(*target); !s.ok()) return AsInternal(s, "target_path");
   if (absl::Status s =
-          mounter_.BindMount(*staging, *target, PublishMountOptions(cap.mount_flags, read_only));
+          mounter_->BindMount(*staging, *target, PublishMountOptions(cap.mount_flags, read_only));
       !s.ok()) {
     return AsInternal(s, absl::StrCat("publish volume ", volume));
   }
@@ -133,36 +89,50 @@ absl::Status NodeService::Publish(const ::csi::v1::NodePublishVolumeRequest& req
   return absl::OkStatus();
 }
 
+absl::Status NodeService::PublishBlock(const std::string& volume, const std::string& target,
+                                       const BlockDevice& dev,
+                                       const std::optional<MountInfo>& at_target) {
+  absl::StatusOr<PathStat> there = mounter_->Stat(target);
+  if (!there.ok()) return AsInternal(there.status(), "target_path");
+  if (at_target) {
+    if (there->kind == PathKind::kBlockDevice && there->rdev == dev.rdev) return absl::OkStatus();
+    return absl::AlreadyExistsError(
+        absl::StrCat("target_path ", target, " already holds ", at_target->source, " (",
+                     at_target->root, "), not device ", dev.path, " of volume ", volume));
+  }
+  // A bind mount of a device node needs a file to sit on; a directory there is someone else's.
+  if (there->kind == PathKind::kDirectory) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "target_path ", target, " is a directory; a raw block volume is published on a file"));
+  }
+  if (absl::Status s = mounter_->MakeFile(target); !s.ok()) return AsInternal(s, "target_path");
+  if (absl::Status s = mounter_->BindMount(dev.path, target, {}); !s.ok()) {
+    return AsInternal(s, absl::StrCat("publish block volume ", volume));
+  }
+  LOG_INFO("volume {}: published block device {} at {}", volume, dev.path, target);
+  return absl::OkStatus();
+}
+
 absl::Status NodeService::Unpublish(const ::csi::v1::NodeUnpublishVolumeRequest& req) {
   absl::StatusOr<std::string> target = CanonicalPath(req.target_path(), "target_path");
   if (!target.ok()) return target.status();
-  std::error_code ec;
-  if (!fs::exists(fs::symlink_status(*target, ec))) return absl::OkStatus();
-  absl::StatusOr<std::optional<MountInfo>> first = mounter_.MountAt(*target);
-  if (!first.ok()) return AsInternal(first.status(), "mount table");
-  if (!first->has_value()) {
+  bool unmounted = false;
+  if (absl::Status s =
+          UnmountAll(*target, absl::StrCat("unpublish volume ", req.volume_id()), &unmounted);
+      !s.ok()) {
+    return s;
+  }
+  if (!unmounted) {
     // Not mounted (a retry after the unmount, or never published): nothing of ours is there, and
     // what is there is not ours to delete. The spec's idempotency: OK.
     VLOG(2, "volume {}: {} is not mounted: nothing to unpublish", req.volume_id(), *target);
     return absl::OkStatus();
   }
-  for (int i = 0;; ++i) {
-    absl::StatusOr<std::optional<MountInfo>> m = mounter_.MountAt(*target);
-    if (!m.ok()) return AsInternal(m.status(), "mount table");
-    if (!m->has_value()) break;
-    if (i == 8) {
-      return absl::InternalError(
-          absl::StrCat("target_path ", *target, " is still mounted after 8 unmounts"));
-    }
-    if (absl::Status s = mounter_.Unmount(*target); !s.ok()) {
-      return AsInternal(s, absl::StrCat("unpublish volume ", req.volume_id()));
-    }
-  }
   // The spec has the plugin delete what it created at the target: the mount point (an empty
-  // directory, or the file a raw block volume was bound onto). remove() takes only those; a
+  // directory, or the file a raw block volume was bound onto). Remove() takes only those; a
   // directory with something in it was not ours: it stays, and the kubelet cleans up.
-  if (!fs::remove(*target, ec) && ec) {
-    LOG_WARN("volume {}: unpublished, but {} stays: {}", req.volume_id(), *target, ec.message());
+  if (absl::Status s = mounter_->Remove(*target); !s.ok()) {
+    LOG_WARN("volume {}: unpublished, but {} stays: {}", req.volume_id(), *target, s.message());
   }
   LOG_INFO("volume {}: unpublished from {}", req.volume_id(), *target);
   return absl::OkStatus();

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
+#include "csi/node/node_util.h"
 #include "csi/server/grpc_status.h"
 
 namespace ccm::csi::node {
@@ -13,71 +14,56 @@ grpc::Status Answer(absl::string_view rpc, absl::string_view volume_id, const ab
   return ToGrpcStatus(s);
 }
 
-absl::Status Busy(absl::string_view volume_id) {
-  return absl::AbortedError(
-      absl::StrCat("an operation on volume ", volume_id, " is already in progress"));
-}
-
 }  // namespace
 
-NodeService::NodeService(NodeServiceOptions options)
-    : finder_(std::move(options.devices)),
-      mounter_(std::move(options.mountinfo_path)),
+NodeService::NodeService(NodeServiceOptions options, NodeIo io)
+    : mounter_(io.mounter ? std::move(io.mounter)
+                          : std::make_shared<SystemMounter>(std::move(options.mountinfo_path))),
+      devices_(io.devices ? std::move(io.devices)
+                          : std::make_shared<SysfsDeviceFinder>(std::move(options.devices))),
+      filesystems_(io.filesystems ? std::move(io.filesystems)
+                                  : std::make_shared<ToolFilesystems>()),
       info_(std::move(options.info)) {}
 
-NodeService::VolumeLock::VolumeLock(NodeService* s, std::string id) : s_(s), id_(std::move(id)) {
-  absl::MutexLock l(&s_->mu_);
-  acquired_ = s_->busy_.insert(id_).second;
+grpc::Status NodeService::Locked(absl::string_view rpc, const std::string& volume_id,
+                                 const std::function<absl::Status()>& op) {
+  if (volume_id.empty())
+    return Answer(rpc, "", absl::InvalidArgumentError("volume_id is required"));
+  absl::StatusOr<VolumeLocks::Guard> lock = locks_.TryLock(volume_id);
+  return Answer(rpc, volume_id, lock.ok() ? op() : lock.status());
 }
 
-NodeService::VolumeLock::~VolumeLock() {
-  if (!acquired_) return;
-  absl::MutexLock l(&s_->mu_);
-  s_->busy_.erase(id_);
+absl::StatusOr<std::string> NodeService::CanonicalPath(absl::string_view path,
+                                                       absl::string_view field) {
+  if (absl::Status s = Require(path, field); !s.ok()) return s;
+  if (path.front() != '/') {
+    return absl::InvalidArgumentError(absl::StrCat(field, " ", path, " is not an absolute path"));
+  }
+  return mounter_->Resolve(std::string(path));
 }
 
 grpc::Status NodeService::NodeStageVolume(grpc::ServerContext*,
                                           const ::csi::v1::NodeStageVolumeRequest* req,
                                           ::csi::v1::NodeStageVolumeResponse*) {
-  if (req->volume_id().empty()) {
-    return Answer("NodeStageVolume", "", absl::InvalidArgumentError("volume_id is required"));
-  }
-  VolumeLock lock(this, req->volume_id());
-  return Answer("NodeStageVolume", req->volume_id(),
-                lock.acquired() ? Stage(*req) : Busy(req->volume_id()));
+  return Locked("NodeStageVolume", req->volume_id(), [&] { return Stage(*req); });
 }
 
 grpc::Status NodeService::NodeUnstageVolume(grpc::ServerContext*,
                                             const ::csi::v1::NodeUnstageVolumeRequest* req,
                                             ::csi::v1::NodeUnstageVolumeResponse*) {
-  if (req->volume_id().empty()) {
-    return Answer("NodeUnstageVolume", "", absl::InvalidArgumentError("volume_id is required"));
-  }
-  VolumeLock lock(this, req->volume_id());
-  return Answer("NodeUnstageVolume", req->volume_id(),
-                lock.acquired() ? Unstage(*req) : Busy(req->volume_id()));
+  return Locked("NodeUnstageVolume", req->volume_id(), [&] { return Unstage(*req); });
 }
 
 grpc::Status NodeService::NodePublishVolume(grpc::ServerContext*,
                                             const ::csi::v1::NodePublishVolumeRequest* req,
                                             ::csi::v1::NodePublishVolumeResponse*) {
-  if (req->volume_id().empty()) {
-    return Answer("NodePublishVolume", "", absl::InvalidArgumentError("volume_id is required"));
-  }
-  VolumeLock lock(this, req->volume_id());
-  return Answer("NodePublishVolume", req->volume_id(),
-                lock.acquired() ? Publish(*req) : Busy(req->volume_id()));
+  return Locked("NodePublishVolume", req->volume_id(), [&] { return Publish(*req); });
 }
 
 grpc::Status NodeService::NodeUnpublishVolume(grpc::ServerContext*,
                                               const ::csi::v1::NodeUnpublishVolumeRequest* req,
                                               ::csi::v1::NodeUnpublishVolumeResponse*) {
-  if (req->volume_id().empty()) {
-    return Answer("NodeUnpublishVolume", "", absl::InvalidArgumentError("volume_id is required"));
-  }
-  VolumeLock lock(this, req->volume_id());
-  return Answer("NodeUnpublishVolume", req->volume_id(),
-                lock.acquired() ? Unpublish(*req) : Busy(req->volume_id()));
+  return Locked("NodeUnpublishVolume", req->volume_id(), [&] { return Unpublish(*req); });
 }
 
 grpc::Status NodeService::NodeGetVolumeStats(grpc::ServerContext*,
@@ -91,12 +77,7 @@ grpc::Status NodeService::NodeGetVolumeStats(grpc::ServerContext*,
 grpc::Status NodeService::NodeExpandVolume(grpc::ServerContext*,
                                            const ::csi::v1::NodeExpandVolumeRequest* req,
                                            ::csi::v1::NodeExpandVolumeResponse* resp) {
-  if (req->volume_id().empty()) {
-    return Answer("NodeExpandVolume", "", absl::InvalidArgumentError("volume_id is required"));
-  }
-  VolumeLock lock(this, req->volume_id());
-  return Answer("NodeExpandVolume", req->volume_id(),
-                lock.acquired() ? Expand(*req, resp) : Busy(req->volume_id()));
+  return Locked("NodeExpandVolume", req->volume_id(), [&] { return Expand(*req, resp); });
 }
 
 grpc::Status NodeService::NodeGetCapabilities(grpc::ServerContext*,

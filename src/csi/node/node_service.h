@@ -20,18 +20,22 @@
 // use is AlreadyExists. Required fields missing: InvalidArgument. A second call on a volume
 // while one is in progress: Aborted (the CO retries).
 //
+// I/O goes through the NodeIo seams, so every branch here is table-tested on fakes
+// (node_service_test.cc) and the real implementations once on loop devices.
+//
 // Thread-safety: every RPC may run on any gRPC thread; per-volume serialisation is internal.
 
+#include <functional>
 #include <memory>
-#include <set>
+#include <optional>
 #include <string>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
 #include "csi/node/device_finder.h"
+#include "csi/node/filesystem.h"
 #include "csi/node/mounter.h"
 #include "csi/node/node_info.h"
 #include "csi/proto/csi.grpc.pb.h"
+#include "csi/server/volume_locks.h"
 
 namespace ccm::csi::node {
 
@@ -41,9 +45,17 @@ struct NodeServiceOptions {
   std::string mountinfo_path = "/proc/self/mountinfo";
 };
 
+// The service's I/O (mounter.h, device_finder.h, filesystem.h); a null one is the real one made
+// from the options. Tests hand in fakes.
+struct NodeIo {
+  std::shared_ptr<Mounter> mounter;
+  std::shared_ptr<DeviceFinder> devices;
+  std::shared_ptr<Filesystems> filesystems;
+};
+
 class NodeService final : public ::csi::v1::Node::Service {
  public:
-  explicit NodeService(NodeServiceOptions options);
+  explicit NodeService(NodeServiceOptions options, NodeIo io = {});
 
   grpc::Status NodeStageVolume(grpc::ServerContext* ctx,
                                const ::csi::v1::NodeStageVolumeRequest* req,
@@ -70,33 +82,31 @@ class NodeService final : public ::csi::v1::Node::Service {
                            ::csi::v1::NodeGetInfoResponse* resp) override;
 
  private:
-  // Holds a volume ID for one RPC; `acquired()` is false when another RPC holds it.
-  class VolumeLock {
-   public:
-    VolumeLock(NodeService* s, std::string id);
-    ~VolumeLock();
-    bool acquired() const { return acquired_; }
-
-   private:
-    NodeService* s_;
-    std::string id_;
-    bool acquired_;
-  };
+  // `op` under the lock of `volume_id` (required), answered and logged as `rpc`.
+  grpc::Status Locked(absl::string_view rpc, const std::string& volume_id,
+                      const std::function<absl::Status()>& op);
+  // The canonical form of a required absolute path (Mounter::Resolve).
+  absl::StatusOr<std::string> CanonicalPath(absl::string_view path, absl::string_view field);
 
   absl::Status Stage(const ::csi::v1::NodeStageVolumeRequest& req);
   absl::Status Unstage(const ::csi::v1::NodeUnstageVolumeRequest& req);
   absl::Status Publish(const ::csi::v1::NodePublishVolumeRequest& req);
+  absl::Status PublishBlock(const std::string& volume, const std::string& target,
+                            const BlockDevice& dev, const std::optional<MountInfo>& at_target);
   absl::Status Unpublish(const ::csi::v1::NodeUnpublishVolumeRequest& req);
   absl::Status Stats(const ::csi::v1::NodeGetVolumeStatsRequest& req,
                      ::csi::v1::NodeGetVolumeStatsResponse* resp);
+  absl::Status CheckMountDevice(const MountInfo& m);
   absl::Status Expand(const ::csi::v1::NodeExpandVolumeRequest& req,
                       ::csi::v1::NodeExpandVolumeResponse* resp);
+  // Unmounts `path` until nothing is mounted there (mounts can stack), at most 8 times.
+  absl::Status UnmountAll(const std::string& path, const std::string& what, bool* unmounted);
 
-  const DeviceFinder finder_;
-  const Mounter mounter_;
+  std::shared_ptr<Mounter> mounter_;
+  std::shared_ptr<DeviceFinder> devices_;
+  std::shared_ptr<Filesystems> filesystems_;
   const NodeInfoSource info_;
-  absl::Mutex mu_;
-  std::set<std::string> busy_ ABSL_GUARDED_BY(mu_);
+  VolumeLocks locks_;
 };
 
 }  // namespace ccm::csi::node

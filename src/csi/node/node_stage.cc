@@ -1,5 +1,4 @@
 // NodeStageVolume and NodeUnstageVolume.
-#include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include "absl/strings/str_cat.h"
@@ -8,9 +7,9 @@
 #include "csi/core/capabilities.h"
 #include "csi/core/node_volume.h"
 #include "csi/core/publish_context.h"
-#include "csi/node/filesystem.h"
 #include "csi/node/node_service.h"
 #include "csi/node/node_util.h"
+#include "csi/server/proto_convert.h"
 
 namespace ccm::csi::node {
 namespace {
@@ -19,21 +18,6 @@ std::string DevName(uint32_t major, uint32_t minor) { return absl::StrCat(major,
 
 const char* Access(bool read_only) { return read_only ? "read-only" : "read-write"; }
 
-// The staging path must be a directory the CO created (spec: "The CO SHALL ensure that the path
-// is directory"); the reference answers FailedPrecondition too.
-absl::Status CheckStagingDir(const std::string& path) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("staging_target_path ", path, " does not exist (the CO creates it)"));
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("staging_target_path ", path, " is not a directory"));
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 absl::Status NodeService::Stage(const ::csi::v1::NodeStageVolumeRequest& req) {
@@ -41,7 +25,7 @@ absl::Status NodeService::Stage(const ::csi::v1::NodeStageVolumeRequest& req) {
   if (!req.has_volume_capability()) {
     return absl::InvalidArgumentError("volume_capability is required");
   }
-  const VolumeCapability cap = ToCapability(req.volume_capability());
+  const VolumeCapability cap = FromProto(req.volume_capability());
   if (absl::Status s = ValidateCapability(cap); !s.ok()) return s;
   absl::StatusOr<std::string> staging =
       CanonicalPath(req.staging_target_path(), "staging_target_path");
@@ -50,7 +34,7 @@ absl::Status NodeService::Stage(const ::csi::v1::NodeStageVolumeRequest& req) {
       StringMap(req.publish_context().begin(), req.publish_context().end()));
   if (!uuid.ok()) return uuid.status();
 
-  absl::StatusOr<BlockDevice> dev = finder_.FindDisk(*uuid);
+  absl::StatusOr<BlockDevice> dev = devices_->FindDisk(*uuid);
   if (!dev.ok()) return dev.status();
   // Raw block volumes are published straight from the device: nothing to stage.
   if (cap.access_type == AccessType::kBlock) return absl::OkStatus();
@@ -58,9 +42,18 @@ absl::Status NodeService::Stage(const ::csi::v1::NodeStageVolumeRequest& req) {
   const bool read_only = IsReadOnlyMode(cap.mode);
   absl::StatusOr<std::string> fs_type = MountFsType(cap);
   if (!fs_type.ok()) return fs_type.status();
-  if (absl::Status s = CheckStagingDir(*staging); !s.ok()) return s;
+  // The staging path must be a directory the CO created (spec: "The CO SHALL ensure that the
+  // path is directory"); the reference answers FailedPrecondition too.
+  absl::StatusOr<PathStat> dir = mounter_->Stat(*staging);
+  if (!dir.ok()) return AsInternal(dir.status(), "staging_target_path");
+  if (dir->kind != PathKind::kDirectory) {
+    return absl::FailedPreconditionError(absl::StrCat("staging_target_path ", *staging,
+                                                      dir->kind == PathKind::kMissing
+                                                          ? " does not exist (the CO creates it)"
+                                                          : " is not a directory"));
+  }
 
-  absl::StatusOr<std::vector<MountInfo>> mounts = mounter_.Mounts();
+  absl::StatusOr<std::vector<MountInfo>> mounts = mounter_->Mounts();
   if (!mounts.ok()) return AsInternal(mounts.status(), "mount table");
   const uint32_t maj = major(dev->rdev), min = minor(dev->rdev);
   if (std::optional<MountInfo> m = FindMountAt(*mounts, *staging)) {
@@ -90,7 +83,7 @@ absl::Status NodeService::Stage(const ::csi::v1::NodeStageVolumeRequest& req) {
                      elsewhere.front().mount_point, ", not at staging_target_path ", *staging));
   }
 
-  absl::StatusOr<std::string> existing = ProbeFilesystem(dev->path);
+  absl::StatusOr<std::string> existing = filesystems_->Probe(dev->path);
   if (!existing.ok()) return existing.status();
   absl::StatusOr<FormatDecision> decision = DecideFormat(*existing, *fs_type, read_only);
   if (!decision.ok()) {
@@ -99,13 +92,13 @@ absl::Status NodeService::Stage(const ::csi::v1::NodeStageVolumeRequest& req) {
   }
   if (decision->action == FormatAction::kFormat) {
     LOG_INFO("volume {}: formatting {} as {}", volume, dev->path, *fs_type);
-    if (absl::Status s = Format(*fs_type, dev->path); !s.ok()) {
+    if (absl::Status s = filesystems_->Format(*fs_type, dev->path); !s.ok()) {
       return AsInternal(s, absl::StrCat("format volume ", volume));
     }
   }
   std::vector<std::string> options =
       StageMountOptions(decision->mount_fs_type, cap.mount_flags, read_only);
-  if (absl::Status s = mounter_.Mount(dev->path, *staging, decision->mount_fs_type, options);
+  if (absl::Status s = mounter_->Mount(dev->path, *staging, decision->mount_fs_type, options);
       !s.ok()) {
     return AsInternal(s, absl::StrCat("stage volume ", volume));
   }
@@ -118,20 +111,28 @@ absl::Status NodeService::Unstage(const ::csi::v1::NodeUnstageVolumeRequest& req
   absl::StatusOr<std::string> staging =
       CanonicalPath(req.staging_target_path(), "staging_target_path");
   if (!staging.ok()) return staging.status();
-  // Mounts can stack (a stage repeated by hand); unmount until nothing is left, boundedly.
-  for (int i = 0; i < 8; ++i) {
-    absl::StatusOr<std::optional<MountInfo>> m = mounter_.MountAt(*staging);
-    if (!m.ok()) return AsInternal(m.status(), "mount table");
-    if (!m->has_value()) {
-      if (i > 0) LOG_INFO("volume {}: unstaged from {}", req.volume_id(), *staging);
-      return absl::OkStatus();
-    }
-    if (absl::Status s = mounter_.Unmount(*staging); !s.ok()) {
-      return AsInternal(s, absl::StrCat("unstage volume ", req.volume_id()));
-    }
+  bool unmounted = false;
+  if (absl::Status s =
+          UnmountAll(*staging, absl::StrCat("unstage volume ", req.volume_id()), &unmounted);
+      !s.ok()) {
+    return s;
   }
-  return absl::InternalError(
-      absl::StrCat("staging_target_path ", *staging, " is still mounted after 8 unmounts"));
+  if (unmounted) LOG_INFO("volume {}: unstaged from {}", req.volume_id(), *staging);
+  return absl::OkStatus();
+}
+
+absl::Status NodeService::UnmountAll(const std::string& path, const std::string& what,
+                                     bool* unmounted) {
+  *unmounted = false;
+  for (int i = 0; i <= 8; ++i) {
+    absl::StatusOr<std::optional<MountInfo>> m = mounter_->MountAt(path);
+    if (!m.ok()) return AsInternal(m.status(), "mount table");
+    if (!m->has_value()) return absl::OkStatus();
+    if (i == 8) break;
+    if (absl::Status s = mounter_->Unmount(path); !s.ok()) return AsInternal(s, what);
+    *unmounted = true;
+  }
+  return absl::InternalError(absl::StrCat(path, " is still mounted after 8 unmounts"));
 }
 
 }  // namespace ccm::csi::node

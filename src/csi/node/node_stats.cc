@@ -1,15 +1,9 @@
 // NodeGetVolumeStats and NodeExpandVolume.
-#include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
-
-#include <cerrno>
-#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
-#include "csi/node/filesystem.h"
 #include "csi/node/node_service.h"
 #include "csi/node/node_util.h"
 
@@ -21,39 +15,37 @@ void SetAbnormal(::csi::v1::NodeGetVolumeStatsResponse* resp, const std::string&
   resp->mutable_volume_condition()->set_message(message);
 }
 
+}  // namespace
+
 // Whether the device a mount came from is still there with a size: udev removes the node and
 // the kernel reports size 0 once vCenter detached the disk under a live mount.
-absl::Status CheckMountDevice(const MountInfo& m) {
-  absl::StatusOr<dev_t> rdev = BlockDeviceNumber(m.source);
+absl::Status NodeService::CheckMountDevice(const MountInfo& m) {
+  absl::StatusOr<dev_t> rdev = devices_->DeviceNumber(m.source);
   if (!rdev.ok()) return rdev.status();
   if (major(*rdev) != m.major || minor(*rdev) != m.minor) {
     return absl::NotFoundError(absl::StrCat(m.source, " is now another device"));
   }
-  absl::StatusOr<uint64_t> size = BlockDeviceSize(m.source);
+  absl::StatusOr<uint64_t> size = devices_->DeviceSize(m.source);
   if (!size.ok()) return size.status();
   if (*size == 0) return absl::NotFoundError(absl::StrCat(m.source, " has no media (size 0)"));
   return absl::OkStatus();
 }
-
-}  // namespace
 
 absl::Status NodeService::Stats(const ::csi::v1::NodeGetVolumeStatsRequest& req,
                                 ::csi::v1::NodeGetVolumeStatsResponse* resp) {
   if (absl::Status s = Require(req.volume_id(), "volume_id"); !s.ok()) return s;
   absl::StatusOr<std::string> path = CanonicalPath(req.volume_path(), "volume_path");
   if (!path.ok()) return path.status();
-  struct stat st;
-  if (stat(path->c_str(), &st) != 0) {
-    if (errno == ENOENT) {
-      return absl::NotFoundError(absl::StrCat("volume_path ", *path, " does not exist"));
-    }
-    return AsInternal(absl::ErrnoToStatus(errno, "stat"), *path);
+  absl::StatusOr<PathStat> st = mounter_->Stat(*path);
+  if (!st.ok()) return AsInternal(st.status(), *path);
+  if (st->kind == PathKind::kMissing) {
+    return absl::NotFoundError(absl::StrCat("volume_path ", *path, " does not exist"));
   }
   resp->mutable_volume_condition()->set_abnormal(false);
 
-  if (S_ISBLK(st.st_mode)) {
+  if (st->kind == PathKind::kBlockDevice) {
     // A published raw block volume: only its size means anything.
-    absl::StatusOr<uint64_t> size = BlockDeviceSize(*path);
+    absl::StatusOr<uint64_t> size = devices_->DeviceSize(*path);
     if (!size.ok() || *size == 0) {
       SetAbnormal(resp, absl::StrCat("the block device at ", *path,
                                      " is gone: ", size.ok() ? "size 0" : size.status().message()));
@@ -64,7 +56,7 @@ absl::Status NodeService::Stats(const ::csi::v1::NodeGetVolumeStatsRequest& req,
     u->set_total(static_cast<int64_t>(*size));
     return absl::OkStatus();
   }
-  absl::StatusOr<std::optional<MountInfo>> m = mounter_.MountAt(*path);
+  absl::StatusOr<std::optional<MountInfo>> m = mounter_->MountAt(*path);
   if (!m.ok()) return AsInternal(m.status(), "mount table");
   if (!m->has_value()) {
     // Usage of whatever lies under the path would be a lie: report no usage, only the condition.
@@ -76,23 +68,23 @@ absl::Status NodeService::Stats(const ::csi::v1::NodeGetVolumeStatsRequest& req,
                 absl::StrCat("the device of the mount at ", *path, " vanished: ", s.message()));
     return absl::OkStatus();
   }
-  struct statvfs vfs;
-  if (statvfs(path->c_str(), &vfs) != 0) {
-    SetAbnormal(resp, absl::StrCat("statvfs ", *path, ": ", std::strerror(errno)));
+  absl::StatusOr<FsStats> vfs = mounter_->StatFs(*path);
+  if (!vfs.ok()) {
+    SetAbnormal(resp, std::string(vfs.status().message()));
     return absl::OkStatus();
   }
   // As the kubelet's fs.Info (the reference's source): used = blocks - free (what df shows).
-  const int64_t frsize = static_cast<int64_t>(vfs.f_frsize);
+  const int64_t frsize = static_cast<int64_t>(vfs->frsize);
   auto* bytes = resp->add_usage();
   bytes->set_unit(::csi::v1::VolumeUsage::BYTES);
-  bytes->set_total(static_cast<int64_t>(vfs.f_blocks) * frsize);
-  bytes->set_available(static_cast<int64_t>(vfs.f_bavail) * frsize);
-  bytes->set_used(static_cast<int64_t>(vfs.f_blocks - vfs.f_bfree) * frsize);
+  bytes->set_total(static_cast<int64_t>(vfs->blocks) * frsize);
+  bytes->set_available(static_cast<int64_t>(vfs->bavail) * frsize);
+  bytes->set_used(static_cast<int64_t>(vfs->blocks - vfs->bfree) * frsize);
   auto* inodes = resp->add_usage();
   inodes->set_unit(::csi::v1::VolumeUsage::INODES);
-  inodes->set_total(static_cast<int64_t>(vfs.f_files));
-  inodes->set_available(static_cast<int64_t>(vfs.f_ffree));
-  inodes->set_used(static_cast<int64_t>(vfs.f_files - vfs.f_ffree));
+  inodes->set_total(static_cast<int64_t>(vfs->files));
+  inodes->set_available(static_cast<int64_t>(vfs->ffree));
+  inodes->set_used(static_cast<int64_t>(vfs->files - vfs->ffree));
   return absl::OkStatus();
 }
 
@@ -105,22 +97,21 @@ absl::Status NodeService::Expand(const ::csi::v1::NodeExpandVolumeRequest& req,
   if (required < 0 || req.capacity_range().limit_bytes() < 0) {
     return absl::InvalidArgumentError("capacity_range values cannot be negative");
   }
-  struct stat st;
-  if (stat(path->c_str(), &st) != 0) {
-    if (errno == ENOENT) {
-      return absl::NotFoundError(absl::StrCat("volume_path ", *path, " does not exist"));
-    }
-    return AsInternal(absl::ErrnoToStatus(errno, "stat"), *path);
+  absl::StatusOr<PathStat> st = mounter_->Stat(*path);
+  if (!st.ok()) return AsInternal(st.status(), *path);
+  if (st->kind == PathKind::kMissing) {
+    return absl::NotFoundError(absl::StrCat("volume_path ", *path, " does not exist"));
   }
-  if (S_ISBLK(st.st_mode) || (req.has_volume_capability() && req.volume_capability().has_block())) {
+  const bool is_device = st->kind == PathKind::kBlockDevice;
+  if (is_device || (req.has_volume_capability() && req.volume_capability().has_block())) {
     // Raw block: the pod sees the device, whose size vCenter already changed. Nothing to grow.
-    if (S_ISBLK(st.st_mode)) {
-      absl::StatusOr<uint64_t> size = BlockDeviceSize(*path);
+    if (is_device) {
+      absl::StatusOr<uint64_t> size = devices_->DeviceSize(*path);
       if (size.ok()) resp->set_capacity_bytes(static_cast<int64_t>(*size));
     }
     return absl::OkStatus();
   }
-  absl::StatusOr<std::optional<MountInfo>> m = mounter_.MountAt(*path);
+  absl::StatusOr<std::optional<MountInfo>> m = mounter_->MountAt(*path);
   if (!m.ok()) return AsInternal(m.status(), "mount table");
   if (!m->has_value()) {
     return absl::FailedPreconditionError(
@@ -128,19 +119,19 @@ absl::Status NodeService::Expand(const ::csi::v1::NodeExpandVolumeRequest& req,
   }
   const MountInfo& mount = **m;
   const std::string& device = mount.source;
-  absl::StatusOr<uint64_t> size = BlockDeviceSize(device);
+  absl::StatusOr<uint64_t> size = devices_->DeviceSize(device);
   if (!size.ok()) return AsInternal(size.status(), absl::StrCat("expand volume ", volume));
   if (static_cast<int64_t>(*size) < required) {
     // The guest sees a grown SCSI disk only after a rescan (the reference does the same).
-    if (absl::Status s = RescanBlockDevice(device); !s.ok()) LOG_WARN("{}", s.message());
+    if (absl::Status s = devices_->Rescan(device); !s.ok()) LOG_WARN("{}", s.message());
   }
-  if (absl::Status s = GrowFilesystem(mount.fs_type, device, mount.mount_point); !s.ok()) {
+  if (absl::Status s = filesystems_->Grow(mount.fs_type, device, mount.mount_point); !s.ok()) {
     const bool ours = s.code() == absl::StatusCode::kInvalidArgument ||
                       s.code() == absl::StatusCode::kFailedPrecondition;
     return ours ? Annotate(s, absl::StrCat("expand volume ", volume))
                 : AsInternal(s, absl::StrCat("expand volume ", volume));
   }
-  size = BlockDeviceSize(device);
+  size = devices_->DeviceSize(device);
   if (!size.ok()) return AsInternal(size.status(), absl::StrCat("expand volume ", volume));
   if (static_cast<int64_t>(*size) < required) {
     return absl::InternalError(absl::StrCat("volume ", volume, ": device ", device, " is ", *size,

@@ -47,14 +47,14 @@
 #include "kube/informer.h"
 #include "kube/rate_limiter.h"
 #include "kube/work_queue.h"
-#include "vsphere/cns/cns_client.h"
+#include "vsphere/cns/volume_manager.h"
 
 namespace ccm::csi::syncer {
 
 // One vCenter's CNS.
 struct CnsTarget {
   std::string vcenter;  // the config's label; qualified volume IDs name it
-  vsphere::cns::CnsClient* cns = nullptr;
+  vsphere::cns::VolumeManager* cns = nullptr;
   std::string vsphere_user;  // the CNS container cluster's user
 };
 

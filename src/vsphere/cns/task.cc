@@ -12,6 +12,13 @@ constexpr absl::string_view kTaskVanishedPayload = "type.ccm/vsphere.TaskVanishe
 
 }  // namespace
 
+absl::Status TaskVanishedError(const Moref& task) {
+  absl::Status s = absl::UnavailableError(
+      absl::StrCat("task ", task.ToString(), " vanished before it finished; outcome unknown"));
+  s.SetPayload(kTaskVanishedPayload, absl::Cord(task.value));
+  return s;
+}
+
 bool IsTaskVanished(const absl::Status& s) {
   return s.code() == absl::StatusCode::kUnavailable &&
          s.GetPayload(kTaskVanishedPayload).has_value();
@@ -24,12 +31,7 @@ absl::StatusOr<TaskInfo> WaitForTask(Client& vim, const Moref& task, const TaskW
   for (int attempt = 0;; ++attempt) {
     CCM_ASSIGN_OR_RETURN(RetrieveObjectsResult r,
                          RetrieveObjects(vim, {task}, {PropertySpec{"Task", {"info"}, false}}));
-    if (r.objects.empty()) {
-      absl::Status s = absl::UnavailableError(
-          absl::StrCat("task ", task.ToString(), " vanished before it finished; outcome unknown"));
-      s.SetPayload(kTaskVanishedPayload, absl::Cord(task.value));
-      return s;
-    }
+    if (r.objects.empty()) return TaskVanishedError(task);
     const ObjectContent& oc = r.objects.front();
     CCM_ASSIGN_OR_RETURN(TaskInfo info, ParseTaskInfo(oc.doc, oc.Get("info")));
     if (info.done()) return info;

@@ -31,5 +31,7 @@ absl::StatusOr<TaskInfo> WaitForTask(Client& vim, const Moref& task, const TaskW
 // True for WaitForTask's Unavailable about a task vCenter no longer knows (and the errors that
 // carry it on): whoever recorded the task must find out the outcome another way.
 bool IsTaskVanished(const absl::Status& s);
+// That Unavailable, for `task`.
+absl::Status TaskVanishedError(const Moref& task);
 
 }  // namespace ccm::vsphere::cns

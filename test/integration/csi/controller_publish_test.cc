@@ -280,7 +280,7 @@ TEST_F(ControllerPublishTest, CapacityForAnUnsupportedCapabilityIsZero) {
 }
 
 TEST_F(ControllerPublishTest, CreateTakesSpaceFromTheCachedCapacityAtOnce) {
-  auto& inventory = env_->backend().datastores();
+  auto& inventory = env_->backend().inventory();
   ASSERT_TRUE(ccm::testing::Eventually([&] { return inventory.stats().idle; }));
   grpc::ClientContext c1, c2;
   ::csi::v1::GetCapacityRequest req;

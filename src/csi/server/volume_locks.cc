@@ -1,4 +1,4 @@
-#include "csi/controller/volume_locks.h"
+#include "csi/server/volume_locks.h"
 
 #include "absl/strings/str_cat.h"
 

@@ -1,4 +1,4 @@
-#include "csi/controller/proto_convert.h"
+#include "csi/server/proto_convert.h"
 
 namespace ccm::csi {
 

@@ -1,0 +1,122 @@
+#pragma once
+// The Controller service's seams: everything it asks of vCenter and Kubernetes goes through the
+// interfaces here (as aws-ebs-csi-driver's Cloud), so every RPC branch is table-tested on fakes
+// (test/testing/fake_controller.h, controller_service_test.cc) and the real implementations
+// against the simulator and the API emulator.
+//  - per vCenter (VCenterEndpoint): CNS (vsphere::cns::VolumeManager), its VMs (VmDirectory),
+//    its storage policies (PolicyCatalog);
+//  - the placement view over all vCenters (PlacementView: DatastoreInventory);
+//  - the Kubernetes side: the node VMs (NodeVmSource: NodeVms), the driver's PVs (PvCounter:
+//    DriverPvs);
+//  - ControllerCloud, the whole: ControllerBackend in the binary.
+// Implementations are thread-safe.
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "cloud/config/config.h"
+#include "csi/controller/attachments.h"
+#include "csi/controller/operation_store.h"
+#include "csi/controller/placement_view.h"
+#include "csi/core/topology.h"
+#include "vsphere/cns/volume_manager.h"
+#include "vsphere/inventory_cache.h"
+#include "vsphere/vm_facts.h"
+
+namespace ccm::csi {
+
+// One vCenter's VMs, from memory, and which of them hold which volumes' disks.
+class VmDirectory {
+ public:
+  virtual ~VmDirectory() = default;
+  // Unavailable while the VMs are not known (never NotFound then); NotFound: no such VM.
+  virtual absl::StatusOr<vsphere::VmFacts> FindByUuid(absl::string_view bios_uuid) = 0;
+  virtual absl::StatusOr<std::vector<vsphere::VmFacts>> FindByHostname(
+      absl::string_view hostname) = 0;
+  virtual absl::Status ForEachVm(const std::function<void(const vsphere::VmFacts&)>& fn) = 0;
+  // Volume ID -> the VMs holding its disk (one vCenter query, not from memory).
+  virtual absl::StatusOr<AttachmentMap> Attachments() = 0;
+};
+
+// One vCenter's storage policies (SPBM).
+class PolicyCatalog {
+ public:
+  virtual ~PolicyCatalog() = default;
+  // NotFound naming the policy and the vCenter when there is no profile of that name.
+  virtual absl::StatusOr<std::string> IdOf(const std::string& name) = 0;
+  // The MOIDs among `datastores` (MOIDs) that satisfy the profile.
+  virtual absl::StatusOr<std::set<std::string>> Compatible(
+      const std::string& profile_id, const std::vector<std::string>& datastores) = 0;
+};
+
+// One vCenter as the service uses it.
+struct VCenterEndpoint {
+  std::string label;  // the config's vCenter label: qualified volume IDs name it
+  std::string user;   // the CNS container cluster's vsphere_user
+  vsphere::cns::VolumeManager* cns = nullptr;
+  VmDirectory* vms = nullptr;
+  PolicyCatalog* policies = nullptr;
+};
+
+struct NodeVmRef {
+  std::string node;  // the Node's name
+  std::string uuid;  // the VM's BIOS UUID, lower case
+};
+
+class NodeVmSource {
+ public:
+  virtual ~NodeVmSource() = default;
+  // Every Node with a vSphere providerID; Unavailable before they are known.
+  virtual absl::StatusOr<std::vector<NodeVmRef>> List() const = 0;
+  // How many Nodes have no (vSphere) providerID, for messages.
+  virtual size_t without_provider_id() const = 0;
+};
+
+class PvCounter {
+ public:
+  virtual ~PvCounter() = default;
+  // The PersistentVolumes of this driver; Unavailable before they are known.
+  virtual absl::StatusOr<size_t> Count() const = 0;
+};
+
+class ControllerCloud {
+ public:
+  virtual ~ControllerCloud() = default;
+  virtual const cloud::Config& config() const = 0;
+  virtual const TopologyConfig& topology() const = 0;
+  virtual std::vector<VCenterEndpoint>& vcenters() = 0;
+  virtual PlacementView& datastores() = 0;
+  virtual NodeVmSource* nodes() = 0;  // null without a Kubernetes API
+  virtual PvCounter* pvs() = 0;       // null without a Kubernetes API
+  virtual OperationStore& operations() = 0;
+};
+
+// The real VmDirectory: the vCenter's InventoryCache, and RetrieveProperties for attachments.
+class CachedVmDirectory final : public VmDirectory {
+ public:
+  CachedVmDirectory(vsphere::InventoryCache& cache, vsphere::Client& client)
+      : cache_(cache), client_(client) {}
+  absl::StatusOr<vsphere::VmFacts> FindByUuid(absl::string_view bios_uuid) override {
+    return cache_.FindByUuid(bios_uuid);
+  }
+  absl::StatusOr<std::vector<vsphere::VmFacts>> FindByHostname(
+      absl::string_view hostname) override {
+    return cache_.FindByHostname(hostname);
+  }
+  absl::Status ForEachVm(const std::function<void(const vsphere::VmFacts&)>& fn) override {
+    return cache_.ForEachVm(fn);
+  }
+  absl::StatusOr<AttachmentMap> Attachments() override { return ListAttachments(client_); }
+
+ private:
+  vsphere::InventoryCache& cache_;
+  vsphere::Client& client_;
+};
+
+}  // namespace ccm::csi

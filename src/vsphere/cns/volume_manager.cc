@@ -1,0 +1,135 @@
+#include "vsphere/cns/volume_manager.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/status_macros.h"
+#include "vsphere/cns/wire.h"
+
+namespace ccm::vsphere::cns {
+
+Operation CreateOp(const CreateSpec& spec) {
+  Operation op{"CnsCreateVolume", CreateVolumeArgs({spec}),
+               absl::StrCat("CNS create volume \"", spec.name, "\"")};
+  op.create = spec;
+  return op;
+}
+
+Operation DeleteOp(const std::string& volume_id, bool delete_disk) {
+  Operation op{"CnsDeleteVolume", DeleteVolumeArgs({volume_id}, delete_disk),
+               absl::StrCat("CNS delete volume ", volume_id)};
+  op.volume_id = volume_id;
+  op.delete_disk = delete_disk;
+  return op;
+}
+
+Operation AttachOp(const std::string& volume_id, const Moref& vm) {
+  Operation op{"CnsAttachVolume", AttachVolumeArgs({{volume_id, vm}}),
+               absl::StrCat("CNS attach volume ", volume_id, " to ", vm.ToString())};
+  op.volume_id = volume_id;
+  op.vm = vm;
+  return op;
+}
+
+Operation DetachOp(const std::string& volume_id, const Moref& vm) {
+  Operation op{"CnsDetachVolume", DetachVolumeArgs({{volume_id, vm}}),
+               absl::StrCat("CNS detach volume ", volume_id, " from ", vm.ToString())};
+  op.volume_id = volume_id;
+  op.vm = vm;
+  return op;
+}
+
+Operation ExtendOp(const std::string& volume_id, int64_t capacity_mb) {
+  Operation op{"CnsExtendVolume", ExtendVolumeArgs({{volume_id, capacity_mb}}),
+               absl::StrCat("CNS extend volume ", volume_id, " to ", capacity_mb, " MB")};
+  op.volume_id = volume_id;
+  op.capacity_mb = capacity_mb;
+  return op;
+}
+
+Operation UpdateMetadataOp(const std::string& volume_id, const VolumeMetadata& metadata) {
+  Operation op{"CnsUpdateVolumeMetadata", UpdateVolumeMetadataArgs({{volume_id, metadata}}),
+               absl::StrCat("CNS update metadata of volume ", volume_id)};
+  op.volume_id = volume_id;
+  op.metadata = metadata;
+  return op;
+}
+
+absl::StatusOr<CreateResult> CreateResultOf(const Operation& op, const VolumeOperationResult& r) {
+  if (r.volume_id.empty()) {
+    return absl::InternalError(absl::StrCat(op.what, ": the result names no volume id"));
+  }
+  CreateResult out{r.volume_id, {}};
+  if (!r.placement.empty()) out.datastore = r.placement.front();
+  return out;
+}
+
+absl::StatusOr<std::string> DiskUuidOf(const Operation& op, const VolumeOperationResult& r) {
+  if (r.disk_uuid.empty()) {
+    return absl::InternalError(absl::StrCat(op.what, ": the result has no diskUUID"));
+  }
+  return r.disk_uuid;
+}
+
+absl::string_view CnsOpType(absl::string_view method) {
+  static const auto* const ops = new std::map<absl::string_view, absl::string_view>{
+      {"CnsCreateVolume", "create-volume"},
+      {"CnsDeleteVolume", "delete-volume"},
+      {"CnsAttachVolume", "attach-volume"},
+      {"CnsDetachVolume", "detach-volume"},
+      {"CnsExtendVolume", "expand-volume"},
+      {"CnsUpdateVolumeMetadata", "update-volume-metadata"},
+      {"CnsQueryVolume", "query-volume"},
+      {"CnsQueryAllVolume", "query-all-volume"},
+      {"CnsCreateSnapshots", "create-snapshot"},
+      {"CnsDeleteSnapshots", "delete-snapshot"},
+      {"CnsQuerySnapshots", "query-snapshots"},
+  };
+  auto it = ops->find(method);
+  return it == ops->end() ? absl::string_view() : it->second;
+}
+
+absl::StatusOr<VolumeOperationResult> VolumeManager::Run(const Operation& op) {
+  const absl::Time start = absl::Now();
+  absl::StatusOr<VolumeOperationResult> r;
+  if (absl::StatusOr<Moref> task = Start(op); task.ok()) {
+    r = Wait(*task, op.what);
+  } else {
+    r = task.status();
+  }
+  Report(op, r.ok(), absl::Now() - start);
+  return r;
+}
+
+absl::StatusOr<CreateResult> VolumeManager::CreateVolume(const CreateSpec& spec) {
+  const Operation op = CreateOp(spec);
+  CCM_ASSIGN_OR_RETURN(VolumeOperationResult v, Run(op));
+  return CreateResultOf(op, v);
+}
+
+absl::Status VolumeManager::DeleteVolume(const std::string& volume_id, bool delete_disk) {
+  return Run(DeleteOp(volume_id, delete_disk)).status();
+}
+
+absl::StatusOr<std::string> VolumeManager::AttachVolume(const std::string& volume_id,
+                                                        const Moref& vm) {
+  const Operation op = AttachOp(volume_id, vm);
+  CCM_ASSIGN_OR_RETURN(VolumeOperationResult v, Run(op));
+  return DiskUuidOf(op, v);
+}
+
+absl::Status VolumeManager::DetachVolume(const std::string& volume_id, const Moref& vm) {
+  return Run(DetachOp(volume_id, vm)).status();
+}
+
+absl::Status VolumeManager::ExtendVolume(const std::string& volume_id, int64_t capacity_mb) {
+  return Run(ExtendOp(volume_id, capacity_mb)).status();
+}
+
+absl::Status VolumeManager::UpdateVolumeMetadata(const std::string& volume_id,
+                                                 const VolumeMetadata& metadata) {
+  return Run(UpdateMetadataOp(volume_id, metadata)).status();
+}
+
+}  // namespace ccm::vsphere::cns

@@ -1,0 +1,106 @@
+#pragma once
+// VolumeManager: what the CSI controller and the syncer ask of a vCenter's Cloud Native Storage,
+// as an interface (the seam their decisions are table-tested through, as aws-ebs-csi-driver's
+// Cloud). CnsClient (cns_client.h) is the real one over SOAP; FakeCns
+// (test/testing/fake_controller.h) keeps volumes in memory.
+//
+// Errors, the contract the CSI layer maps to gRPC codes:
+// - NotFound: CNS does not know the volume id (fault NotFound), or the VM is gone
+//   (ManagedObjectNotFound). Only ever from a CNS answer about that object.
+// - FailedPrecondition: ResourceInUse, e.g. deleting the disk of an attached volume, or attaching
+//   a volume that is attached (vCenter says so even for the same VM: AttachedDiskUuid() tells).
+// - Unavailable: vCenter could not be asked or did not say (connection, HTTP 5xx, session that
+//   cannot be renewed, a task that vanished). Never NotFound.
+// - DeadlineExceeded: the task did not finish within its wait.
+// - Any other CNS fault: the soap.h mapping (InvalidArgument, ResourceExhausted for
+//   TooManyDevices, Unknown for CnsFault, ...). The message always keeps the fault's name and
+//   vCenter's text, and FaultName() gives the fault's type.
+// Implementations are thread-safe; calls on different volumes may run in parallel.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "vsphere/cns/types.h"
+#include "vsphere/moref.h"
+
+namespace ccm::vsphere::cns {
+
+// One CNS change, as started: the method, its arguments in both forms (typed, for fakes and
+// logs; XML, for the wire) and what it is (for messages). Built by the *Op functions below.
+struct Operation {
+  std::string method;  // "CnsCreateVolume", ...
+  std::string args_xml;
+  std::string what;         // "CNS attach volume <id> to vm-42"
+  CreateSpec create;        // CnsCreateVolume
+  std::string volume_id;    // every other method
+  Moref vm;                 // attach, detach
+  int64_t capacity_mb = 0;  // extend
+  bool delete_disk = true;  // delete
+  VolumeMetadata metadata;  // update metadata
+};
+Operation CreateOp(const CreateSpec& spec);
+Operation DeleteOp(const std::string& volume_id, bool delete_disk);
+Operation AttachOp(const std::string& volume_id, const Moref& vm);
+Operation DetachOp(const std::string& volume_id, const Moref& vm);
+Operation ExtendOp(const std::string& volume_id, int64_t capacity_mb);
+Operation UpdateMetadataOp(const std::string& volume_id, const VolumeMetadata& metadata);
+
+// The results of a finished task, read for the operation that started it.
+absl::StatusOr<CreateResult> CreateResultOf(const Operation& op, const VolumeOperationResult& r);
+absl::StatusOr<std::string> DiskUuidOf(const Operation& op, const VolumeOperationResult& r);
+
+// The reference's optype of a CNS method ("CnsCreateVolume" -> "create-volume"; "" if none).
+absl::string_view CnsOpType(absl::string_view method);
+
+// Called once per CNS operation (a change, start to task end, or a query) with the reference's
+// optype, whether it succeeded, and how long it took: what vsphere_cns_volume_ops_histogram
+// records.
+using CnsOperationObserver =
+    std::function<void(absl::string_view optype, bool ok, absl::Duration elapsed)>;
+
+class VolumeManager {
+ public:
+  virtual ~VolumeManager() = default;
+
+  // CnsQueryVolume: one page; pass result.cursor.offset as the next filter's cursor offset while
+  // it is below cursor.total_records.
+  virtual absl::StatusOr<QueryResult> QueryVolume(const QueryFilter& filter) = 0;
+  // The two halves of every change: Start returns the task of `op` (an error: CNS did not take
+  // it); Wait waits for a task (a new one, or one recorded before a restart) and returns its
+  // single volume result, a fault as its status. A task vCenter no longer knows is Unavailable
+  // (IsTaskVanished). The halves let a caller record the task between them (the CSI
+  // controller's operation store), so a retry after a restart waits instead of starting again.
+  virtual absl::StatusOr<Moref> Start(const Operation& op) = 0;
+  virtual absl::StatusOr<VolumeOperationResult> Wait(const Moref& task, absl::string_view what) = 0;
+  // Tells the metrics about an operation run as Start + Wait by the caller.
+  virtual void Report(const Operation& op, bool ok, absl::Duration elapsed) const {}
+  // The disk UUID of the volume's disk on the VM, "" when it is not attached there: how an
+  // idempotent attach is told from a conflicting one after ResourceInUse. NotFound when the VM
+  // is gone.
+  virtual absl::StatusOr<std::string> AttachedDiskUuid(const Moref& vm,
+                                                       const std::string& volume_id) = 0;
+
+  // Each change as one call: Start, Wait, Report.
+  // CnsCreateVolume of one block volume; CNS places it on one of spec.datastores.
+  absl::StatusOr<CreateResult> CreateVolume(const CreateSpec& spec);
+  // delete_disk=false only forgets the volume in CNS (the FCD stays).
+  absl::Status DeleteVolume(const std::string& volume_id, bool delete_disk = true);
+  // The disk UUID (e.g. "6000C29...") the guest sees the disk by.
+  absl::StatusOr<std::string> AttachVolume(const std::string& volume_id, const Moref& vm);
+  absl::Status DetachVolume(const std::string& volume_id, const Moref& vm);
+  // To capacity_mb (growing only).
+  absl::Status ExtendVolume(const std::string& volume_id, int64_t capacity_mb);
+  // Entity metadata replaces the same entity's (or removes it when EntityMetadata::remove),
+  // container cluster replaced when set.
+  absl::Status UpdateVolumeMetadata(const std::string& volume_id, const VolumeMetadata& metadata);
+
+ protected:
+  absl::StatusOr<VolumeOperationResult> Run(const Operation& op);
+};
+
+}  // namespace ccm::vsphere::cns
