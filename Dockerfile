@@ -8,7 +8,7 @@ RUN bash scripts/setup && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCCM_WERROR=ON \
  && cmake --build /build --target vsphere-cloud-controller-manager vsphere-csi-driver \
- && strip /build/src/app/vsphere-cloud-controller-manager /build/src/app/vsphere-csi-driver
+ && strip /build/src/app/ccm/vsphere-cloud-controller-manager /build/src/app/csi/vsphere-csi-driver
 
 # vsphere-csi-driver: controller, syncer and node plugin. The node plugin runs privileged as root
 # (the DaemonSet says so) and needs the filesystem tools; the controller and syncer containers of
@@ -19,7 +19,7 @@ RUN apt-get update \
       libyaml-cpp0.7 libspdlog1.10 libfmt9 libabsl20220623 libssl3 zlib1g libbrotli1 \
       libgrpc++1.51 libprotobuf32 e2fsprogs xfsprogs util-linux mount \
  && rm -rf /var/lib/apt/lists/*
-COPY --from=build /build/src/app/vsphere-csi-driver /bin/vsphere-csi-driver
+COPY --from=build /build/src/app/csi/vsphere-csi-driver /bin/vsphere-csi-driver
 ENTRYPOINT ["/bin/vsphere-csi-driver"]
 
 FROM debian:bookworm-slim AS ccm
@@ -27,6 +27,6 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates libcurl4 libpugixml1v5 libexpat1 \
       libyaml-cpp0.7 libspdlog1.10 libfmt9 libabsl20220623 libssl3 zlib1g libbrotli1 \
  && rm -rf /var/lib/apt/lists/*
-COPY --from=build /build/src/app/vsphere-cloud-controller-manager /bin/vsphere-cloud-controller-manager
+COPY --from=build /build/src/app/ccm/vsphere-cloud-controller-manager /bin/vsphere-cloud-controller-manager
 USER 65532:65532
 ENTRYPOINT ["/bin/vsphere-cloud-controller-manager"]

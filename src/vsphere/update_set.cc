@@ -6,7 +6,6 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "vsphere/soap.h"
-#include "vsphere/update_stream.h"
 
 namespace ccm::vsphere {
 namespace {
@@ -116,14 +115,6 @@ MissingObject DecodeMissingObject(pugi::xml_node n) {
   mo.obj = ParseMoref(Child(n, "obj"));
   ParseFault(Child(n, "fault"), &mo.fault_type, &mo.message);
   return mo;
-}
-
-absl::StatusOr<UpdateSet> ParseUpdateSet(absl::string_view xml) {
-  UpdateSetCollector collector;
-  UpdateStreamParser parser(collector);
-  CCM_RETURN_IF_ERROR(parser.Feed(xml));
-  CCM_RETURN_IF_ERROR(parser.Finish());
-  return collector.Take(parser);
 }
 
 }  // namespace ccm::vsphere

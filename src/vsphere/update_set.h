@@ -66,12 +66,6 @@ struct UpdateSet {
   std::vector<FilterUpdate> filters;
 };
 
-// Parses a whole WaitForUpdatesEx answer held in memory (small answers, tests): a whole SOAP
-// envelope, a <WaitForUpdatesExResponse> element or a bare <returnval>, with the streaming
-// parser. Malformed or truncated XML, missing required fields or unknown enum values are DataLoss
-// errors saying where; a SOAP fault is its typed status (SoapFaultStatus).
-absl::StatusOr<UpdateSet> ParseUpdateSet(absl::string_view xml);
-
 // One <objectSet> (kind, obj, changeSet*, missingSet*): the root element of `doc`, which the
 // result keeps alive.
 absl::StatusOr<ObjectUpdate> DecodeObjectSet(std::shared_ptr<const pugi::xml_document> doc);

@@ -182,4 +182,12 @@ UpdateSet UpdateSetCollector::Take(const UpdateStreamParser& parser) {
   return out;
 }
 
+absl::StatusOr<UpdateSet> ParseUpdateSet(absl::string_view xml) {
+  UpdateSetCollector collector;
+  UpdateStreamParser parser(collector);
+  CCM_RETURN_IF_ERROR(parser.Feed(xml));
+  CCM_RETURN_IF_ERROR(parser.Finish());
+  return collector.Take(parser);
+}
+
 }  // namespace ccm::vsphere

@@ -105,4 +105,10 @@ class UpdateSetCollector final : public UpdateHandler {
   UpdateSet set_;
 };
 
+// Parses a whole WaitForUpdatesEx answer held in memory (small answers, tests): a whole SOAP
+// envelope, a <WaitForUpdatesExResponse> element or a bare <returnval>, with the streaming
+// parser. Malformed or truncated XML, missing required fields or unknown enum values are DataLoss
+// errors saying where; a SOAP fault is its typed status (SoapFaultStatus).
+absl::StatusOr<UpdateSet> ParseUpdateSet(absl::string_view xml);
+
 }  // namespace ccm::vsphere

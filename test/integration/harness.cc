@@ -29,7 +29,7 @@ std::string SourceDir() {
 
 std::string CcmBinary() {
   const char* b = std::getenv("CCM_BINARY_DIR");
-  return absl::StrCat(b != nullptr ? b : ".", "/src/app/vsphere-cloud-controller-manager");
+  return absl::StrCat(b != nullptr ? b : ".", "/src/app/ccm/vsphere-cloud-controller-manager");
 }
 
 std::string MakeTempDir(const std::string& name) {

@@ -18,7 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "app/controller_set.h"
+#include "app/ccm/controller_set.h"
 #include "cloud/config/config.h"
 #include "cloud/vsphere/vcenter.h"
 #include "cloud/vsphere/vsphere_instances.h"

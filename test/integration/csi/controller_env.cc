@@ -4,7 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "app/vcenter_metrics.h"
+#include "app/shared/vcenter_metrics.h"
 #include "csi/controller/controller_plugin.h"
 #include "csi/core/constants.h"
 #include "csi/core/volume_id.h"

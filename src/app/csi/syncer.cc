@@ -1,0 +1,201 @@
+#include "app/csi/syncer.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "app/csi/cluster_id.h"
+#include "app/csi/config.h"
+#include "app/shared/health_server.h"
+#include "app/shared/lease_campaign.h"
+#include "app/shared/vcenter_metrics.h"
+#include "cloud/config/config.h"
+#include "cloud/credentials/credential_store.h"
+#include "cloud/vsphere/vcenter.h"
+#include "common/logging.h"
+#include "common/metrics.h"
+#include "csi/syncer/metadata_syncer.h"
+#include "kube/client.h"
+#include "kube/config.h"
+#include "kube/informer.h"
+#include "kube/resource.h"
+#include "vsphere/client.h"
+#include "vsphere/cns/cns_client.h"
+
+namespace ccm::app {
+namespace {
+
+absl::StatusOr<cloud::Config> ReadConfig(const std::string& path,
+                                         const std::map<std::string, std::string>& env) {
+  absl::StatusOr<cloud::ParseResult> r = ReadCsiConfig(path, env);
+  if (!r.ok()) return r.status();
+  for (const auto& w : r->warnings) LOG_WARN("CSI config {}: {}", path, w);
+  const cloud::Config& c = r->config;
+  for (const cloud::VirtualCenterConfig& vc : c.vcenters) {
+    if (vc.credential_source == cloud::CredentialSourceKind::kGlobalSecret ||
+        vc.credential_source == cloud::CredentialSourceKind::kVCenterSecret) {
+      return absl::UnimplementedError(absl::StrCat(
+          "vCenter ", vc.label,
+          ": credentials from a Kubernetes Secret are not supported by the "
+          "syncer; put user and password in csi-vsphere.conf or use secrets-directory"));
+    }
+  }
+  return c;
+}
+
+// Everything the syncer runs on; built before the Lease is sought, started when leading.
+struct SyncerWiring {
+  cloud::Config config;
+  std::unique_ptr<kube::RestClient> client;
+  std::unique_ptr<kube::RestClient> informer_client;
+  std::unique_ptr<cloud::CredentialStore> credentials;
+  std::vector<std::unique_ptr<vsphere::Client>> vim;
+  std::vector<std::unique_ptr<vsphere::cns::CnsClient>> cns;
+  std::vector<csi::syncer::CnsTarget> targets;
+
+  // Runs informers and syncer until `stop`.
+  void Lead(const CsiSyncerOptions& o, const absl::Notification& stop) {
+    kube::SharedInformerFactory factory(*informer_client);
+    kube::Informer& pvs = factory.For(kube::PersistentVolumes());
+    kube::Informer& pvcs = factory.For(kube::PersistentVolumeClaims());
+    kube::Informer& pods = factory.For(kube::Pods());
+    csi::syncer::MetadataSyncerOptions so;
+    so.cluster_id = config.global.cluster_id;
+    so.cluster_distribution = config.global.cluster_distribution;
+    so.full_sync_period = o.full_sync_interval;
+    so.workers = o.workers;
+    so.query_page = std::min(1000, std::max(1, config.global.query_limit));
+    so.registry = &metrics::Registry::Default();
+    csi::syncer::MetadataSyncer syncer(pvs, pvcs, pods, targets, std::move(so));
+    factory.Start();
+    syncer.Start();
+    LOG_INFO("CNS metadata syncer running for cluster-id {} (full sync every {})",
+             config.global.cluster_id, absl::FormatDuration(o.full_sync_interval));
+    stop.WaitForNotification();
+    syncer.Stop();
+    factory.Stop();
+  }
+};
+
+absl::StatusOr<std::unique_ptr<SyncerWiring>> Wire(const CsiSyncerOptions& o,
+                                                   const std::map<std::string, std::string>& env) {
+  auto w = std::make_unique<SyncerWiring>();
+  absl::StatusOr<cloud::Config> config = ReadConfig(o.config_path, env);
+  if (!config.ok()) return config.status();
+  w->config = *std::move(config);
+  absl::StatusOr<kube::Config> kc = kube::BuildConfig(o.master, o.kubeconfig);
+  if (!kc.ok()) return kc.status();
+  auto client = kube::RestClient::New(*kc);
+  if (!client.ok()) return client.status();
+  w->client = *std::move(client);
+  // No cluster-id in csi-vsphere.conf: the controller's, from ConfigMap vsphere-csi-cluster-id
+  // (made here when the syncer starts first).
+  std::string ns = "vmware-system-csi";
+  if (auto it = env.find("CSI_NAMESPACE"); it != env.end() && !it->second.empty()) ns = it->second;
+  absl::StatusOr<std::string> id = ResolveClusterId(*w->client, ns, w->config.global.cluster_id);
+  if (!id.ok()) return id.status();
+  w->config.global.cluster_id = *id;
+  w->informer_client = w->client->WithOwnRateLimit("vsphere-syncer");
+  w->credentials = std::make_unique<cloud::CredentialStore>(w->config, nullptr);
+  if (absl::Status s = w->credentials->Start(); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("vCenter credentials: ", s.message()));
+  }
+  for (const cloud::VirtualCenterConfig& vc : w->config.vcenters) {
+    // vCenter requests and CNS operations counted like the controller's.
+    metrics::Registry& registry = metrics::Registry::Default();
+    vsphere::ClientOptions co = cloud::ClientOptionsFor(vc);
+    co.observer = VCenterRequestObserver(registry, vc.server);
+    w->vim.push_back(std::make_unique<vsphere::Client>(co, w->credentials.get()));
+    vsphere::cns::CnsClientOptions cno;
+    cno.observer = CnsOperationsObserver(registry);
+    w->cns.push_back(std::make_unique<vsphere::cns::CnsClient>(*w->vim.back(), cno));
+    auto creds = w->credentials->Get(vc.server);
+    w->targets.push_back({vc.label, w->cns.back().get(), creds.ok() ? creds->username : vc.user});
+  }
+  return w;
+}
+
+// Runs the syncer under the Lease until `stop` (0) or the Lease is lost (1); -1 when the election
+// could not be set up (logged).
+int LeadUnderLease(const CsiSyncerOptions& o, SyncerWiring& w, const absl::Notification& stop) {
+  LeaseCampaignOptions lo;
+  lo.ns = !o.leader_election_namespace.empty() ? o.leader_election_namespace
+                                               : w.client->DefaultNamespace();
+  lo.name = kSyncerLeaseName;
+  lo.lease_duration = o.lease_duration;
+  lo.renew_deadline = o.renew_deadline;
+  lo.retry_period = o.retry_period;
+  auto campaign = LeaseCampaign::New(*w.client, lo, [&](const std::string& identity) {
+    kube::LeaderCallbacks cb;
+    cb.on_started_leading = [&, identity](const absl::Notification& stop_leading) {
+      LOG_INFO("became leader of {}/{} ({})", lo.ns, lo.name, identity);
+      w.Lead(o, stop_leading);
+    };
+    cb.on_stopped_leading = [&] {
+      if (!stop.HasBeenNotified()) LOG_ERROR("lost the Lease {}/{}: exiting", lo.ns, lo.name);
+    };
+    cb.on_new_leader = [identity](const std::string& id) {
+      if (id != identity) LOG_INFO("syncer leader is {}", id);
+    };
+    return cb;
+  });
+  if (!campaign.ok()) {
+    LOG_ERROR("{}", campaign.status().message());
+    return -1;
+  }
+  return (*campaign)->Run(stop) ? 1 : 0;
+}
+
+}  // namespace
+
+int RunCsiSyncer(const CsiSyncerOptions& o, const std::map<std::string, std::string>& env,
+                 absl::Notification& stop) {
+  LOG_INFO("vsphere-csi-driver {} starting in syncer mode", CCM_VERSION);
+  for (const auto& warning : o.warnings) LOG_WARN("{}", warning);
+  absl::StatusOr<std::unique_ptr<SyncerWiring>> wiring = Wire(o, env);
+  if (!wiring.ok()) {
+    LOG_ERROR("syncer: {}", wiring.status().message());
+    return 1;
+  }
+  SyncerWiring& w = **wiring;
+  metrics::Registry& registry = metrics::Registry::Default();
+  // The reference's build-info gauge, same name and label.
+  registry.Gauge("vsphere_syncer_info", "Syncer Info", {"version"})->Set({CCM_VERSION}, 1);
+  std::unique_ptr<HealthServer> http;
+  if (o.metrics_port > 0) {
+    http = std::make_unique<HealthServer>(&registry);
+    absl::StatusOr<int> port = http->Start(o.metrics_bind_address, o.metrics_port, nullptr);
+    if (!port.ok()) {
+      LOG_ERROR("syncer metrics port: {}", port.status().message());
+      return 1;
+    }
+    LOG_INFO("serving /metrics and /healthz on {}:{}", o.metrics_bind_address, *port);
+  }
+
+  int code = 0;
+  if (!o.leader_election) {
+    w.Lead(o, stop);
+  } else {
+    code = LeadUnderLease(o, w, stop);
+    if (code < 0) {
+      if (http) http->Stop();
+      return 1;
+    }
+  }
+  if (http) http->Stop();
+  w.credentials->Stop();
+  return code;
+}
+
+bool IsCsiSyncerMode(const std::map<std::string, std::string>& env) {
+  auto it = env.find("X_CSI_MODE");
+  return it != env.end() && absl::EqualsIgnoreCase(it->second, "syncer");
+}
+
+}  // namespace ccm::app
