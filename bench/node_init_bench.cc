@@ -55,6 +55,7 @@
 #include "kube/informer.h"
 #include "kube/objects.h"
 #include "kube/resource.h"
+#include "testing/free_port.h"
 
 namespace ccm::bench {
 namespace {
@@ -156,19 +157,6 @@ struct Child {
 std::string BinaryPath(const char* env, const char* compiled_in) {
   const char* v = std::getenv(env);
   return v != nullptr && *v != '\0' ? v : compiled_in;
-}
-
-int FreePort() {
-  int s = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  bind(s, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
-  close(s);
-  return ntohs(a.sin_port);
 }
 
 // "VmHWM" / "VmRSS" / "Threads" of a process, in the units /proc prints (kB for memory).
@@ -305,7 +293,7 @@ int Run(const Flags& f) {
          << "\"\n\n[VirtualCenter \"127.0.0.1\"]\ndatacenters = \"dc1\"\n\n"
          << "[Labels]\nregion = \"k8s-region\"\nzone = \"k8s-zone\"\n";
   }
-  const int port = FreePort();
+  const int port = ccm::testing::FreePort();
   t = absl::Now();
   std::vector<std::string> ccm_argv = {
       BinaryPath("NODE_BENCH_CCM", CCM_BINARY),

@@ -18,6 +18,7 @@
 #include "fixtures/vcsim/vcsim_process.h"
 #include "integration/child_process.h"
 #include "testing/eventually.h"
+#include "testing/free_port.h"
 
 namespace ccm::integration {
 
@@ -39,7 +40,7 @@ std::string MakeTempDir(const std::string& name);
 // Removes it unless the test failed (then it is kept for the logs).
 void RemoveTempDir(const std::string& dir);
 void WriteFile(const std::string& path, const std::string& content);
-int FreePort();
+using ::ccm::testing::FreePort;
 // The BIOS UUID in SMBIOS byte order (first three groups byte-swapped), as a kubelet reports it.
 std::string SmbiosUuid(const std::string& uuid);
 // A Node as a kubelet with --cloud-provider=external registers it: uninitialized taint, Ready.

@@ -27,6 +27,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "controllers/node_update.h"
+#include "fixtures/vcsim/simulator_suite.h"
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -64,21 +65,13 @@ constexpr char kSpec[] = R"({
 
 constexpr char kOtherTaintKey[] = "dedicated.example.com/db";
 
-class KubeFaultsTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    auto sim = VcsimProcess::Start(kSpec);
-    ASSERT_TRUE(sim.ok()) << sim.status();
-    sim_ = sim->release();
-  }
-  static void TearDownTestSuite() {
-    delete sim_;
-    sim_ = nullptr;
-  }
+class KubeFaultsTest : public ccm::testing::SimulatorSuite<KubeFaultsTest> {
+ public:
+  static std::vector<std::string> Specs() { return {kSpec}; }
 
-  void SetUp() override {
-    ASSERT_NE(sim_, nullptr);
-    config_.vcenters = {VcConfig(*sim_, "dc")};
+ protected:
+  void SetUpTest() override {
+    config_.vcenters = {VcConfig(sim(), "dc")};
     config_.labels = {.region = "k8s-region", .zone = "k8s-zone"};
     ASSERT_TRUE(env_.Start(config_, creds_).ok());
   }
@@ -87,7 +80,7 @@ class KubeFaultsTest : public ::testing::Test {
   ccm::testing::KubeEmulator& emu() { return env_.emulator(); }
 
   void Register(const std::string& name) {
-    const std::string uuid = VmUuid(*sim_, name);
+    const std::string uuid = VmUuid(sim(), name);
     ASSERT_FALSE(uuid.empty()) << name;
     auto n = env_.RegisterKubeletNode(name, uuid);
     ASSERT_TRUE(n.ok()) << n.status();
@@ -165,7 +158,7 @@ class KubeFaultsTest : public ::testing::Test {
         EXPECT_TRUE(kube::HasTaint(now, t.key, t.effect)) << "taint " << t.key << " lost";
       }
       EXPECT_FALSE(kube::HasTaint(now, controllers::kUninitializedTaintKey));
-      EXPECT_EQ(kube::ProviderId(now), "vsphere://" + VmUuid(*sim_, name));
+      EXPECT_EQ(kube::ProviderId(now), "vsphere://" + VmUuid(sim(), name));
       EXPECT_EQ(labels["topology.kubernetes.io/zone"], "zone-a");
       EXPECT_EQ(labels["node.kubernetes.io/instance-type"], "vsphere-vm.cpu-2.mem-4gb.os-ubuntu");
     }
@@ -219,14 +212,11 @@ class KubeFaultsTest : public ::testing::Test {
            emu().RequestCount("update nodes/status") + emu().RequestCount("patch nodes/status");
   }
 
-  static VcsimProcess* sim_;
   vsphere::StaticCredentialSource creds_{{"admin", Secret("secret")}};
   cloud::Config config_;
   NodeE2eEnv env_;
   std::map<std::string, kube::Json> kept_;  // Nodes whose labels and taints must survive
 };
-
-VcsimProcess* KubeFaultsTest::sim_ = nullptr;
 
 // Row 1. The API server process restarts: the port closes, every connection and watch breaks,
 // and it comes back on the same address with the same objects and resourceVersions (etcd kept

@@ -11,32 +11,23 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/run_command.h"
 #include "integration/harness.h"
 
 namespace ccm::integration {
 namespace {
-
-std::pair<int, std::string> RunCommand(const std::string& cmd) {
-  std::string out;
-  FILE* f = popen((cmd + " 2>&1").c_str(), "r");
-  if (f == nullptr) return {-1, ""};
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) out.append(buf.data(), n);
-  int status = pclose(f);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
 
 TEST(KubectlDryRunTest, ManifestsApplyAgainstTheEmulator) {
   testing::KubeEmulator emu;
   ASSERT_TRUE(emu.Start().ok());
   const std::string dir = MakeTempDir("dryrun");
   ASSERT_TRUE(emu.WriteKubeconfig(dir + "/kubeconfig").ok());
-  const std::string base =
-      absl::StrCat("kubectl --kubeconfig ", dir, "/kubeconfig apply --dry-run=client -f ",
-                   SourceDir(), "/manifests/");
-  auto [code, out] = RunCommand(base);
-  ASSERT_EQ(code, 0) << out;
+  absl::StatusOr<CommandResult> r =
+      RunCommand({"kubectl", "--kubeconfig", dir + "/kubeconfig", "apply", "--dry-run=client", "-f",
+                  SourceDir() + "/manifests/"});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->exit_code, 0) << r->output;
+  const std::string& out = r->output;
   // Every object of the manifests passes, with kubectl's validation on.
   for (const char* kind :
        {"serviceaccount/", "clusterrole.rbac.authorization.k8s.io/",

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "cloud/core/addresses.h"
 #include "controllers/node_update.h"
+#include "fixtures/vcsim/simulator_suite.h"
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -78,30 +79,22 @@ constexpr char kSpecWest[] = R"({
 
 using Addr = kube::NodeAddress;
 
-class NodeE2eTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    auto east = VcsimProcess::Start(kSpecEast);
-    ASSERT_TRUE(east.ok()) << east.status();
-    east_ = east->release();
-    auto west = VcsimProcess::Start(kSpecWest);
-    ASSERT_TRUE(west.ok()) << west.status();
-    west_ = west->release();
-  }
-  static void TearDownTestSuite() {
-    delete east_;
-    delete west_;
-    east_ = west_ = nullptr;
-  }
+class NodeE2eTest : public ccm::testing::SimulatorSuite<NodeE2eTest> {
+ public:
+  static std::vector<std::string> Specs() { return {kSpecEast, kSpecWest}; }
 
-  void SetUp() override {
-    config_.vcenters = {VcConfig(*east_, "east"), VcConfig(*west_, "west")};
+ protected:
+  static ccm::testing::VcsimProcess& east() { return sim(0); }
+  static ccm::testing::VcsimProcess& west() { return sim(1); }
+
+  void SetUpTest() override {
+    config_.vcenters = {VcConfig(east(), "east"), VcConfig(west(), "west")};
     config_.labels = {.region = "k8s-region", .zone = "k8s-zone"};
   }
   void TearDown() override {
     env_.Stop();
-    (void)east_->SetFault("none");
-    (void)west_->SetFault("none");
+    (void)east().SetFault("none");
+    (void)west().SetFault("none");
   }
 
   void Start(CcmOptions o = {}) { ASSERT_TRUE(env_.Start(config_, creds_, o).ok()); }
@@ -159,24 +152,19 @@ class NodeE2eTest : public ::testing::Test {
   // Waits (real time) until `vc`'s inventory cache reports the VM's change through `done`.
   bool CacheSees(const std::function<bool()>& done) { return Eventually(done); }
 
-  static VcsimProcess* east_;
-  static VcsimProcess* west_;
   vsphere::StaticCredentialSource creds_{{"admin", Secret("secret")}};
   cloud::Config config_;
   NodeE2eEnv env_;
 };
 
-VcsimProcess* NodeE2eTest::east_ = nullptr;
-VcsimProcess* NodeE2eTest::west_ = nullptr;
-
 TEST_F(NodeE2eTest, KubeletNodesOnTwoVCentersAreInitialised) {
   Start();
-  Register(*east_, "node-a");
-  Register(*east_, "node-b");
-  Register(*west_, "node-w1");
-  ExpectInitialised(*east_, "node-a", "vsphere-vm.cpu-4.mem-8gb.os-ubuntu", "zone-a", "region-1");
-  ExpectInitialised(*east_, "node-b", "vsphere-vm.cpu-2.mem-4gb.os-rhel9", "zone-a", "region-1");
-  ExpectInitialised(*west_, "node-w1", "vsphere-vm.cpu-8.mem-16gb.os-centos7", "zone-w",
+  Register(east(), "node-a");
+  Register(east(), "node-b");
+  Register(west(), "node-w1");
+  ExpectInitialised(east(), "node-a", "vsphere-vm.cpu-4.mem-8gb.os-ubuntu", "zone-a", "region-1");
+  ExpectInitialised(east(), "node-b", "vsphere-vm.cpu-2.mem-4gb.os-rhel9", "zone-a", "region-1");
+  ExpectInitialised(west(), "node-w1", "vsphere-vm.cpu-8.mem-16gb.os-centos7", "zone-w",
                     "region-2");
   // IPv4 (the default ip-family): first of the pool is both internal and external.
   EXPECT_THAT(Addresses("node-a"),
@@ -192,8 +180,8 @@ TEST_F(NodeE2eTest, IpFamilyIPv6OnlyAndDualStack) {
   config_.vcenters[0].ip_families = {IpFamily::kIPv6, IpFamily::kIPv4};  // east: dual, v6 first
   config_.vcenters[1].ip_families = {IpFamily::kIPv4};
   Start();
-  Register(*east_, "node-a");
-  ExpectInitialised(*east_, "node-a", "vsphere-vm.cpu-4.mem-8gb.os-ubuntu", "zone-a", "region-1");
+  Register(east(), "node-a");
+  ExpectInitialised(east(), "node-a", "vsphere-vm.cpu-4.mem-8gb.os-ubuntu", "zone-a", "region-1");
   EXPECT_THAT(Addresses("node-a"),
               ElementsAre(Addr{"Hostname", "node-a"}, Addr{"InternalIP", "fd00::11"},
                           Addr{"ExternalIP", "fd00::11"}, Addr{"InternalIP", "10.0.0.11"},
@@ -204,8 +192,8 @@ TEST_F(NodeE2eTest, IpFamilyIPv6OnlyAndDualStack) {
   NodeE2eEnv v6;
   config_.vcenters[0].ip_families = {IpFamily::kIPv6};
   ASSERT_TRUE(v6.Start(config_, creds_).ok());
-  ASSERT_TRUE(v6.RegisterKubeletNode("node-v6", VmUuid(*east_, "node-v6")).ok());
-  ASSERT_TRUE(v6.RegisterKubeletNode("node-b", VmUuid(*east_, "node-b")).ok());
+  ASSERT_TRUE(v6.RegisterKubeletNode("node-v6", VmUuid(east(), "node-v6")).ok());
+  ASSERT_TRUE(v6.RegisterKubeletNode("node-b", VmUuid(east(), "node-b")).ok());
   ASSERT_TRUE(v6.Initialised("node-v6"));
   ASSERT_TRUE(v6.Initialised("node-b"));
   EXPECT_THAT(kube::NodeAddresses(v6.GetNode("node-v6")),
@@ -244,7 +232,7 @@ TEST_F(NodeE2eTest, NodesSectionSubnetNetworkNameAndExclusion) {
     config_.nodes = c.nodes;
     NodeE2eEnv env;
     ASSERT_TRUE(env.Start(config_, creds_).ok());
-    ASSERT_TRUE(env.RegisterKubeletNode("node-a", VmUuid(*east_, "node-a")).ok());
+    ASSERT_TRUE(env.RegisterKubeletNode("node-a", VmUuid(east(), "node-a")).ok());
     ASSERT_TRUE(env.Initialised("node-a")) << env.GetNode("node-a").dump();
     EXPECT_EQ(kube::NodeAddresses(env.GetNode("node-a")), c.want);
   }
@@ -252,9 +240,9 @@ TEST_F(NodeE2eTest, NodesSectionSubnetNetworkNameAndExclusion) {
 
 TEST_F(NodeE2eTest, KubeletNodeIpAnnotationIsHonoured) {
   Start();
-  Register(*east_, "node-a", true,
+  Register(east(), "node-a", true,
            {{std::string(cloud::kProvidedNodeIpAnnotation), "192.168.50.11"}});
-  ExpectInitialised(*east_, "node-a", "vsphere-vm.cpu-4.mem-8gb.os-ubuntu", "zone-a", "region-1");
+  ExpectInitialised(east(), "node-a", "vsphere-vm.cpu-4.mem-8gb.os-ubuntu", "zone-a", "region-1");
   // The node IP's type first (k8s.io/cloud-provider's GetNodeAddressesFromNodeIP order).
   EXPECT_THAT(Addresses("node-a"),
               ElementsAre(Addr{"InternalIP", "192.168.50.11"}, Addr{"Hostname", "node-a"},
@@ -263,10 +251,10 @@ TEST_F(NodeE2eTest, KubeletNodeIpAnnotationIsHonoured) {
 
 TEST_F(NodeE2eTest, NodeOfDestroyedVmIsDeleted) {
   Start();
-  Register(*east_, "node-gone");
+  Register(east(), "node-gone");
   ASSERT_TRUE(env_.Initialised("node-gone"));
 
-  ASSERT_TRUE(east_->DestroyVm("node-gone").ok());
+  ASSERT_TRUE(east().DestroyVm("node-gone").ok());
   ASSERT_TRUE(CacheSees(
       [&] { return !env_.instances().InstanceExists({.name = "node-gone"}).value_or(true); }));
   // Still Ready: a period passes and nothing happens (only NotReady nodes are checked).
@@ -288,15 +276,15 @@ TEST_F(NodeE2eTest, NodeOfDestroyedVmIsDeleted) {
 // its addresses are not refreshed from the other VM, and it is deleted once NotReady.
 TEST_F(NodeE2eTest, NodeOfDestroyedVmIsNotResurrectedByAnotherVmWithItsHostname) {
   Start();
-  Register(*east_, "node-reuse");
+  Register(east(), "node-reuse");
   ASSERT_TRUE(env_.Initialised("node-reuse"));
   const std::string provider_id = kube::ProviderId(env_.GetNode("node-reuse"));
   const std::vector<Addr> before = Addresses("node-reuse");
   ASSERT_THAT(before, ::testing::Contains(Addr{"InternalIP", "10.0.0.28"}));
 
-  ASSERT_TRUE(east_->DestroyVm("node-reuse").ok());
-  ASSERT_TRUE(east_
-                  ->SetGuest("node-heir", R"({"hostname": "node-reuse",
+  ASSERT_TRUE(east().DestroyVm("node-reuse").ok());
+  ASSERT_TRUE(east()
+                  .SetGuest("node-heir", R"({"hostname": "node-reuse",
                     "nics": [{"network": "VM Network", "ips": ["10.0.0.99"]}]})")
                   .ok());
   // Once the cache has dropped the destroyed VM and knows the heir by the old hostname, a
@@ -341,7 +329,7 @@ TEST_F(NodeE2eTest, NodeOfDestroyedVmIsNotResurrectedByAnotherVmWithItsHostname)
 // category and both tags.
 TEST_F(NodeE2eTest, TwoZoneTagsOnOneObjectAreRefusedNamingObjectCategoryAndTags) {
   Start();
-  Register(*east_, "node-2zones");
+  Register(east(), "node-2zones");
   ASSERT_TRUE(env_.WaitForEvent("node-2zones", "Warning", "InitializationFailed",
                                 "2 tags of zone category \"k8s-zone\""))
       << Dump(env_.EventsFor("node-2zones"));
@@ -361,13 +349,13 @@ TEST_F(NodeE2eTest, TwoZoneTagsOnOneObjectAreRefusedNamingObjectCategoryAndTags)
 
 TEST_F(NodeE2eTest, PoweredOffVmGetsShutdownTaintUntilReady) {
   Start();
-  Register(*east_, "node-off");
+  Register(east(), "node-off");
   ASSERT_TRUE(env_.Initialised("node-off"));
   auto shutdown_tainted = [](const kube::Json& n) {
     return n.is_object() && kube::HasTaint(n, controllers::kShutdownTaintKey, "NoSchedule");
   };
 
-  ASSERT_TRUE(east_->PowerVm("node-off", false).ok());
+  ASSERT_TRUE(east().PowerVm("node-off", false).ok());
   ASSERT_TRUE(CacheSees(
       [&] { return env_.instances().InstanceShutdown({.name = "node-off"}).value_or(false); }));
   ASSERT_TRUE(
@@ -380,7 +368,7 @@ TEST_F(NodeE2eTest, PoweredOffVmGetsShutdownTaintUntilReady) {
   EXPECT_TRUE(env_.GetNode("node-off").is_object());
 
   // Powered on, the kubelet reports Ready again: the taint goes.
-  ASSERT_TRUE(east_->PowerVm("node-off", true).ok());
+  ASSERT_TRUE(east().PowerVm("node-off", true).ok());
   ASSERT_TRUE(env_.EditNode("node-off", [](kube::Json& n) { NodeE2eEnv::SetReady(n, true); }).ok());
   ASSERT_TRUE(env_.StoreSees("node-off", [](const kube::Json& n) { return kube::IsNodeReady(n); }));
   ASSERT_TRUE(PeriodsUntil("node-off", [&](const kube::Json& n) {
@@ -398,15 +386,15 @@ TEST_P(NodeE2eFaultTest, NothingIsDeletedWhileVCenterFails) {
   const std::string mode = GetParam();
   const std::string vm = "node-" + mode;
   Start();
-  Register(*east_, vm);
-  Register(*west_, "node-w1");
+  Register(east(), vm);
+  Register(west(), "node-w1");
   ASSERT_TRUE(env_.Initialised(vm));
   ASSERT_TRUE(env_.Initialised("node-w1"));
 
-  ASSERT_TRUE(east_->SetFault(mode).ok());
+  ASSERT_TRUE(east().SetFault(mode).ok());
   ASSERT_TRUE(CacheSees([&] { return !env_.vcenter(0).inventory().synced(); }))
       << "east's cache must notice that vCenter fails";
-  ASSERT_TRUE(east_->DestroyVm(vm).ok());  // debug API: not faulted
+  ASSERT_TRUE(east().DestroyVm(vm).ok());  // debug API: not faulted
   for (const std::string& n : {vm, std::string("node-w1")}) {
     ASSERT_TRUE(env_.EditNode(n, [](kube::Json& j) { NodeE2eEnv::SetReady(j, false); }).ok());
     ASSERT_TRUE(env_.StoreSees(n, [](const kube::Json& j) { return !kube::IsNodeReady(j); }));
@@ -427,7 +415,7 @@ TEST_P(NodeE2eFaultTest, NothingIsDeletedWhileVCenterFails) {
   // The healthy vCenter's NotReady node is a powered-on VM: no event, no taint, no deletion.
   EXPECT_FALSE(kube::HasTaint(env_.GetNode("node-w1"), controllers::kShutdownTaintKey));
 
-  ASSERT_TRUE(east_->SetFault("none").ok());
+  ASSERT_TRUE(east().SetFault("none").ok());
   ASSERT_TRUE(env_.vcenter(0).inventory().WaitForSync(absl::Seconds(30)));
   // A failed DELETE (transient API error) is tried again the next period, like the controller.
   for (int i = 0; i < 5 && env_.GetNode(vm).is_object(); ++i) ASSERT_TRUE(env_.LifecyclePeriod());
@@ -440,14 +428,14 @@ INSTANTIATE_TEST_SUITE_P(Faults, NodeE2eFaultTest, ::testing::Values("503", "dro
 TEST_F(NodeE2eTest, ConflictOnStatusPatchIsRetriedWithBackoff) {
   Start();
   env_.emulator().ForceConflicts("nodes", "", "node-conflict", 1);
-  Register(*east_, "node-conflict");
+  Register(east(), "node-conflict");
   // The first write (the status PATCH) answers 409: the sync fails, says so, and is retried
   // after the work queue's backoff on the FakeClock.
   ASSERT_TRUE(Eventually([&] {
     env_.clock().Advance(absl::Milliseconds(100));
     return !kube::HasTaint(env_.GetNode("node-conflict"), controllers::kUninitializedTaintKey);
   }));
-  ExpectInitialised(*east_, "node-conflict", "vsphere-vm.cpu-2.mem-4gb.os-ubuntu", "zone-a",
+  ExpectInitialised(east(), "node-conflict", "vsphere-vm.cpu-2.mem-4gb.os-ubuntu", "zone-a",
                     "region-1");
   EXPECT_TRUE(
       env_.WaitForEvent("node-conflict", "Warning", "InitializationFailed", "node-conflict"))
@@ -469,8 +457,8 @@ TEST_F(NodeE2eTest, ConflictOnUpdateKeepsLabelsWrittenByOthers) {
                     .ok());
     env_.emulator().ForceConflicts("nodes", "", "node-conflict-put", 1);
   });
-  Register(*east_, "node-conflict-put");
-  ExpectInitialised(*east_, "node-conflict-put", "vsphere-vm.cpu-2.mem-4gb.os-ubuntu", "zone-a",
+  Register(east(), "node-conflict-put");
+  ExpectInitialised(east(), "node-conflict-put", "vsphere-vm.cpu-2.mem-4gb.os-ubuntu", "zone-a",
                     "region-1");
   EXPECT_TRUE(fired.load());
   auto labels = kube::Labels(env_.GetNode("node-conflict-put"));
@@ -481,8 +469,8 @@ TEST_F(NodeE2eTest, ConflictOnUpdateKeepsLabelsWrittenByOthers) {
 
 TEST_F(NodeE2eTest, AddressChangeInTheVmReachesTheNode) {
   Start();
-  Register(*east_, "node-move");
-  Register(*east_, "node-a");
+  Register(east(), "node-move");
+  Register(east(), "node-a");
   ASSERT_TRUE(env_.Initialised("node-move"));
   ASSERT_TRUE(env_.Initialised("node-a"));
   // A refresh pass queues the Nodes its informer knows as initialised. The informer may lag the
@@ -499,13 +487,13 @@ TEST_F(NodeE2eTest, AddressChangeInTheVmReachesTheNode) {
   // The periodic refresh of every node costs no vCenter request when nothing changed.
   auto* syncs = env_.registry().Find("cloud_node_controller_syncs_total");
   ASSERT_NE(syncs, nullptr);
-  ASSERT_TRUE(east_->ResetCounters().ok());
+  ASSERT_TRUE(east().ResetCounters().ok());
   const double before = syncs->Value({"refresh", "success"});
   env_.clock().Advance(env_.options().node_status_update_frequency);
   ASSERT_TRUE(env_.node_controller().WaitForRefreshPasses(1, absl::Seconds(20)));
   ASSERT_TRUE(Eventually([&] { return syncs->Value({"refresh", "success"}) >= before + 2; }));
-  auto soap = east_->SoapCounters();
-  auto rest = east_->RestCounters();
+  auto soap = east().SoapCounters();
+  auto rest = east().RestCounters();
   ASSERT_TRUE(soap.ok() && rest.ok());
   for (const auto& [method, n] : *soap)
     EXPECT_TRUE(method == "WaitForUpdatesEx") << "refresh called " << method << " x" << n;
@@ -514,8 +502,8 @@ TEST_F(NodeE2eTest, AddressChangeInTheVmReachesTheNode) {
   // A new IP in the guest: the inventory stream reports it and the Node follows, without
   // waiting for the next refresh period.
   ASSERT_TRUE(
-      east_
-          ->SetGuest("node-move", R"({"nics": [{"network": "VM Network", "ips": ["10.0.0.127"]}]})")
+      east()
+          .SetGuest("node-move", R"({"nics": [{"network": "VM Network", "ips": ["10.0.0.127"]}]})")
           .ok());
   ASSERT_TRUE(env_.NodeBecomes("node-move", [](const kube::Json& n) {
     auto a = kube::NodeAddresses(n);

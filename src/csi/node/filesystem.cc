@@ -8,8 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/run_command.h"
 #include "csi/core/node_volume.h"
-#include "csi/node/run_command.h"
 
 namespace ccm::csi::node {
 namespace {

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "cloud/core/uuid.h"
+#include "fixtures/vcsim/simulator_suite.h"
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gtest/gtest.h"
 #include "testing/static_credentials.h"
@@ -58,23 +59,16 @@ VirtualCenterConfig VcConfig(const VcsimProcess& sim, const std::string& label) 
   return vc;
 }
 
-class VSphereInstancesTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    auto a = VcsimProcess::Start(kSpec1);
-    ASSERT_TRUE(a.ok()) << a.status();
-    sim1_ = a->release();
-    auto b = VcsimProcess::Start(kSpec2);
-    ASSERT_TRUE(b.ok()) << b.status();
-    sim2_ = b->release();
-  }
-  static void TearDownTestSuite() {
-    delete sim1_;
-    delete sim2_;
-  }
+class VSphereInstancesTest : public ccm::testing::SimulatorSuite<VSphereInstancesTest> {
+ public:
+  static std::vector<std::string> Specs() { return {kSpec1, kSpec2}; }
 
-  void SetUp() override {
-    config_.vcenters = {VcConfig(*sim1_, "east"), VcConfig(*sim2_, "west")};
+ protected:
+  static ccm::testing::VcsimProcess& sim1() { return sim(0); }
+  static ccm::testing::VcsimProcess& sim2() { return sim(1); }
+
+  void SetUpTest() override {
+    config_.vcenters = {VcConfig(sim1(), "east"), VcConfig(sim2(), "west")};
     config_.labels = {.region = "k8s-region", .zone = "k8s-zone"};
     for (const auto& vcc : config_.vcenters) {
       vcs_.push_back(std::make_unique<VCenter>(vcc, &creds_));
@@ -111,16 +105,11 @@ class VSphereInstancesTest : public ::testing::Test {
     return "";
   }
 
-  static VcsimProcess* sim1_;
-  static VcsimProcess* sim2_;
   vsphere::StaticCredentialSource creds_{{"admin", Secret("secret")}};
   Config config_;
   std::vector<std::unique_ptr<VCenter>> vcs_;
   std::unique_ptr<VSphereInstances> instances_;
 };
-
-VcsimProcess* VSphereInstancesTest::sim1_ = nullptr;
-VcsimProcess* VSphereInstancesTest::sim2_ = nullptr;
 
 TEST_F(VSphereInstancesTest, MetadataByHostnameWithZonesAndDualStack) {
   config_.vcenters[0].ip_families = {IpFamily::kIPv4, IpFamily::kIPv6};
@@ -174,7 +163,7 @@ TEST_F(VSphereInstancesTest, UnknownNodeIsConfirmedGoneOnlyWhenEveryVCenterAnswe
   EXPECT_TRUE(absl::IsNotFound(md.status())) << md.status();
 
   // Break vCenter "west": its stream fails, its cache stops answering.
-  ASSERT_TRUE(sim2_->SetFault("drop").ok());
+  ASSERT_TRUE(sim2().SetFault("drop").ok());
   absl::Time deadline = absl::Now() + absl::Seconds(20);
   while (vcs_[1]->inventory().synced() && absl::Now() < deadline)
     absl::SleepFor(absl::Milliseconds(20));
@@ -187,13 +176,13 @@ TEST_F(VSphereInstancesTest, UnknownNodeIsConfirmedGoneOnlyWhenEveryVCenterAnswe
   auto found = instances_->InstanceExists({.name = "node-2"});
   ASSERT_TRUE(found.ok()) << found.status();
   EXPECT_TRUE(*found);
-  ASSERT_TRUE(sim2_->SetFault("none").ok());
+  ASSERT_TRUE(sim2().SetFault("none").ok());
   EXPECT_TRUE(vcs_[1]->inventory().WaitForSync(absl::Seconds(30)));
 }
 
 TEST_F(VSphereInstancesTest, PowerOffAndDestroyAreSeenFromTheCache) {
   WaitForChange(
-      *vcs_[0], Moid(*sim1_, "node-off"), [&] { return sim1_->PowerVm("node-off", false); },
+      *vcs_[0], Moid(sim1(), "node-off"), [&] { return sim1().PowerVm("node-off", false); },
       [&] { return instances_->InstanceShutdown({.name = "node-off"}).value_or(false); });
   auto off = instances_->InstanceShutdown({.name = "node-off"});
   ASSERT_TRUE(off.ok()) << off.status();
@@ -202,7 +191,7 @@ TEST_F(VSphereInstancesTest, PowerOffAndDestroyAreSeenFromTheCache) {
   ASSERT_TRUE(on.ok());
   EXPECT_FALSE(*on);
   WaitForChange(
-      *vcs_[0], Moid(*sim1_, "node-off"), [&] { return sim1_->DestroyVm("node-off"); },
+      *vcs_[0], Moid(sim1(), "node-off"), [&] { return sim1().DestroyVm("node-off"); },
       [&] { return !instances_->InstanceExists({.name = "node-off"}).value_or(true); });
   auto gone = instances_->InstanceExists({.name = "node-off"});
   ASSERT_TRUE(gone.ok()) << gone.status();
@@ -210,7 +199,7 @@ TEST_F(VSphereInstancesTest, PowerOffAndDestroyAreSeenFromTheCache) {
 }
 
 TEST_F(VSphereInstancesTest, ManyNodesCostAHandfulOfRequests) {
-  ASSERT_TRUE(sim1_->ResetCounters().ok());
+  ASSERT_TRUE(sim1().ResetCounters().ok());
   int done = 0;
   for (int i = 0; i < 60; ++i) {
     auto md = instances_->GetInstanceMetadata({.name = absl::StrCat("gen-", i + 1)});
@@ -218,8 +207,8 @@ TEST_F(VSphereInstancesTest, ManyNodesCostAHandfulOfRequests) {
     EXPECT_EQ(md->zone, "zone-a");
     ++done;
   }
-  auto soap = sim1_->SoapCounters();
-  auto rest = sim1_->RestCounters();
+  auto soap = sim1().SoapCounters();
+  auto rest = sim1().RestCounters();
   ASSERT_TRUE(soap.ok() && rest.ok());
   int soap_total = 0, rest_total = 0;
   for (const auto& [m, n] : *soap) soap_total += (m == "WaitForUpdatesEx") ? 0 : n;
@@ -240,10 +229,10 @@ TEST_F(VSphereInstancesTest, ZoneFollowsTheVmAfterVMotion) {
   auto before = instances_->GetInstanceMetadata({.name = "node-moves"});
   ASSERT_TRUE(before.ok()) << before.status();
   EXPECT_EQ(before->zone, "zone-a");
-  const std::string moid = Moid(*sim1_, "node-moves");
+  const std::string moid = Moid(sim1(), "node-moves");
   const std::string host_before = vcs_[0]->inventory().FindByMoid(moid)->host.value;
   WaitForChange(
-      *vcs_[0], moid, [&] { return sim1_->RelocateVm("node-moves", "/dc1/host/c2"); },
+      *vcs_[0], moid, [&] { return sim1().RelocateVm("node-moves", "/dc1/host/c2"); },
       [&] {
         auto f = vcs_[0]->inventory().FindByMoid(moid);
         return f.ok() && f->host.value != host_before;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "fixtures/vcsim/simulator_suite.h"
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -56,24 +57,16 @@ class Recorder {
   std::vector<std::pair<std::string, absl::StatusCode>> calls_ ABSL_GUARDED_BY(mu_);
 };
 
-class CnsClientTest : public ::testing::Test {
+class CnsClientTest : public ccm::testing::SimulatorSuite<CnsClientTest> {
+ public:
+  static std::vector<std::string> Specs() { return {kSpec}; }
+
  protected:
-  static void SetUpTestSuite() {
-    auto p = testing::VcsimProcess::Start(kSpec);
-    ASSERT_TRUE(p.ok()) << p.status();
-    vcsim_ = p->release();
-  }
-  static void TearDownTestSuite() {
-    delete vcsim_;
-    vcsim_ = nullptr;
-  }
-  void SetUp() override {
-    ASSERT_NE(vcsim_, nullptr);
-    ASSERT_TRUE(vcsim_->SetFault("none").ok());
-    ASSERT_TRUE(vcsim_->ClearCnsFaults().ok());
+  void SetUpTest() override {
+    ASSERT_TRUE(sim().ClearCnsFaults().ok());
     ClientOptions o;
-    o.url = vcsim_->info().url;
-    o.tls.ca_file = vcsim_->info().ca_file;
+    o.url = sim().info().url;
+    o.tls.ca_file = sim().info().ca_file;
     o.retry_backoff.initial = absl::Milliseconds(1);
     o.timeout = absl::Seconds(20);
     o.observer = [this](absl::string_view m, absl::StatusCode c, absl::Duration) {
@@ -81,13 +74,12 @@ class CnsClientTest : public ::testing::Test {
     };
     vim_ = std::make_unique<Client>(std::move(o), &creds_);
     cns_ = std::make_unique<CnsClient>(*vim_);
-    for (const auto& vm : vcsim_->info().vms) vms_[vm.name] = {"VirtualMachine", vm.moid};
+    for (const auto& vm : sim().info().vms) vms_[vm.name] = {"VirtualMachine", vm.moid};
   }
   // Every test leaves the simulator without volumes, so capacities start full.
   void TearDown() override {
-    ASSERT_TRUE(vcsim_->SetFault("none").ok());
-    ASSERT_TRUE(vcsim_->ClearCnsFaults().ok());
-    auto vols = vcsim_->CnsVolumes();
+    ASSERT_TRUE(sim().ClearCnsFaults().ok());
+    auto vols = sim().CnsVolumes();
     ASSERT_TRUE(vols.ok()) << vols.status();
     for (const auto& v : *vols) {
       if (!v.attached_vm.empty()) {
@@ -128,14 +120,12 @@ class CnsClientTest : public ::testing::Test {
     return r.ok() ? r->volume_id : "";
   }
 
-  static testing::VcsimProcess* vcsim_;
   StaticCredentialSource creds_{Credentials{"admin", Secret("secret")}};
   Recorder recorder_;
   std::unique_ptr<Client> vim_;
   std::unique_ptr<CnsClient> cns_;
   std::map<std::string, Moref> vms_;
 };
-testing::VcsimProcess* CnsClientTest::vcsim_ = nullptr;
 
 TEST_F(CnsClientTest, CreatePlacesOneVolumeAndTakesItsCapacity) {
   const int64_t small = FreeMb("ds-small"), big = FreeMb("ds-big");
@@ -145,7 +135,7 @@ TEST_F(CnsClientTest, CreatePlacesOneVolumeAndTakesItsCapacity) {
   EXPECT_EQ(r->volume_id.size(), 36u);  // an FCD id is a UUID
   EXPECT_EQ(FreeMb("ds-small"), small - 1024);
   EXPECT_EQ(FreeMb("ds-big"), big);
-  auto vols = vcsim_->CnsVolumes();
+  auto vols = sim().CnsVolumes();
   ASSERT_TRUE(vols.ok());
   ASSERT_EQ(vols->size(), 1u);  // one placement, not one volume per datastore
   EXPECT_EQ((*vols)[0].id, r->volume_id);
@@ -172,7 +162,7 @@ TEST_F(CnsClientTest, NoRoomIsAClearError) {
   EXPECT_THAT(r.status().message(), HasSubstr("pvc-huge"));
   EXPECT_THAT(r.status().message(), HasSubstr("insufficient disk space"));
   EXPECT_EQ(FreeMb("ds-small"), 2048);
-  auto vols = vcsim_->CnsVolumes();
+  auto vols = sim().CnsVolumes();
   ASSERT_TRUE(vols.ok());
   EXPECT_TRUE(vols->empty());
 }
@@ -241,7 +231,7 @@ TEST_F(CnsClientTest, AttachReturnsEachVolumesOwnDiskUuid) {
   ASSERT_TRUE(ub.ok()) << ub.status();
   EXPECT_NE(*ua, *ub);
   EXPECT_THAT(*ua, ::testing::StartsWith("6000C29"));
-  auto vols = vcsim_->CnsVolumes();
+  auto vols = sim().CnsVolumes();
   ASSERT_TRUE(vols.ok());
   for (const auto& v : *vols) {
     EXPECT_EQ(v.disk_uuid, v.id == a ? *ua : *ub);
@@ -394,14 +384,14 @@ TEST_F(CnsClientTest, InjectedFaultsKeepTheirMessage) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.where);
-    ASSERT_TRUE(vcsim_->SetCnsFault("CnsCreateVolume", c.fault, c.message, 1, c.where).ok());
+    ASSERT_TRUE(sim().SetCnsFault("CnsCreateVolume", c.fault, c.message, 1, c.where).ok());
     auto r = cns_->CreateVolume(Spec("faulty", 100, {Ds("ds-big")}));
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), c.code);
     EXPECT_EQ(FaultName(r.status()), c.fault);
     EXPECT_THAT(r.status().message(), HasSubstr(c.message));
   }
-  ASSERT_TRUE(vcsim_->SetCnsFault("CnsQueryVolume", "CnsFault", "injected: query failed").ok());
+  ASSERT_TRUE(sim().SetCnsFault("CnsQueryVolume", "CnsFault", "injected: query failed").ok());
   auto q = cns_->QueryVolume({});
   ASSERT_FALSE(q.ok());
   EXPECT_THAT(q.status().message(), HasSubstr("injected: query failed"));
@@ -412,11 +402,11 @@ TEST_F(CnsClientTest, InjectedFaultsKeepTheirMessage) {
 
 TEST_F(CnsClientTest, WaitsForASlowTask) {
   const std::string v = Create("slow", 100, {Ds("ds-big")});
-  ASSERT_TRUE(vcsim_->SetCnsDelay("CnsAttachVolume", 300).ok());
+  ASSERT_TRUE(sim().SetCnsDelay("CnsAttachVolume", 300).ok());
   const absl::Time start = absl::Now();
   auto uuid = cns_->AttachVolume(v, vms_["node-1"]);
   const absl::Duration took = absl::Now() - start;
-  ASSERT_TRUE(vcsim_->SetCnsDelay("CnsAttachVolume", 0).ok());
+  ASSERT_TRUE(sim().SetCnsDelay("CnsAttachVolume", 0).ok());
   ASSERT_TRUE(uuid.ok()) << uuid.status();
   EXPECT_GE(took, absl::Milliseconds(300));
   EXPECT_GE(recorder_.Count("RetrievePropertiesEx"), 2);  // polled the task's info
@@ -424,16 +414,16 @@ TEST_F(CnsClientTest, WaitsForASlowTask) {
 
 TEST_F(CnsClientTest, TransientErrorsAndSessions) {
   // A 503 before CNS ran anything is retried, for queries and changes alike.
-  ASSERT_TRUE(vcsim_->SetFault("503", 1, 0, "vsanHealth").ok());
+  ASSERT_TRUE(sim().SetFault("503", 1, 0, "vsanHealth").ok());
   EXPECT_TRUE(cns_->QueryVolume({}).ok());
-  ASSERT_TRUE(vcsim_->SetFault("503", 1, 0, "vsanHealth").ok());
+  ASSERT_TRUE(sim().SetFault("503", 1, 0, "vsanHealth").ok());
   EXPECT_FALSE(Create("after-503", 100, {Ds("ds-big")}).empty());
   // A dropped connection may have run a change: the Session does not send it again, and says
   // Unavailable. (Two drops: libcurl itself re-sends once when a reused connection closes
   // without an answer.)
-  ASSERT_TRUE(vcsim_->SetFault("drop", 2, 0, "vsanHealth").ok());
+  ASSERT_TRUE(sim().SetFault("drop", 2, 0, "vsanHealth").ok());
   auto dropped = cns_->CreateVolume(Spec("dropped", 100, {Ds("ds-big")}));
-  ASSERT_TRUE(vcsim_->SetFault("none").ok());
+  ASSERT_TRUE(sim().SetFault("none").ok());
   ASSERT_FALSE(dropped.ok());
   EXPECT_EQ(dropped.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(recorder_.Count("CnsCreateVolume"), 3);  // 503 + retry, then the dropped one
@@ -441,10 +431,10 @@ TEST_F(CnsClientTest, TransientErrorsAndSessions) {
   // Sessions invalidated (e.g. vCenter restarted its session service): the vim25 session is
   // renewed once (CNS shares it: no session of its own), and the call is sent again.
   const uint64_t generation = vim_->session_generation();
-  ASSERT_TRUE(vcsim_->InvalidateSessions().ok());
+  ASSERT_TRUE(sim().InvalidateSessions().ok());
   EXPECT_TRUE(cns_->QueryVolume({}).ok());
   EXPECT_EQ(vim_->session_generation(), generation + 1);
-  auto sessions = vcsim_->Sessions();
+  auto sessions = sim().Sessions();
   ASSERT_TRUE(sessions.ok()) << sessions.status();
   EXPECT_EQ(sessions->soap, 1) << "one vCenter session for vim25 and CNS";
 }
@@ -459,7 +449,7 @@ TEST_F(CnsClientTest, ReportsTaskTimes) {
     ASSERT_FALSE(v.empty());
     ASSERT_TRUE(cns_->DeleteVolume(v).ok());
   }
-  auto stats = vcsim_->CnsTaskStats();
+  auto stats = sim().CnsTaskStats();
   ASSERT_TRUE(stats.ok()) << stats.status();
   ASSERT_GE((*stats)["CnsCreateVolume"].count, kN);
   std::sort(client_ms.begin(), client_ms.end());

@@ -5,11 +5,11 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "controller_env.h"
 #include "csi/controller/controller_plugin.h"
 #include "csi/core/constants.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "integration/csi/controller_fixture.h"
 #include "testing/eventually.h"
 
 namespace ccm::csi::testing {
@@ -17,59 +17,8 @@ namespace {
 
 using ::testing::HasSubstr;
 constexpr int64_t kMiB = 1024 * 1024;
-constexpr int64_t kGiB = 1024 * kMiB;
 
-class ControllerConformanceTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    auto env = ControllerEnv::Start(ZonesSpec());
-    ASSERT_TRUE(env.ok()) << env.status();
-    env_ = env->release();
-  }
-  static void TearDownTestSuite() { delete env_; }
-
-  ::csi::v1::Controller::Stub& c() { return env_->controller(); }
-
-  grpc::Status Create(const ::csi::v1::CreateVolumeRequest& req,
-                      ::csi::v1::CreateVolumeResponse* resp = nullptr) {
-    grpc::ClientContext ctx;
-    ::csi::v1::CreateVolumeResponse ignored;
-    return c().CreateVolume(&ctx, req, resp != nullptr ? resp : &ignored);
-  }
-  grpc::Status Delete(const std::string& id) {
-    grpc::ClientContext ctx;
-    ::csi::v1::DeleteVolumeRequest req;
-    req.set_volume_id(id);
-    ::csi::v1::DeleteVolumeResponse resp;
-    return c().DeleteVolume(&ctx, req, &resp);
-  }
-  grpc::Status Publish(const std::string& id, const std::string& node,
-                       ::csi::v1::ControllerPublishVolumeResponse* resp) {
-    grpc::ClientContext ctx;
-    ::csi::v1::ControllerPublishVolumeRequest req;
-    req.set_volume_id(id);
-    req.set_node_id(node);
-    *req.mutable_volume_capability() = MountCap();
-    return c().ControllerPublishVolume(&ctx, req, resp);
-  }
-  grpc::Status List(const std::string& token, int32_t max, ::csi::v1::ListVolumesResponse* resp) {
-    grpc::ClientContext ctx;
-    ::csi::v1::ListVolumesRequest req;
-    req.set_starting_token(token);
-    req.set_max_entries(max);
-    return c().ListVolumes(&ctx, req, resp);
-  }
-  // Creates a volume and returns its ID ("" on failure, with a test failure).
-  std::string MustCreate(const std::string& name, int64_t bytes = kGiB) {
-    ::csi::v1::CreateVolumeResponse resp;
-    grpc::Status s = Create(CreateReq(name, bytes), &resp);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return resp.volume().volume_id();
-  }
-
-  static ControllerEnv* env_;
-};
-ControllerEnv* ControllerConformanceTest::env_ = nullptr;
+class ControllerConformanceTest : public ControllerFixture<ControllerConformanceTest> {};
 
 // ---- CreateVolume ----
 
@@ -113,7 +62,7 @@ TEST_F(ControllerConformanceTest, CreateReturnsRoundedSizeContextAndTopology) {
   EXPECT_EQ(resp.volume().volume_context().at("type"), kDiskTypeBlockVolume);
   ASSERT_GE(resp.volume().accessible_topology_size(), 1);
   EXPECT_EQ(resp.volume().accessible_topology(0).segments().at(kRegionKey), "region-1");
-  auto cns = env_->CnsVolume(resp.volume().volume_id());
+  auto cns = env().CnsVolume(resp.volume().volume_id());
   ASSERT_TRUE(cns.ok()) << cns.status();
   EXPECT_EQ(cns->name, "pvc-shape");
   EXPECT_EQ(cns->capacity_mb, 2);
@@ -127,7 +76,7 @@ TEST_F(ControllerConformanceTest, CreateSameNameTwiceReturnsTheSameVolume) {
   EXPECT_EQ(a.volume().volume_id(), b.volume().volume_id());
   EXPECT_EQ(b.volume().capacity_bytes(), kGiB);
   EXPECT_EQ(a.volume().accessible_topology_size(), b.volume().accessible_topology_size());
-  auto volumes = env_->sim().CnsVolumes();
+  auto volumes = env().sim().CnsVolumes();
   ASSERT_TRUE(volumes.ok());
   EXPECT_EQ(std::count_if(volumes->begin(), volumes->end(),
                           [](const auto& v) { return v.name == "pvc-twice"; }),
@@ -150,21 +99,21 @@ TEST_F(ControllerConformanceTest, CreateLargerThanAnyDatastoreIsResourceExhauste
 }
 
 TEST_F(ControllerConformanceTest, CreateWithDatastoreUrlPlacesThere) {
-  const std::string url = env_->DatastoreUrl("ds-shared");
+  const std::string url = env().DatastoreUrl("ds-shared");
   ASSERT_FALSE(url.empty());
   auto req = CreateReq("pvc-on-ds-shared", kGiB);
   (*req.mutable_parameters())["DatastoreURL"] = url;  // keys are case-insensitive
   ::csi::v1::CreateVolumeResponse resp;
   ASSERT_TRUE(Create(req, &resp).ok());
-  auto cns = env_->CnsVolume(resp.volume().volume_id());
+  auto cns = env().CnsVolume(resp.volume().volume_id());
   ASSERT_TRUE(cns.ok());
-  EXPECT_EQ(cns->datastore, env_->DatastoreMoid("ds-shared"));
+  EXPECT_EQ(cns->datastore, env().DatastoreMoid("ds-shared"));
 }
 
 TEST_F(ControllerConformanceTest, CreateOnADatastoreUrlSomeNodesCannotReachIsRefused) {
   // ds-b is mounted by zone-b's host only: a volume there would not attach to node-a1/node-a2.
   auto req = CreateReq("pvc-on-ds-b", kGiB);
-  (*req.mutable_parameters())["datastoreurl"] = env_->DatastoreUrl("ds-b");
+  (*req.mutable_parameters())["datastoreurl"] = env().DatastoreUrl("ds-b");
   grpc::Status s = Create(req);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
   EXPECT_THAT(s.error_message(), ::testing::AllOf(::testing::HasSubstr("ds-b"),
@@ -176,19 +125,19 @@ TEST_F(ControllerConformanceTest, UnconstrainedVolumesGoWhereEveryNodeVmsHostMou
   // node VM's host, ds-shared is.
   ::csi::v1::CreateVolumeResponse resp;
   ASSERT_TRUE(Create(CreateReq("pvc-unconstrained", kGiB), &resp).ok());
-  auto cns = env_->CnsVolume(resp.volume().volume_id());
+  auto cns = env().CnsVolume(resp.volume().volume_id());
   ASSERT_TRUE(cns.ok());
-  EXPECT_EQ(cns->datastore, env_->DatastoreMoid("ds-shared"));
+  EXPECT_EQ(cns->datastore, env().DatastoreMoid("ds-shared"));
 }
 
 TEST_F(ControllerConformanceTest, VolumeOperationsAreInTheReferencesHistograms) {
   MustCreate("pvc-metrics");
   ASSERT_FALSE(Create(CreateReq("", kGiB)).ok());
-  auto* csi_ops = env_->registry().Find("vsphere_csi_volume_ops_histogram");
+  auto* csi_ops = env().registry().Find("vsphere_csi_volume_ops_histogram");
   ASSERT_NE(csi_ops, nullptr);
   EXPECT_GE(csi_ops->Count({"block", "create-volume", "pass", ""}), 1u);
   EXPECT_GE(csi_ops->Count({"block", "create-volume", "fail", "csi.fault.InvalidArgument"}), 1u);
-  auto* cns_ops = env_->registry().Find("vsphere_cns_volume_ops_histogram");
+  auto* cns_ops = env().registry().Find("vsphere_cns_volume_ops_histogram");
   ASSERT_NE(cns_ops, nullptr);
   EXPECT_GE(cns_ops->Count({"create-volume", "pass"}), 1u);
   EXPECT_GE(cns_ops->Count({"query-volume", "pass"}), 1u);
@@ -203,7 +152,7 @@ TEST_F(ControllerConformanceTest, DeleteWithoutIdIsInvalidArgument) {
 TEST_F(ControllerConformanceTest, DeleteTwiceSucceedsBothTimes) {
   const std::string id = MustCreate("pvc-delete-twice");
   ASSERT_TRUE(Delete(id).ok());
-  EXPECT_EQ(env_->CnsVolume(id).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(env().CnsVolume(id).status().code(), absl::StatusCode::kNotFound);
   EXPECT_TRUE(Delete(id).ok());
 }
 
@@ -214,12 +163,12 @@ TEST_F(ControllerConformanceTest, DeleteOfAnUnknownIdSucceeds) {
 TEST_F(ControllerConformanceTest, DeleteOfAnAttachedVolumeIsFailedPreconditionAndKeepsIt) {
   const std::string id = MustCreate("pvc-delete-attached");
   ::csi::v1::ControllerPublishVolumeResponse pub;
-  ASSERT_TRUE(Publish(id, env_->VmUuid("node-a1"), &pub).ok());
+  ASSERT_TRUE(Publish(PubReq(id, env().VmUuid("node-a1")), &pub).ok());
   grpc::Status s = Delete(id);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
-  auto cns = env_->CnsVolume(id);
+  auto cns = env().CnsVolume(id);
   ASSERT_TRUE(cns.ok());
-  EXPECT_EQ(cns->attached_vm, env_->VmMoid("node-a1"));  // never a silent detach
+  EXPECT_EQ(cns->attached_vm, env().VmMoid("node-a1"));  // never a silent detach
 }
 
 // ---- ValidateVolumeCapabilities ----
@@ -271,7 +220,7 @@ TEST_F(ControllerConformanceTest, ListPagesThroughEveryVolumeWithPublishedNodes)
   for (int i = 0; i < 5; ++i) created.insert(MustCreate(absl::StrCat("pvc-list-", i)));
   const std::string attached = *created.begin();
   ::csi::v1::ControllerPublishVolumeResponse pub;
-  ASSERT_TRUE(Publish(attached, env_->VmUuid("node-b1"), &pub).ok());
+  ASSERT_TRUE(Publish(PubReq(attached, env().VmUuid("node-b1")), &pub).ok());
 
   std::set<std::string> seen;
   std::string token;
@@ -285,7 +234,7 @@ TEST_F(ControllerConformanceTest, ListPagesThroughEveryVolumeWithPublishedNodes)
       EXPECT_TRUE(seen.insert(e.volume().volume_id()).second) << "listed twice";
       if (e.volume().volume_id() == attached) {
         ASSERT_EQ(e.status().published_node_ids_size(), 1);
-        EXPECT_EQ(e.status().published_node_ids(0), env_->VmUuid("node-b1"));
+        EXPECT_EQ(e.status().published_node_ids(0), env().VmUuid("node-b1"));
         found_published = true;
       }
     }
@@ -317,7 +266,7 @@ TEST_F(ControllerConformanceTest, ListPagesComeFromOneSnapshot) {
   grpc::Status deleted = Delete(made.front());
   ASSERT_TRUE(deleted.ok()) << deleted.error_message();
   const std::string late = MustCreate("pvc-snap-late");
-  auto before = env_->sim().CnsCounters();
+  auto before = env().sim().CnsCounters();
   ASSERT_TRUE(before.ok());
   std::string token = first.next_token();
   while (!token.empty()) {
@@ -326,7 +275,7 @@ TEST_F(ControllerConformanceTest, ListPagesComeFromOneSnapshot) {
     for (const auto& e : page.entries()) listed.push_back(e.volume().volume_id());
     token = page.next_token();
   }
-  auto after = env_->sim().CnsCounters();
+  auto after = env().sim().CnsCounters();
   ASSERT_TRUE(after.ok());
   EXPECT_EQ((*after)["CnsQueryVolume"], (*before)["CnsQueryVolume"]) << "pages re-read CNS";
   std::set<std::string> unique(listed.begin(), listed.end());
@@ -354,7 +303,7 @@ TEST_F(ControllerConformanceTest, ListRefusesWhenKubernetesHasFarMorePvsThanCns)
         {"spec",
          {{"csi",
            {{"driver", "csi.vsphere.vmware.com"}, {"volumeHandle", absl::StrCat("v", i)}}}}}};
-    ASSERT_TRUE(env_->api().Put("persistentvolumes", pv).ok());
+    ASSERT_TRUE(env().api().Put("persistentvolumes", pv).ok());
   }
   grpc::Status s;
   EXPECT_TRUE(ccm::testing::Eventually([&] {
@@ -364,7 +313,7 @@ TEST_F(ControllerConformanceTest, ListRefusesWhenKubernetesHasFarMorePvsThanCns)
   })) << s.error_message();
   EXPECT_THAT(s.error_message(), ::testing::HasSubstr("list-volume-threshold"));
   for (int i = 0; i < missing; ++i) {
-    ASSERT_TRUE(env_->api().Delete("persistentvolumes", "", absl::StrCat("pv-missing-", i)).ok());
+    ASSERT_TRUE(env().api().Delete("persistentvolumes", "", absl::StrCat("pv-missing-", i)).ok());
   }
   EXPECT_TRUE(ccm::testing::Eventually([&] {
     ::csi::v1::ListVolumesResponse resp;
@@ -403,22 +352,22 @@ TEST_F(ControllerConformanceTest, SnapshotsAreUnimplemented) {
 TEST_F(ControllerConformanceTest, ProbeIsReadyWithSessionsAndCachesUp) {
   grpc::ClientContext ctx;
   ::csi::v1::ProbeResponse resp;
-  ASSERT_TRUE(env_->identity().Probe(&ctx, {}, &resp).ok());
+  ASSERT_TRUE(env().identity().Probe(&ctx, {}, &resp).ok());
   EXPECT_TRUE(resp.ready().value());
 }
 
 // ---- Concurrency ----
 
 TEST_F(ControllerConformanceTest, ConcurrentCreateOfTheSameNameIsAbortedOthersRun) {
-  ASSERT_TRUE(env_->sim().SetCnsDelay("CnsCreateVolume", 1500).ok());
-  auto counters = env_->sim().CnsCounters();
+  ASSERT_TRUE(env().sim().SetCnsDelay("CnsCreateVolume", 1500).ok());
+  auto counters = env().sim().CnsCounters();
   ASSERT_TRUE(counters.ok());
   const int before = (*counters)["CnsCreateVolume"];
   grpc::Status first;
   std::thread slow([&] { first = Create(CreateReq("pvc-slow", kGiB)); });
   // The first call holds the volume once its CnsCreateVolume reached the simulator.
   ASSERT_TRUE(ccm::testing::Eventually([&] {
-    auto c = env_->sim().CnsCounters();
+    auto c = env().sim().CnsCounters();
     return c.ok() && (*c)["CnsCreateVolume"] > before;
   }));
   grpc::Status second = Create(CreateReq("pvc-slow", kGiB));
@@ -427,12 +376,12 @@ TEST_F(ControllerConformanceTest, ConcurrentCreateOfTheSameNameIsAbortedOthersRu
   // Another volume is not held up by the lock (it waits only for its own CNS task).
   EXPECT_TRUE(Create(CreateReq("pvc-parallel", kGiB)).ok());
   slow.join();
-  ASSERT_TRUE(env_->sim().SetCnsDelay("CnsCreateVolume", 0).ok());
+  ASSERT_TRUE(env().sim().SetCnsDelay("CnsCreateVolume", 0).ok());
   EXPECT_TRUE(first.ok()) << first.error_message();
   // The retry after Aborted finds the volume the first call made.
   ::csi::v1::CreateVolumeResponse again;
   ASSERT_TRUE(Create(CreateReq("pvc-slow", kGiB), &again).ok());
-  auto volumes = env_->sim().CnsVolumes();
+  auto volumes = env().sim().CnsVolumes();
   ASSERT_TRUE(volumes.ok());
   EXPECT_EQ(std::count_if(volumes->begin(), volumes->end(),
                           [](const auto& v) { return v.name == "pvc-slow"; }),

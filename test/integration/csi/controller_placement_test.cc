@@ -5,9 +5,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "controller_env.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "integration/csi/controller_fixture.h"
 #include "testing/eventually.h"
 
 namespace ccm::csi::testing {
@@ -16,7 +16,6 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-constexpr int64_t kGiB = int64_t{1024} * 1024 * 1024;
 constexpr char kVsanDefaultPolicy[] = "aa6d5a82-1c88-45da-85d3-3d74b91a5bad";
 
 // zone-a: zone-a-host-0/1 (node-a0, node-a1); zone-b: zone-b-host-0/1 (node-b0 on host 0).
@@ -61,18 +60,11 @@ constexpr char kSpec[] = R"({
   return t;
 }
 
-class ControllerPlacementTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    auto env = ControllerEnv::Start(kSpec);
-    ASSERT_TRUE(env.ok()) << env.status();
-    env_ = env->release();
-  }
-  static void TearDownTestSuite() {
-    delete env_;
-    env_ = nullptr;
-  }
+class ControllerPlacementTest : public ControllerFixture<ControllerPlacementTest> {
+ public:
+  static std::string Spec() { return kSpec; }
 
+ protected:
   static ::csi::v1::CreateVolumeRequest Req(const std::string& name,
                                             std::map<std::string, std::string> params = {},
                                             const std::string& zone = "") {
@@ -84,12 +76,6 @@ class ControllerPlacementTest : public ::testing::Test {
     }
     return req;
   }
-  static grpc::Status Create(const ::csi::v1::CreateVolumeRequest& req,
-                             ::csi::v1::CreateVolumeResponse* resp = nullptr) {
-    grpc::ClientContext ctx;
-    ::csi::v1::CreateVolumeResponse ignored;
-    return env_->controller().CreateVolume(&ctx, req, resp ? resp : &ignored);
-  }
   // The datastore name CNS placed the volume on ("" on failure, with the error reported).
   static std::string PlacedOn(const ::csi::v1::CreateVolumeRequest& req,
                               std::string* policy = nullptr) {
@@ -97,16 +83,13 @@ class ControllerPlacementTest : public ::testing::Test {
     grpc::Status s = Create(req, &resp);
     EXPECT_TRUE(s.ok()) << req.name() << ": " << s.error_message();
     if (!s.ok()) return "";
-    auto v = env_->CnsVolume(resp.volume().volume_id());
+    auto v = env().CnsVolume(resp.volume().volume_id());
     EXPECT_TRUE(v.ok()) << v.status();
     if (!v.ok()) return "";
     if (policy != nullptr) *policy = v->policy_id;
     return v->datastore_name;
   }
-
-  static ControllerEnv* env_;
 };
-ControllerEnv* ControllerPlacementTest::env_ = nullptr;
 
 TEST_F(ControllerPlacementTest, UnconstrainedVolumesNeverGoToAHostLocalDatastore) {
   // local-big, a-partial and pod-local have the most space but one host mounts them; ab0 is
@@ -129,9 +112,9 @@ TEST_F(ControllerPlacementTest, AStoragePolicyPlacesOnItsCompatibleDatastoreAndC
   EXPECT_EQ(PlacedOn(Req("pvc-gold", {{"storagepolicyname", "gold"}}), &policy), "gold");
   EXPECT_EQ(policy, "gold-policy-id");
   // The same policy again: names and compatibility come from the cache, no SPBM request.
-  ASSERT_TRUE(env_->sim().ResetCounters().ok());
+  ASSERT_TRUE(env().sim().ResetCounters().ok());
   EXPECT_EQ(PlacedOn(Req("pvc-gold-2", {{"storagepolicyname", "gold"}}), &policy), "gold");
-  auto soap = env_->sim().SoapCounters();
+  auto soap = env().sim().SoapCounters();
   ASSERT_TRUE(soap.ok());
   for (const auto& [method, n] : *soap) {
     EXPECT_FALSE(absl::StartsWith(method, "Pbm")) << method << " x" << n;
@@ -149,13 +132,13 @@ TEST_F(ControllerPlacementTest, PolicyErrorsNameThePolicy) {
   // datastoreurl + a policy it does not satisfy.
   grpc::Status both =
       Create(Req("pvc-gold-shared",
-                 {{"storagepolicyname", "gold"}, {"datastoreurl", env_->DatastoreUrl("shared")}}));
+                 {{"storagepolicyname", "gold"}, {"datastoreurl", env().DatastoreUrl("shared")}}));
   EXPECT_EQ(both.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << both.error_message();
 }
 
 TEST_F(ControllerPlacementTest, VsanDatastoreWithoutAPolicyGetsItsDefaultPolicy) {
   std::string policy;
-  EXPECT_EQ(PlacedOn(Req("pvc-vsan", {{"datastoreurl", env_->DatastoreUrl("vsan-a")}}, "zone-a"),
+  EXPECT_EQ(PlacedOn(Req("pvc-vsan", {{"datastoreurl", env().DatastoreUrl("vsan-a")}}, "zone-a"),
                      &policy),
             "vsan-a");
   EXPECT_EQ(policy, kVsanDefaultPolicy);
@@ -173,7 +156,7 @@ TEST_F(ControllerPlacementTest, SameNameWithAnotherPolicyOrDatastoreIsAlreadyExi
   EXPECT_EQ(silver.error_code(), grpc::StatusCode::ALREADY_EXISTS);
   EXPECT_THAT(silver.error_message(), HasSubstr("storage policy gold-policy-id"));
   grpc::Status elsewhere =
-      Create(Req("pvc-same", {{"datastoreurl", env_->DatastoreUrl("shared")}}));
+      Create(Req("pvc-same", {{"datastoreurl", env().DatastoreUrl("shared")}}));
   EXPECT_EQ(elsewhere.error_code(), grpc::StatusCode::ALREADY_EXISTS);
   grpc::Status zone_b_only = Create(Req("pvc-zone-a-only", {}, "zone-a"));
   ASSERT_TRUE(zone_b_only.ok());
@@ -184,24 +167,24 @@ TEST_F(ControllerPlacementTest, SameNameWithAnotherPolicyOrDatastoreIsAlreadyExi
 TEST_F(ControllerPlacementTest, ANodeVmMovingToAnotherHostChangesTheSharedSet) {
   ASSERT_EQ(PlacedOn(Req("pvc-before-move")), "ab0");
   // node-b0 moves to zone-b-host-1, which does not mount ab0.
-  ASSERT_TRUE(env_->sim().RelocateVm("node-b0", "/dc1/host/zone-b", "zone-b-host-1").ok());
+  ASSERT_TRUE(env().sim().RelocateVm("node-b0", "/dc1/host/zone-b", "zone-b-host-1").ok());
   std::string placed;
   ASSERT_TRUE(ccm::testing::Eventually([&] {
     ::csi::v1::CreateVolumeResponse resp;
     if (!Create(Req("pvc-after-move"), &resp).ok()) return false;
-    auto v = env_->CnsVolume(resp.volume().volume_id());
+    auto v = env().CnsVolume(resp.volume().volume_id());
     placed = v.ok() ? v->datastore_name : "";
     if (placed == "ab0") {  // the VM cache had not seen the move yet: try again
       grpc::ClientContext ctx;
       ::csi::v1::DeleteVolumeRequest del;
       del.set_volume_id(resp.volume().volume_id());
       ::csi::v1::DeleteVolumeResponse ignored;
-      EXPECT_TRUE(env_->controller().DeleteVolume(&ctx, del, &ignored).ok());
+      EXPECT_TRUE(env().controller().DeleteVolume(&ctx, del, &ignored).ok());
     }
     return placed != "ab0";
   }));
   EXPECT_EQ(placed, "shared");
-  ASSERT_TRUE(env_->sim().RelocateVm("node-b0", "/dc1/host/zone-b", "zone-b-host-0").ok());
+  ASSERT_TRUE(env().sim().RelocateVm("node-b0", "/dc1/host/zone-b", "zone-b-host-0").ok());
 }
 
 TEST(ControllerPlacementNodesTest, WithoutNodeVmsAnUnconstrainedVolumeHasNowhereToGo) {

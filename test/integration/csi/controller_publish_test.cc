@@ -5,58 +5,21 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "controller_env.h"
 #include "csi/core/constants.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "integration/csi/controller_fixture.h"
 #include "testing/eventually.h"
 
 namespace ccm::csi::testing {
 namespace {
 
 constexpr int64_t kMiB = 1024 * 1024;
-constexpr int64_t kGiB = 1024 * kMiB;
 constexpr char kUnknownVolume[] = "0f2e8c8a-3333-4a4a-9b9b-123456789abc";
 constexpr char kUnknownNode[] = "4230aaaa-bbbb-cccc-dddd-eeeeffff0000";
 
-class ControllerPublishTest : public ::testing::Test {
+class ControllerPublishTest : public ControllerFixture<ControllerPublishTest> {
  protected:
-  static void SetUpTestSuite() {
-    auto env = ControllerEnv::Start(ZonesSpec());
-    ASSERT_TRUE(env.ok()) << env.status();
-    env_ = env->release();
-  }
-  static void TearDownTestSuite() { delete env_; }
-  ::csi::v1::Controller::Stub& c() { return env_->controller(); }
-
-  std::string MustCreate(const std::string& name, int64_t bytes = kGiB) {
-    grpc::ClientContext ctx;
-    ::csi::v1::CreateVolumeResponse resp;
-    grpc::Status s = c().CreateVolume(&ctx, CreateReq(name, bytes), &resp);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return resp.volume().volume_id();
-  }
-  ::csi::v1::ControllerPublishVolumeRequest PubReq(const std::string& id, const std::string& node) {
-    ::csi::v1::ControllerPublishVolumeRequest req;
-    req.set_volume_id(id);
-    req.set_node_id(node);
-    *req.mutable_volume_capability() = MountCap();
-    return req;
-  }
-  grpc::Status Publish(const ::csi::v1::ControllerPublishVolumeRequest& req,
-                       ::csi::v1::ControllerPublishVolumeResponse* resp = nullptr) {
-    grpc::ClientContext ctx;
-    ::csi::v1::ControllerPublishVolumeResponse ignored;
-    return c().ControllerPublishVolume(&ctx, req, resp != nullptr ? resp : &ignored);
-  }
-  grpc::Status Unpublish(const std::string& id, const std::string& node) {
-    grpc::ClientContext ctx;
-    ::csi::v1::ControllerUnpublishVolumeRequest req;
-    req.set_volume_id(id);
-    req.set_node_id(node);
-    ::csi::v1::ControllerUnpublishVolumeResponse resp;
-    return c().ControllerUnpublishVolume(&ctx, req, &resp);
-  }
   grpc::Status Expand(const std::string& id, int64_t required, int64_t limit,
                       const ::csi::v1::VolumeCapability* cap,
                       ::csi::v1::ControllerExpandVolumeResponse* resp) {
@@ -73,19 +36,16 @@ class ControllerPublishTest : public ::testing::Test {
   static std::string Formatted(std::string uuid) {
     return absl::AsciiStrToLower(absl::StrReplaceAll(uuid, {{"-", ""}, {" ", ""}}));
   }
-
-  static ControllerEnv* env_;
 };
-ControllerEnv* ControllerPublishTest::env_ = nullptr;
 
 // ---- ControllerPublishVolume ----
 
 TEST_F(ControllerPublishTest, PublishRequiresVolumeNodeAndCapability) {
-  auto req = PubReq("", env_->VmUuid("node-a1"));
+  auto req = PubReq("", env().VmUuid("node-a1"));
   EXPECT_EQ(Publish(req).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   req = PubReq(kUnknownVolume, "");
   EXPECT_EQ(Publish(req).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  req = PubReq(kUnknownVolume, env_->VmUuid("node-a1"));
+  req = PubReq(kUnknownVolume, env().VmUuid("node-a1"));
   req.clear_volume_capability();
   EXPECT_EQ(Publish(req).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 }
@@ -96,30 +56,30 @@ TEST_F(ControllerPublishTest, PublishToAnUnknownNodeIsNotFound) {
 }
 
 TEST_F(ControllerPublishTest, PublishOfAnUnknownVolumeIsNotFound) {
-  EXPECT_EQ(Publish(PubReq(kUnknownVolume, env_->VmUuid("node-a1"))).error_code(),
+  EXPECT_EQ(Publish(PubReq(kUnknownVolume, env().VmUuid("node-a1"))).error_code(),
             grpc::StatusCode::NOT_FOUND);
 }
 
 TEST_F(ControllerPublishTest, PublishTwiceReturnsTheSameContextWithTheDiskUuid) {
   const std::string id = MustCreate("pvc-pub-twice");
   ::csi::v1::ControllerPublishVolumeResponse a, b;
-  ASSERT_TRUE(Publish(PubReq(id, env_->VmUuid("node-a1")), &a).ok());
-  grpc::Status s = Publish(PubReq(id, env_->VmUuid("node-a1")), &b);
+  ASSERT_TRUE(Publish(PubReq(id, env().VmUuid("node-a1")), &a).ok());
+  grpc::Status s = Publish(PubReq(id, env().VmUuid("node-a1")), &b);
   ASSERT_TRUE(s.ok()) << s.error_message();
   using Map = std::map<std::string, std::string>;
   EXPECT_EQ(Map(a.publish_context().begin(), a.publish_context().end()),
             Map(b.publish_context().begin(), b.publish_context().end()));
-  auto cns = env_->CnsVolume(id);
+  auto cns = env().CnsVolume(id);
   ASSERT_TRUE(cns.ok());
-  EXPECT_EQ(cns->attached_vm, env_->VmMoid("node-a1"));
+  EXPECT_EQ(cns->attached_vm, env().VmMoid("node-a1"));
   EXPECT_EQ(a.publish_context().at("diskUUID"), Formatted(cns->disk_uuid));
   EXPECT_EQ(a.publish_context().at("type"), kDiskTypeBlockVolume);
 }
 
 TEST_F(ControllerPublishTest, PublishToASecondNodeIsFailedPrecondition) {
   const std::string id = MustCreate("pvc-pub-elsewhere");
-  ASSERT_TRUE(Publish(PubReq(id, env_->VmUuid("node-a1"))).ok());
-  grpc::Status s = Publish(PubReq(id, env_->VmUuid("node-a2")));
+  ASSERT_TRUE(Publish(PubReq(id, env().VmUuid("node-a1"))).ok());
+  grpc::Status s = Publish(PubReq(id, env().VmUuid("node-a2")));
   EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
 }
 
@@ -135,57 +95,57 @@ TEST_F(ControllerPublishTest, AttachFaultsKeepTheirMeaning) {
   for (const Case& c : {Case{"TooManyDevices", grpc::StatusCode::RESOURCE_EXHAUSTED},
                         Case{"TaskInProgress", grpc::StatusCode::ABORTED},
                         Case{"InvalidPowerState", grpc::StatusCode::FAILED_PRECONDITION}}) {
-    ASSERT_TRUE(env_->sim().SetCnsFault("CnsAttachVolume", c.fault, "injected", 1).ok());
-    grpc::Status s = Publish(PubReq(id, env_->VmUuid("node-a1")));
+    ASSERT_TRUE(env().sim().SetCnsFault("CnsAttachVolume", c.fault, "injected", 1).ok());
+    grpc::Status s = Publish(PubReq(id, env().VmUuid("node-a1")));
     EXPECT_EQ(s.error_code(), c.code) << c.fault << ": " << s.error_message();
     EXPECT_THAT(s.error_message(), ::testing::HasSubstr(c.fault));
   }
-  ASSERT_TRUE(env_->sim().ClearCnsFaults().ok());
-  EXPECT_TRUE(Publish(PubReq(id, env_->VmUuid("node-a1"))).ok());
+  ASSERT_TRUE(env().sim().ClearCnsFaults().ok());
+  EXPECT_TRUE(Publish(PubReq(id, env().VmUuid("node-a1"))).ok());
 }
 
 TEST_F(ControllerPublishTest, PublishByNodeNameFindsTheVm) {
   const std::string id = MustCreate("pvc-pub-by-name");
   ASSERT_TRUE(Publish(PubReq(id, "node-b1")).ok());
-  auto cns = env_->CnsVolume(id);
+  auto cns = env().CnsVolume(id);
   ASSERT_TRUE(cns.ok());
-  EXPECT_EQ(cns->attached_vm, env_->VmMoid("node-b1"));
+  EXPECT_EQ(cns->attached_vm, env().VmMoid("node-b1"));
 }
 
 TEST_F(ControllerPublishTest, PublishAcceptsAnUppercaseVmUuid) {
   const std::string id = MustCreate("pvc-pub-upper");
-  ASSERT_TRUE(Publish(PubReq(id, absl::AsciiStrToUpper(env_->VmUuid("node-a2")))).ok());
+  ASSERT_TRUE(Publish(PubReq(id, absl::AsciiStrToUpper(env().VmUuid("node-a2")))).ok());
 }
 
 // ---- ControllerUnpublishVolume ----
 
 TEST_F(ControllerPublishTest, UnpublishWithoutVolumeIdIsInvalidArgument) {
-  EXPECT_EQ(Unpublish("", env_->VmUuid("node-a1")).error_code(),
+  EXPECT_EQ(Unpublish("", env().VmUuid("node-a1")).error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
 }
 
 TEST_F(ControllerPublishTest, UnpublishTwiceSucceedsAndDetaches) {
   const std::string id = MustCreate("pvc-unpub-twice");
-  ASSERT_TRUE(Publish(PubReq(id, env_->VmUuid("node-a2"))).ok());
-  ASSERT_TRUE(Unpublish(id, env_->VmUuid("node-a2")).ok());
-  auto cns = env_->CnsVolume(id);
+  ASSERT_TRUE(Publish(PubReq(id, env().VmUuid("node-a2"))).ok());
+  ASSERT_TRUE(Unpublish(id, env().VmUuid("node-a2")).ok());
+  auto cns = env().CnsVolume(id);
   ASSERT_TRUE(cns.ok());
   EXPECT_EQ(cns->attached_vm, "");
-  grpc::Status again = Unpublish(id, env_->VmUuid("node-a2"));
+  grpc::Status again = Unpublish(id, env().VmUuid("node-a2"));
   EXPECT_TRUE(again.ok()) << again.error_message();
 }
 
 TEST_F(ControllerPublishTest, UnpublishOfAnUnknownVolumeOrNodeSucceeds) {
   const std::string id = MustCreate("pvc-unpub-unknown");
-  EXPECT_TRUE(Unpublish(kUnknownVolume, env_->VmUuid("node-a1")).ok());
+  EXPECT_TRUE(Unpublish(kUnknownVolume, env().VmUuid("node-a1")).ok());
   EXPECT_TRUE(Unpublish(id, kUnknownNode).ok());
 }
 
 TEST_F(ControllerPublishTest, UnpublishWithoutNodeDetachesFromWhereverItIs) {
   const std::string id = MustCreate("pvc-unpub-any");
-  ASSERT_TRUE(Publish(PubReq(id, env_->VmUuid("node-b1"))).ok());
+  ASSERT_TRUE(Publish(PubReq(id, env().VmUuid("node-b1"))).ok());
   ASSERT_TRUE(Unpublish(id, "").ok());
-  auto cns = env_->CnsVolume(id);
+  auto cns = env().CnsVolume(id);
   ASSERT_TRUE(cns.ok());
   EXPECT_EQ(cns->attached_vm, "");
 }
@@ -213,16 +173,16 @@ TEST_F(ControllerPublishTest, ExpandGrowsAndAsksTheNodeOnlyForFilesystems) {
   ASSERT_TRUE(Expand(id, 2 * kGiB, 0, &mount, &fs).ok());
   EXPECT_EQ(fs.capacity_bytes(), 2 * kGiB);
   EXPECT_TRUE(fs.node_expansion_required());
-  auto cns = env_->CnsVolume(id);
+  auto cns = env().CnsVolume(id);
   ASSERT_TRUE(cns.ok());
   EXPECT_EQ(cns->capacity_mb, 2048);
   const auto raw = BlockCap();
   ASSERT_TRUE(Expand(id, 3 * kGiB, 0, &raw, &block).ok());
   EXPECT_FALSE(block.node_expansion_required());
   // Published volumes grow online.
-  ASSERT_TRUE(Publish(PubReq(id, env_->VmUuid("node-a1"))).ok());
+  ASSERT_TRUE(Publish(PubReq(id, env().VmUuid("node-a1"))).ok());
   ASSERT_TRUE(Expand(id, 4 * kGiB, 0, &mount, &fs).ok());
-  EXPECT_EQ(env_->CnsVolume(id)->capacity_mb, 4096);
+  EXPECT_EQ(env().CnsVolume(id)->capacity_mb, 4096);
 }
 
 TEST_F(ControllerPublishTest, ExpandToASmallerSizeKeepsTheVolume) {
@@ -230,7 +190,7 @@ TEST_F(ControllerPublishTest, ExpandToASmallerSizeKeepsTheVolume) {
   ::csi::v1::ControllerExpandVolumeResponse resp;
   ASSERT_TRUE(Expand(id, kGiB, 0, nullptr, &resp).ok());
   EXPECT_EQ(resp.capacity_bytes(), 2 * kGiB);
-  EXPECT_EQ(env_->CnsVolume(id)->capacity_mb, 2048);
+  EXPECT_EQ(env().CnsVolume(id)->capacity_mb, 2048);
 }
 
 TEST_F(ControllerPublishTest, ExpandBeyondTheLimitIsOutOfRange) {
@@ -242,7 +202,7 @@ TEST_F(ControllerPublishTest, ExpandBeyondTheLimitIsOutOfRange) {
 // ---- GetCapacity ----
 
 TEST_F(ControllerPublishTest, CapacityPerSegmentSumsTheReachableDatastores) {
-  auto view = env_->backend().datastores().Snapshot();
+  auto view = env().backend().datastores().Snapshot();
   ASSERT_TRUE(view.ok());
   int64_t zone_b = 0, total = 0, largest_b = 0;
   for (const auto& c : (*view)->datastores) {
@@ -280,7 +240,7 @@ TEST_F(ControllerPublishTest, CapacityForAnUnsupportedCapabilityIsZero) {
 }
 
 TEST_F(ControllerPublishTest, CreateTakesSpaceFromTheCachedCapacityAtOnce) {
-  auto& inventory = env_->backend().inventory();
+  auto& inventory = env().backend().inventory();
   ASSERT_TRUE(ccm::testing::Eventually([&] { return inventory.stats().idle; }));
   grpc::ClientContext c1, c2;
   ::csi::v1::GetCapacityRequest req;

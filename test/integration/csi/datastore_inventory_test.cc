@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "fixtures/vcsim/simulator_suite.h"
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -49,19 +50,15 @@ constexpr char kSpec[] = R"({
             "attach": ["/dc1/datastore/ds-ab"]}]
 })";
 
-class DatastoreInventoryTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    auto sim = VcsimProcess::Start(kSpec);
-    ASSERT_TRUE(sim.ok()) << sim.status();
-    sim_ = sim->release();
-  }
-  static void TearDownTestSuite() { delete sim_; }
+class DatastoreInventoryTest : public ccm::testing::SimulatorSuite<DatastoreInventoryTest> {
+ public:
+  static std::vector<std::string> Specs() { return {kSpec}; }
 
-  void SetUp() override {
+ protected:
+  void SetUpTest() override {
     vsphere::ClientOptions co;
-    co.url = sim_->info().url;
-    co.tls.ca_file = sim_->info().ca_file;
+    co.url = sim().info().url;
+    co.tls.ca_file = sim().info().ca_file;
     client_ = std::make_unique<vsphere::Client>(co, &creds_);
     vsphere::TaggingOptions to;
     to.server = "127.0.0.1";
@@ -101,12 +98,10 @@ class DatastoreInventoryTest : public ::testing::Test {
     return {};
   }
 
-  static VcsimProcess* sim_;
   vsphere::StaticCredentialSource creds_{{"u", Secret("p")}};
   std::unique_ptr<vsphere::Client> client_;
   std::unique_ptr<vsphere::TaggingClient> tagging_;
 };
-VcsimProcess* DatastoreInventoryTest::sim_ = nullptr;
 
 Segments Zone(const std::string& z) { return {{kZone, z}, {kRegion, "region-1"}}; }
 
@@ -147,47 +142,47 @@ TEST_F(DatastoreInventoryTest, CandidatesCarryFreeSpaceAndTheirHostsTopology) {
 
 TEST_F(DatastoreInventoryTest, WithoutTopologyNoSegmentsAndNoTaggingCalls) {
   auto inv = Make({}, /*topology=*/false);
-  ASSERT_TRUE(sim_->ResetCounters().ok());
+  ASSERT_TRUE(sim().ResetCounters().ok());
   ASSERT_TRUE(inv->RefreshNow().ok());
   auto ds = ByName(*inv);
   EXPECT_TRUE(ds.contains("ds-dc2"));  // no datacenters configured: all of them
   EXPECT_TRUE(Accessible(*inv, "ds-a").empty());
-  auto rest = sim_->RestCounters();
+  auto rest = sim().RestCounters();
   ASSERT_TRUE(rest.ok());
   EXPECT_TRUE(rest->empty()) << rest->begin()->first;
 }
 
 TEST_F(DatastoreInventoryTest, ARefreshCostsAFewRequestsAndAQuickOneJustOne) {
   auto inv = Make({"dc1"});
-  ASSERT_TRUE(sim_->ResetCounters().ok());
+  ASSERT_TRUE(sim().ResetCounters().ok());
   ASSERT_TRUE(inv->RefreshNow().ok());
-  auto first = sim_->TotalRequests();
+  auto first = sim().TotalRequests();
   ASSERT_TRUE(first.ok());
   // Datacenters, datastores and hosts, ancestry levels, tagging login + one batch + tag and
   // category names.
   EXPECT_LE(*first, 17);
-  auto soap = sim_->SoapCounters();
+  auto soap = sim().SoapCounters();
   ASSERT_TRUE(soap.ok());
   // A full refresh again: hosts' chains come from the ancestry cache, tags in one batch.
-  ASSERT_TRUE(sim_->ResetCounters().ok());
+  ASSERT_TRUE(sim().ResetCounters().ok());
   ASSERT_TRUE(inv->RefreshNow().ok());
-  auto second = sim_->TotalRequests();
+  auto second = sim().TotalRequests();
   ASSERT_TRUE(second.ok());
   EXPECT_LE(*second, 3);  // ListDatacenters, datastores and hosts, one tag batch
 
   // A change: applied to the cache at once, then one quick refresh (the datastores only).
   auto before = ByName(*inv)["ds-b"].free_bytes;
   inv->Start();
-  ASSERT_TRUE(sim_->ResetCounters().ok());
+  ASSERT_TRUE(sim().ResetCounters().ok());
   inv->NoteChange("vc1", ByName(*inv)["ds-b"].url, -100 * kMiB);
   EXPECT_EQ(ByName(*inv)["ds-b"].free_bytes, before - 100 * kMiB);
   ASSERT_TRUE(::ccm::testing::Eventually([&] { return inv->stats().quick_refreshes >= 1; }));
   inv->Stop();
   EXPECT_EQ(ByName(*inv)["ds-b"].free_bytes, before);  // vCenter's figure: nothing was taken
-  auto quick = sim_->SoapCounters();
+  auto quick = sim().SoapCounters();
   ASSERT_TRUE(quick.ok());
   EXPECT_EQ((*quick)["RetrievePropertiesEx"], 1);
-  EXPECT_EQ(sim_->TotalRequests().value_or(-1), 1);
+  EXPECT_EQ(sim().TotalRequests().value_or(-1), 1);
 }
 
 TEST_F(DatastoreInventoryTest, DatastoreClusterMembersAreCandidatesNamingTheirCluster) {
@@ -204,11 +199,11 @@ TEST_F(DatastoreInventoryTest, MountChangesReachTheViewAtTheNextRefresh) {
   auto inv = Make({"dc1"});
   ASSERT_TRUE(inv->RefreshNow().ok());
   ASSERT_TRUE(Accessible(*inv, "ds-a0").empty());
-  ASSERT_TRUE(sim_->MountDatastore("ds-a0", "zone-a-host-1", true).ok());
+  ASSERT_TRUE(sim().MountDatastore("ds-a0", "zone-a-host-1", true).ok());
   inv->RequestFullRefresh();
   ASSERT_TRUE(inv->RefreshNow().ok());
   EXPECT_EQ(Accessible(*inv, "ds-a0"), (std::vector<Segments>{Zone("zone-a")}));
-  ASSERT_TRUE(sim_->MountDatastore("ds-a0", "zone-a-host-1", false).ok());
+  ASSERT_TRUE(sim().MountDatastore("ds-a0", "zone-a-host-1", false).ok());
   ASSERT_TRUE(inv->RefreshNow().ok());
   EXPECT_TRUE(Accessible(*inv, "ds-a0").empty());
 }
@@ -223,11 +218,11 @@ TEST_F(DatastoreInventoryTest, MountChangesReachTheViewThroughTheStream) {
   ASSERT_TRUE(inv->WaitForWatchers(absl::Seconds(30)));
   const DatastoreInventoryStats loaded = inv->stats();
   ASSERT_TRUE(Accessible(*inv, "ds-a0").empty());
-  ASSERT_TRUE(sim_->MountDatastore("ds-a0", "zone-a-host-1", true).ok());
+  ASSERT_TRUE(sim().MountDatastore("ds-a0", "zone-a-host-1", true).ok());
   EXPECT_TRUE(::ccm::testing::Eventually([&] {
     return Accessible(*inv, "ds-a0") == std::vector<Segments>{Zone("zone-a")};
   })) << "a new mount never reached the view";
-  ASSERT_TRUE(sim_->MountDatastore("ds-a0", "zone-a-host-1", false).ok());
+  ASSERT_TRUE(sim().MountDatastore("ds-a0", "zone-a-host-1", false).ok());
   EXPECT_TRUE(::ccm::testing::Eventually([&] { return Accessible(*inv, "ds-a0").empty(); }))
       << "an unmount never reached the view";
   const DatastoreInventoryStats after = inv->stats();
@@ -251,9 +246,9 @@ TEST_F(DatastoreInventoryTest, UnavailableBeforeTheFirstLoadAndServedFromMemoryA
   inv->Start();
   ASSERT_TRUE(inv->WaitForLoad(absl::Seconds(30)));
   EXPECT_TRUE(inv->Health().ok());
-  ASSERT_TRUE(sim_->ResetCounters().ok());
+  ASSERT_TRUE(sim().ResetCounters().ok());
   for (int i = 0; i < 100; ++i) ASSERT_TRUE(inv->Snapshot().ok());
-  EXPECT_EQ(sim_->TotalRequests().value_or(-1), 0);  // no request per look-up
+  EXPECT_EQ(sim().TotalRequests().value_or(-1), 0);  // no request per look-up
   inv->Stop();
 }
 

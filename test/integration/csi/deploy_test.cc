@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cloud/config/config.h"
+#include "common/run_command.h"
 #include "csi/core/topology.h"
 #include "fixtures/kube_emulator/kube_emulator.h"
 #include "gtest/gtest.h"
@@ -23,17 +24,6 @@ namespace ccm::csi {
 namespace {
 
 constexpr char kManifest[] = CCM_SOURCE_DIR "/manifests/vsphere-csi-driver.yaml";
-
-std::pair<int, std::string> RunCommand(const std::string& cmd) {
-  std::string out;
-  FILE* f = popen((cmd + " 2>&1").c_str(), "r");
-  if (f == nullptr) return {-1, ""};
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) out.append(buf.data(), n);
-  int status = pclose(f);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
 
 class CsiDeployTest : public ::testing::Test {
  protected:
@@ -47,13 +37,18 @@ class CsiDeployTest : public ::testing::Test {
     emu_.Stop();
     std::filesystem::remove_all(dir_);
   }
-  // `what`: "-f <file>" or "-k <dir>"; returns kubectl's output after asserting success.
-  std::string DryRun(const std::string& what) {
-    auto [code, out] = RunCommand(
-        absl::StrCat("kubectl --kubeconfig ", dir_, "/kubeconfig apply --dry-run=client ", what));
-    EXPECT_EQ(code, 0) << what << ":\n" << out;
-    EXPECT_FALSE(absl::StrContains(out, "error")) << what << ":\n" << out;
-    return out;
+  // `flag` "-f" (a file) or "-k" (a kustomization); returns kubectl's output after asserting
+  // success.
+  std::string DryRun(const std::string& flag, const std::string& path) {
+    absl::StatusOr<CommandResult> r = RunCommand(
+        {"kubectl", "--kubeconfig", dir_ + "/kubeconfig", "apply", "--dry-run=client", flag, path});
+    if (!r.ok()) {
+      ADD_FAILURE() << r.status();
+      return "";
+    }
+    EXPECT_EQ(r->exit_code, 0) << path << ":\n" << r->output;
+    EXPECT_FALSE(absl::StrContains(r->output, "error")) << path << ":\n" << r->output;
+    return r->output;
   }
 
   testing::KubeEmulator emu_;
@@ -61,7 +56,7 @@ class CsiDeployTest : public ::testing::Test {
 };
 
 TEST_F(CsiDeployTest, RenderedManifestApplies) {
-  const std::string out = DryRun(absl::StrCat("-f ", kManifest));
+  const std::string out = DryRun("-f", kManifest);
   for (const char* obj :
        {"namespace/vmware-system-csi", "csidriver.storage.k8s.io/csi.vsphere.vmware.com",
         "serviceaccount/vsphere-csi-controller", "serviceaccount/vsphere-csi-node",
@@ -81,17 +76,17 @@ TEST_F(CsiDeployTest, EveryOverlayApplies) {
   int overlays = 0;
   for (const auto& e :
        std::filesystem::directory_iterator(CCM_SOURCE_DIR "/deploy/csi/kustomize/overlays")) {
-    const std::string out = DryRun("-k " + e.path().string());
+    const std::string out = DryRun("-k", e.path().string());
     EXPECT_TRUE(absl::StrContains(out, "deployment.apps/vsphere-csi-controller")) << out;
     ++overlays;
   }
   EXPECT_GE(overlays, 2);
-  const std::string zones = DryRun("-k " CCM_SOURCE_DIR "/deploy/csi/kustomize/overlays/zones");
+  const std::string zones = DryRun("-k", CCM_SOURCE_DIR "/deploy/csi/kustomize/overlays/zones");
   EXPECT_TRUE(absl::StrContains(zones, "configmap/vsphere-csi-node-config")) << zones;
 }
 
 TEST_F(CsiDeployTest, ExampleStorageClassesApply) {
-  const std::string out = DryRun("-f " CCM_SOURCE_DIR "/deploy/csi/examples/storageclasses.yaml");
+  const std::string out = DryRun("-f", CCM_SOURCE_DIR "/deploy/csi/examples/storageclasses.yaml");
   for (const char* sc :
        {"vsphere-datastore", "vsphere-default", "vsphere-policy", "vsphere-zonal"}) {
     EXPECT_TRUE(absl::StrContains(out, absl::StrCat("storageclass.storage.k8s.io/", sc))) << out;

@@ -18,6 +18,7 @@
 #include "integration/child_process.h"
 #include "testing/csi_socket.h"
 #include "testing/eventually.h"
+#include "testing/free_port.h"
 
 namespace ccm::integration {
 namespace {
@@ -40,18 +41,6 @@ grpc::Status Probe(const std::string& sock, ::csi::v1::ProbeResponse* resp) {
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
   return stub->Probe(&ctx, {}, resp);
-}
-
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
 }
 
 TEST(CsiDriverBinaryTest, NodePluginServesIdentityAndStopsOnSigterm) {
@@ -126,7 +115,7 @@ TEST(CsiDriverBinaryTest, ControllerServesMetricsOnItsPort) {
   std::ofstream(conf) << "[Global]\ncluster-id = \"cluster-1\"\nuser = \"u\"\npassword = \"p\"\n"
                          "[VirtualCenter \"127.0.0.1\"]\ndatacenters = \"dc1\"\n"
                          "[Labels]\nzone = \"k8s-zone\"\nregion = \"k8s-region\"\n";
-  const int port = FreePort();
+  const int port = ccm::testing::FreePort();
   auto p = ChildProcess::Start(
       Driver({"X_CSI_MODE=controller", "CSI_ENDPOINT=" + sock, "VSPHERE_CSI_CONFIG=" + conf},
              {"--metrics-bind-address=127.0.0.1", absl::StrCat("--metrics-port=", port)}),

@@ -17,8 +17,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "common/run_command.h"
 #include "csi/node/mountinfo.h"
-#include "csi/node/run_command.h"
 
 namespace ccm::csi::testing {
 namespace fs = std::filesystem;
@@ -161,11 +161,11 @@ void UnmountAllUnder(const std::string& dir) {
 }
 
 absl::StatusOr<std::string> RunTool(const std::vector<std::string>& argv) {
-  absl::StatusOr<node::CommandResult> r = node::RunCommand(argv);
+  absl::StatusOr<CommandResult> r = RunCommand(argv);
   if (!r.ok()) return r.status();
   if (r->exit_code != 0) {
     return absl::InternalError(
-        absl::StrCat(node::CommandLine(argv), " exited with ", r->exit_code, ": ", r->output));
+        absl::StrCat(CommandLine(argv), " exited with ", r->exit_code, ": ", r->output));
   }
   return r->output;
 }

@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "absl/strings/strip.h"
-#include "csi/node/run_command.h"
+#include "common/run_command.h"
 #include "gtest/gtest.h"
 #include "integration/csi/node_env.h"
 #include "integration/csi/node_fixture.h"
@@ -22,7 +22,7 @@ constexpr auto kWriter = VolumeCapability::AccessMode::SINGLE_NODE_WRITER;
 class NodeVolumeFixture : public NodeFixture {
  protected:
   std::string FsOf(const std::string& device) {
-    auto out = node::RunCommand({"blkid", "-p", "-s", "TYPE", "-o", "value", device});
+    auto out = RunCommand({"blkid", "-p", "-s", "TYPE", "-o", "value", device});
     if (!out.ok()) return out.status().ToString();
     if (out->exit_code == 2) return "";  // nothing there
     return std::string(absl::StripAsciiWhitespace(out->output));

@@ -19,24 +19,14 @@
 #include "integration/child_process.h"
 #include "integration/csi/syncer_env.h"
 #include "testing/eventually.h"
+#include "testing/free_port.h"
 
 namespace ccm::csi::syncer::testing {
 namespace {
 
 using ::ccm::integration::ChildProcess;
 using ::ccm::testing::Eventually;
-
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
+using ::ccm::testing::FreePort;
 
 std::string LeaseHolder(SyncerEnv& env) {
   auto l = env.emu().Get("leases", "vmware-system-csi", "vsphere-syncer");

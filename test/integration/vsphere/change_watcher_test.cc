@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "fixtures/vcsim/simulator_suite.h"
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gtest/gtest.h"
 #include "testing/eventually.h"
@@ -56,21 +57,15 @@ class Reports {
   std::vector<std::set<std::string>> all_ ABSL_GUARDED_BY(mu_);
 };
 
-class ChangeWatcherTest : public ::testing::Test {
+class ChangeWatcherTest : public ccm::testing::SimulatorSuite<ChangeWatcherTest> {
+ public:
+  static std::vector<std::string> Specs() { return {kSpec}; }
+
  protected:
-  static void SetUpTestSuite() {
-    auto p = ccm::testing::VcsimProcess::Start(kSpec);
-    ASSERT_TRUE(p.ok()) << p.status();
-    sim_ = p->release();
-  }
-  static void TearDownTestSuite() {
-    delete sim_;
-    sim_ = nullptr;
-  }
-  void SetUp() override {
+  void SetUpTest() override {
     ClientOptions o;
-    o.url = sim_->info().url;
-    o.tls.ca_file = sim_->info().ca_file;
+    o.url = sim().info().url;
+    o.tls.ca_file = sim().info().ca_file;
     o.retry_backoff = {absl::Milliseconds(20), absl::Milliseconds(100), 2.0, 0.0};
     client_ = std::make_unique<Client>(o, &creds_);
     ChangeWatcherOptions w;
@@ -86,57 +81,55 @@ class ChangeWatcherTest : public ::testing::Test {
   }
   void TearDown() override { watcher_->Stop(); }
 
-  static ccm::testing::VcsimProcess* sim_;
   StaticCredentialSource creds_{Credentials{"user", Secret("pass")}};
   std::unique_ptr<Client> client_;
   Reports reports_;
   std::unique_ptr<ChangeWatcher> watcher_;
 };
-ccm::testing::VcsimProcess* ChangeWatcherTest::sim_ = nullptr;
 
 TEST_F(ChangeWatcherTest, MountChangesAreReportedAndQuietIsQuiet) {
   EXPECT_EQ(reports_.size(), 0u);  // the current state is not a change
-  ASSERT_TRUE(sim_->MountDatastore("ds-one", "c1-host-1", true).ok());
+  ASSERT_TRUE(sim().MountDatastore("ds-one", "c1-host-1", true).ok());
   EXPECT_TRUE(reports_.WaitFor(0, {"Datastore"}));
   const size_t after_mount = reports_.size();
-  ASSERT_TRUE(sim_->MountDatastore("ds-one", "c1-host-1", false).ok());
+  ASSERT_TRUE(sim().MountDatastore("ds-one", "c1-host-1", false).ok());
   EXPECT_TRUE(reports_.WaitFor(after_mount, {"Datastore"}));
   // Quiet: a few empty waits, no report.
   const size_t reported = reports_.size();
   const uint64_t waits = watcher_->stats().waits;
-  ASSERT_TRUE(sim_->ResetCounters().ok());
+  ASSERT_TRUE(sim().ResetCounters().ok());
   ASSERT_TRUE(ccm::testing::Eventually([&] { return watcher_->stats().waits >= waits + 2; }));
   EXPECT_EQ(reports_.size(), reported);
-  auto soap = sim_->SoapCounters();
+  auto soap = sim().SoapCounters();
   ASSERT_TRUE(soap.ok());
   EXPECT_EQ(soap->size(), 1u) << "only WaitForUpdatesEx while idle";
 }
 
 TEST_F(ChangeWatcherTest, WatchesAgainAfterALostSessionAndReportsEverything) {
-  ASSERT_TRUE(sim_->InvalidateSessions().ok());
+  ASSERT_TRUE(sim().InvalidateSessions().ok());
   EXPECT_TRUE(reports_.WaitFor(0, {"Datastore", "HostSystem"}));
   ASSERT_TRUE(watcher_->WaitUntilWatching(absl::Seconds(30)));
   EXPECT_GE(watcher_->stats().setups, 2u);
   const size_t before = reports_.size();
-  ASSERT_TRUE(sim_->MountDatastore("ds-one", "c1-host-1", true).ok());
+  ASSERT_TRUE(sim().MountDatastore("ds-one", "c1-host-1", true).ok());
   EXPECT_TRUE(reports_.WaitFor(before, {"Datastore"}));
-  ASSERT_TRUE(sim_->MountDatastore("ds-one", "c1-host-1", false).ok());
+  ASSERT_TRUE(sim().MountDatastore("ds-one", "c1-host-1", false).ok());
 }
 
 TEST_F(ChangeWatcherTest, WatchesAgainAfterADroppedStream) {
-  ASSERT_TRUE(sim_->SetFault("drop", -1, 0, "WaitForUpdatesEx").ok());
+  ASSERT_TRUE(sim().SetFault("drop", -1, 0, "WaitForUpdatesEx").ok());
   EXPECT_TRUE(ccm::testing::Eventually([&] { return watcher_->stats().stream_errors >= 1; }));
-  ASSERT_TRUE(sim_->SetFault("none").ok());
+  ASSERT_TRUE(sim().SetFault("none").ok());
   EXPECT_TRUE(reports_.WaitFor(0, {"Datastore", "HostSystem"}));
   EXPECT_TRUE(watcher_->WaitUntilWatching(absl::Seconds(30)));
 }
 
 TEST_F(ChangeWatcherTest, StopIsPromptAndCleansUp) {
-  ASSERT_TRUE(sim_->ResetCounters().ok());
+  ASSERT_TRUE(sim().ResetCounters().ok());
   const absl::Time start = absl::Now();
   watcher_->Stop();
   EXPECT_LT(absl::Now() - start, absl::Seconds(1));
-  auto soap = sim_->SoapCounters();
+  auto soap = sim().SoapCounters();
   ASSERT_TRUE(soap.ok());
   EXPECT_EQ((*soap)["DestroyPropertyCollector"], 1);
   EXPECT_EQ((*soap)["DestroyView"], 2);  // one view per watched type

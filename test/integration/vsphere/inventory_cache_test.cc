@@ -9,6 +9,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "fixtures/vcsim/simulator_suite.h"
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -67,22 +68,15 @@ class Events {
   std::vector<std::pair<std::string, VmChangeKind>> events_ ABSL_GUARDED_BY(mu_);
 };
 
-class InventoryCacheTest : public ::testing::Test {
+class InventoryCacheTest : public ccm::testing::SimulatorSuite<InventoryCacheTest> {
+ public:
+  static std::vector<std::string> Specs() { return {kSpec}; }
+
  protected:
-  static void SetUpTestSuite() {
-    auto p = ccm::testing::VcsimProcess::Start(kSpec);
-    ASSERT_TRUE(p.ok()) << p.status();
-    sim_ = p->release();
-  }
-  static void TearDownTestSuite() {
-    delete sim_;
-    sim_ = nullptr;
-  }
-  void SetUp() override {
-    ASSERT_NE(sim_, nullptr);
+  void SetUpTest() override {
     ClientOptions o;
-    o.url = sim_->info().url;
-    o.tls.ca_file = sim_->info().ca_file;
+    o.url = sim().info().url;
+    o.tls.ca_file = sim().info().ca_file;
     o.retry_backoff = {absl::Milliseconds(20), absl::Milliseconds(100), 2.0, 0.0};
     client_ = std::make_unique<Client>(o, &creds_);
   }
@@ -96,19 +90,17 @@ class InventoryCacheTest : public ::testing::Test {
     return cache;
   }
   std::string Moid(const std::string& name) {
-    for (const auto& vm : sim_->info().vms) {
+    for (const auto& vm : sim().info().vms) {
       if (vm.name == name) return vm.moid;
     }
     ADD_FAILURE() << "no VM " << name;
     return "";
   }
 
-  static ccm::testing::VcsimProcess* sim_;
   StaticCredentialSource creds_{Credentials{"user", Secret("pass")}};
   std::unique_ptr<Client> client_;
   Events events_;
 };
-ccm::testing::VcsimProcess* InventoryCacheTest::sim_ = nullptr;
 
 TEST_F(InventoryCacheTest, LoadsAllDatacentersAndLooksUp) {
   auto cache = StartCache();
@@ -161,13 +153,13 @@ TEST_F(InventoryCacheTest, PowerOffAndDestroyAreSeenWithinOneSecond) {
   const std::string moid = Moid("node-5");
   ASSERT_TRUE(cache->FindByMoid(moid)->powered_on());
 
-  ASSERT_TRUE(sim_->PowerVm("node-5", false).ok());
+  ASSERT_TRUE(sim().PowerVm("node-5", false).ok());
   ASSERT_TRUE(events_.WaitFor(moid, VmChangeKind::kModified, absl::Seconds(1)));
   auto vm = cache->FindByMoid(moid);
   ASSERT_TRUE(vm.ok()) << vm.status();
   EXPECT_EQ(vm->power_state, "poweredOff");
 
-  ASSERT_TRUE(sim_->DestroyVm("node-5").ok());
+  ASSERT_TRUE(sim().DestroyVm("node-5").ok());
   ASSERT_TRUE(events_.WaitFor(moid, VmChangeKind::kRemoved, absl::Seconds(1)));
   EXPECT_EQ(cache->FindByMoid(moid).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(cache->FindByHostname("node-5").status().code(), absl::StatusCode::kNotFound);
@@ -178,7 +170,8 @@ TEST_F(InventoryCacheTest, PowerOffAndDestroyAreSeenWithinOneSecond) {
 TEST_F(InventoryCacheTest, GuestChangeIsApplied) {
   auto cache = StartCache();
   const std::string moid = Moid("node-2");
-  ASSERT_TRUE(sim_->SetGuest("node-2", R"({"hostname":"node-2b","nics":[{"network":"VM Network",
+  ASSERT_TRUE(sim()
+                  .SetGuest("node-2", R"({"hostname":"node-2b","nics":[{"network":"VM Network",
       "ips":["10.0.9.9"],"device_config_id":4000}]})")
                   .ok());
   ASSERT_TRUE(events_.WaitFor(moid, VmChangeKind::kModified, absl::Seconds(2)));
@@ -197,20 +190,20 @@ TEST_F(InventoryCacheTest, GuestChangeIsApplied) {
 
 TEST_F(InventoryCacheTest, ResyncsAfterSessionInvalidation) {
   auto cache = StartCache();
-  ASSERT_TRUE(sim_->InvalidateSessions().ok());
+  ASSERT_TRUE(sim().InvalidateSessions().ok());
   ASSERT_TRUE(cache->WaitForStats(
       [](const InventoryCacheStats& s) { return s.resyncs >= 2 && s.synced; }, absl::Seconds(30)))
       << cache->stats().last_error;
   // The new stream works.
-  ASSERT_TRUE(sim_->PowerVm("node-3", false).ok());
+  ASSERT_TRUE(sim().PowerVm("node-3", false).ok());
   EXPECT_TRUE(events_.WaitFor(Moid("node-3"), VmChangeKind::kModified, absl::Seconds(2)));
   EXPECT_EQ(cache->FindByMoid(Moid("node-3"))->power_state, "poweredOff");
-  ASSERT_TRUE(sim_->PowerVm("node-3", true).ok());
+  ASSERT_TRUE(sim().PowerVm("node-3", true).ok());
 }
 
 TEST_F(InventoryCacheTest, UnavailableWhileBrokenThenResyncs) {
   auto cache = StartCache();
-  ASSERT_TRUE(sim_->SetFault("drop", -1, 0, "WaitForUpdatesEx").ok());
+  ASSERT_TRUE(sim().SetFault("drop", -1, 0, "WaitForUpdatesEx").ok());
   ASSERT_TRUE(cache->WaitForStats([](const InventoryCacheStats& s) { return !s.synced; },
                                   absl::Seconds(30)));
   auto vm = cache->FindByUuid("422e4956-ad22-1139-6d72-59cc8f26bc90");
@@ -220,7 +213,7 @@ TEST_F(InventoryCacheTest, UnavailableWhileBrokenThenResyncs) {
   EXPECT_EQ(cache->FindByHostname("node-1").status().code(), absl::StatusCode::kUnavailable);
   EXPECT_FALSE(cache->stats().last_error.ok());
 
-  ASSERT_TRUE(sim_->SetFault("none").ok());
+  ASSERT_TRUE(sim().SetFault("none").ok());
   ASSERT_TRUE(cache->WaitForStats(
       [](const InventoryCacheStats& s) { return s.synced && s.resyncs >= 2; }, absl::Seconds(30)));
   EXPECT_TRUE(cache->FindByUuid("422e4956-ad22-1139-6d72-59cc8f26bc90").ok());
@@ -235,11 +228,11 @@ TEST_F(InventoryCacheTest, ResyncBackoffRunsOnTheInjectedClock) {
   InventoryCache cache(*client_, o);
   cache.Start();
   ASSERT_TRUE(cache.WaitForSync(absl::Seconds(30)));
-  ASSERT_TRUE(sim_->SetFault("drop", -1, 0, "WaitForUpdatesEx").ok());
+  ASSERT_TRUE(sim().SetFault("drop", -1, 0, "WaitForUpdatesEx").ok());
   // The stream breaks; the cache then waits 10 s of *fake* time before resyncing.
   ASSERT_TRUE(clock.WaitForSleepers(1, absl::Seconds(30)));
   EXPECT_FALSE(cache.synced());
-  ASSERT_TRUE(sim_->SetFault("none").ok());
+  ASSERT_TRUE(sim().SetFault("none").ok());
   EXPECT_EQ(cache.stats().resyncs, 1u);
   clock.Advance(absl::Seconds(10));
   ASSERT_TRUE(cache.WaitForStats(
@@ -253,13 +246,13 @@ TEST_F(InventoryCacheTest, StopIsPromptAndCleansUp) {
   auto cache = std::make_unique<InventoryCache>(*client_, o);  // max_wait_seconds = 2
   cache->Start();
   ASSERT_TRUE(cache->WaitForSync(absl::Seconds(30)));
-  ASSERT_TRUE(sim_->ResetCounters().ok());
+  ASSERT_TRUE(sim().ResetCounters().ok());
   absl::Time start = absl::Now();
   cache->Stop();
   EXPECT_LT(absl::Now() - start, absl::Seconds(1));
   EXPECT_FALSE(cache->synced());
   EXPECT_EQ(cache->FindByMoid(Moid("node-1")).status().code(), absl::StatusCode::kUnavailable);
-  auto counters = sim_->SoapCounters();
+  auto counters = sim().SoapCounters();
   ASSERT_TRUE(counters.ok()) << counters.status();
   EXPECT_EQ((*counters)["DestroyPropertyCollector"], 1);
   EXPECT_EQ((*counters)["DestroyView"], 2);  // one view per datacenter

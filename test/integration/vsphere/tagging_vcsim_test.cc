@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "fixtures/vcsim/simulator_suite.h"
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -39,38 +40,32 @@ constexpr char kLogin[] = "POST /rest/com/vmware/cis/session";
 constexpr char kAttached[] =
     "POST /rest/com/vmware/cis/tagging/tag-association?~action=list-attached-tags-on-objects";
 
-class TaggingVcsimTest : public ::testing::Test {
+class TaggingVcsimTest : public ccm::testing::SimulatorSuite<TaggingVcsimTest> {
+ public:
+  static std::vector<std::string> Specs() { return {kSpec}; }
+
  protected:
-  static void SetUpTestSuite() {
-    auto p = ccm::testing::VcsimProcess::Start(kSpec);
-    ASSERT_TRUE(p.ok()) << p.status();
-    sim_ = p->release();
-  }
-  static void TearDownTestSuite() {
-    delete sim_;
-    sim_ = nullptr;
-  }
-  void SetUp() override { ASSERT_NE(sim_, nullptr); }
+  void SetUpTest() override { ASSERT_NE(&sim(), nullptr); }
   TaggingOptions Options() const {
     TaggingOptions o;
     o.server = "127.0.0.1";
-    o.url = sim_->info().url;
-    o.http.tls.ca_file = sim_->info().ca_file;
+    o.url = sim().info().url;
+    o.http.tls.ca_file = sim().info().ca_file;
     return o;
   }
   int Rest(const std::string& key) {
-    auto c = sim_->RestCounters();
+    auto c = sim().RestCounters();
     EXPECT_TRUE(c.ok()) << c.status();
     return c.ok() ? (*c)[key] : -1;
   }
   // The VM and every ancestor of it (host chain, resource pool chain, VM folder chain).
   std::vector<Moref> Ancestors() {
     ClientOptions co;
-    co.url = sim_->info().url;
-    co.tls.ca_file = sim_->info().ca_file;
+    co.url = sim().info().url;
+    co.tls.ca_file = sim().info().ca_file;
     Client client(co, &creds_);
     AncestryResolver resolver(client);
-    Moref vm{"VirtualMachine", sim_->info().vms[0].moid};
+    Moref vm{"VirtualMachine", sim().info().vms[0].moid};
     auto a = resolver.ResolveVms({vm});
     EXPECT_TRUE(a.ok()) << a.status();
     std::vector<Moref> out;
@@ -85,15 +80,13 @@ class TaggingVcsimTest : public ::testing::Test {
     return out;
   }
 
-  static ccm::testing::VcsimProcess* sim_;
   StaticCredentialSource creds_{Credentials{"user", Secret("pass")}};
 };
-ccm::testing::VcsimProcess* TaggingVcsimTest::sim_ = nullptr;
 
 TEST_F(TaggingVcsimTest, OneBatchReturnsTagsOfEveryAncestorKind) {
   std::vector<Moref> objs = Ancestors();
   ASSERT_GE(objs.size(), 5u);
-  ASSERT_TRUE(sim_->ResetCounters().ok());
+  ASSERT_TRUE(sim().ResetCounters().ok());
   TaggingClient tagging(Options(), creds_);
   auto tags = tagging.ListAttachedTags(objs);
   ASSERT_TRUE(tags.ok()) << tags.status();
@@ -112,7 +105,7 @@ TEST_F(TaggingVcsimTest, OneBatchReturnsTagsOfEveryAncestorKind) {
 
 TEST_F(TaggingVcsimTest, OneLoginReusedAcrossCallsAndLoggedOutAtTheEnd) {
   std::vector<Moref> objs = Ancestors();
-  ASSERT_TRUE(sim_->ResetCounters().ok());
+  ASSERT_TRUE(sim().ResetCounters().ok());
   {
     TaggingClient tagging(Options(), creds_);
     for (int i = 0; i < 20; ++i) ASSERT_TRUE(tagging.ListAttachedTags(objs).ok());
@@ -130,8 +123,8 @@ TEST_F(TaggingVcsimTest, LogsInAgainAfterSessionsAreInvalidated) {
   std::vector<Moref> objs = Ancestors();
   TaggingClient tagging(Options(), creds_);
   ASSERT_TRUE(tagging.ListAttachedTags(objs).ok());
-  ASSERT_TRUE(sim_->ResetCounters().ok());
-  ASSERT_TRUE(sim_->InvalidateSessions().ok());
+  ASSERT_TRUE(sim().ResetCounters().ok());
+  ASSERT_TRUE(sim().InvalidateSessions().ok());
   auto tags = tagging.ListAttachedTags(objs);
   ASSERT_TRUE(tags.ok()) << tags.status();
   EXPECT_EQ(Rest(kLogin), 1);

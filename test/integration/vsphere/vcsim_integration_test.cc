@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "fixtures/vcsim/simulator_suite.h"
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gtest/gtest.h"
 #include "vsphere/ancestry.h"
@@ -59,26 +60,16 @@ class MutableCreds : public CredentialSource {
   uint64_t gen_ = 0;
 };
 
-class VcsimTest : public ::testing::Test {
+class VcsimTest : public ccm::testing::SimulatorSuite<VcsimTest> {
+ public:
+  static std::vector<std::string> Specs() { return {kSpec}; }
+
  protected:
-  static void SetUpTestSuite() {
-    auto p = testing::VcsimProcess::Start(kSpec);
-    ASSERT_TRUE(p.ok()) << p.status();
-    vcsim_ = p->release();
-  }
-  static void TearDownTestSuite() {
-    delete vcsim_;
-    vcsim_ = nullptr;
-  }
-  void SetUp() override {
-    ASSERT_NE(vcsim_, nullptr);
-    ASSERT_TRUE(vcsim_->SetFault("none").ok());
-    ASSERT_TRUE(vcsim_->ResetCounters().ok());
-  }
+  void SetUpTest() override { ASSERT_TRUE(sim().ResetCounters().ok()); }
   ClientOptions Opts() const {
     ClientOptions o;
-    o.url = vcsim_->info().url;
-    o.tls.ca_file = vcsim_->info().ca_file;
+    o.url = sim().info().url;
+    o.tls.ca_file = sim().info().ca_file;
     o.retry_backoff.initial = absl::Milliseconds(1);
     o.timeout = absl::Seconds(20);
     return o;
@@ -87,7 +78,7 @@ class VcsimTest : public ::testing::Test {
     return std::make_unique<Client>(std::move(o), &creds_);
   }
   int Count(const std::string& method) {
-    auto c = vcsim_->SoapCounters();
+    auto c = sim().SoapCounters();
     EXPECT_TRUE(c.ok()) << c.status();
     if (!c.ok()) return -1;
     auto it = c->find(method);
@@ -99,10 +90,8 @@ class VcsimTest : public ::testing::Test {
     return dc.ok() ? *dc : Datacenter{};
   }
 
-  static testing::VcsimProcess* vcsim_;
   MutableCreds creds_{"admin", "secret"};
 };
-testing::VcsimProcess* VcsimTest::vcsim_ = nullptr;
 
 TEST_F(VcsimTest, LoginWithCaVerifiedTls) {
   auto c = NewClient(Opts());
@@ -133,7 +122,7 @@ TEST_F(VcsimTest, TlsModes) {
   EXPECT_EQ(NewClient(untrusted)->Login().code(), absl::StatusCode::kFailedPrecondition);
 
   ClientOptions pinned = untrusted;
-  pinned.tls.thumbprint = vcsim_->info().thumbprint;
+  pinned.tls.thumbprint = sim().info().thumbprint;
   EXPECT_TRUE(NewClient(pinned)->Login().ok());
 
   ClientOptions wrong = untrusted;
@@ -150,7 +139,7 @@ TEST_F(VcsimTest, TlsModes) {
 TEST_F(VcsimTest, ReloginAfterSessionsInvalidated) {
   auto c = NewClient(Opts());
   ASSERT_TRUE(ListDatacenters(*c).ok());
-  ASSERT_TRUE(vcsim_->InvalidateSessions().ok());
+  ASSERT_TRUE(sim().InvalidateSessions().ok());
   auto dcs = ListDatacenters(*c);
   ASSERT_TRUE(dcs.ok()) << dcs.status();
   EXPECT_EQ(c->session_generation(), 2u);
@@ -161,12 +150,12 @@ TEST_F(VcsimTest, ReloginAfterSessionsInvalidated) {
 // NotAuthenticated per property (missingSet), not a fault; the datacenter list came back empty
 // ("datacenter dc1 not found") for good. It must log in again instead.
 TEST_F(VcsimTest, ReloginWhenTheLostSessionIsReportedInMissingSet) {
-  ASSERT_TRUE(vcsim_->SetSessionForm("missingset").ok());
+  ASSERT_TRUE(sim().SetSessionForm("missingset").ok());
   auto c = NewClient(Opts());
   ASSERT_TRUE(ListDatacenters(*c).ok());
-  ASSERT_TRUE(vcsim_->InvalidateSessions().ok());
+  ASSERT_TRUE(sim().InvalidateSessions().ok());
   auto dcs = ListDatacenters(*c);
-  ASSERT_TRUE(vcsim_->SetSessionForm("fault").ok());
+  ASSERT_TRUE(sim().SetSessionForm("fault").ok());
   ASSERT_TRUE(dcs.ok()) << dcs.status();
   ASSERT_EQ(dcs->size(), 1u);
   EXPECT_EQ((*dcs)[0].name, "dc1");
@@ -233,7 +222,7 @@ TEST_F(VcsimTest, SearchIndexAndVmFacts) {
   ASSERT_EQ(by_ip->size(), 1u);
   EXPECT_EQ((*by_ip)[0], **by_uuid);
 
-  ASSERT_TRUE(vcsim_->ResetCounters().ok());
+  ASSERT_TRUE(sim().ResetCounters().ok());
   auto facts = FetchVmFacts(*c, {**by_uuid});
   ASSERT_TRUE(facts.ok()) << facts.status();
   EXPECT_EQ(Count("RetrievePropertiesEx"), 1);
@@ -267,7 +256,7 @@ TEST_F(VcsimTest, FetchVmFactsReportsDestroyedVm) {
     if (f.name == "gen-49") victim = f.moref;
   }
   ASSERT_FALSE(victim.empty());
-  ASSERT_TRUE(vcsim_->DestroyVm("gen-49").ok());
+  ASSERT_TRUE(sim().DestroyVm("gen-49").ok());
   auto r = FetchVmFacts(*c, {victim, (*all)[0].moref});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->vms.size(), 1u);
@@ -308,7 +297,7 @@ TEST_F(VcsimTest, Ancestry) {
   EXPECT_EQ(v.datacenter.ref, dc.moref);
 
   int calls = resolver.calls();
-  ASSERT_TRUE(vcsim_->ResetCounters().ok());
+  ASSERT_TRUE(sim().ResetCounters().ok());
   ASSERT_TRUE(resolver.ResolveVms({**vm}).ok());
   EXPECT_EQ(Count("RetrievePropertiesEx"), 1);  // ancestors come from the cache
   EXPECT_EQ(resolver.calls(), calls + 1);
@@ -325,31 +314,31 @@ TEST_F(VcsimTest, TransientErrorsAreRetriedAndCounted) {
   auto c = NewClient(o);
   ASSERT_TRUE(c->Login().ok());
 
-  ASSERT_TRUE(vcsim_->SetFault("503", 2, 0, "RetrievePropertiesEx").ok());
-  ASSERT_TRUE(vcsim_->ResetCounters().ok());
+  ASSERT_TRUE(sim().SetFault("503", 2, 0, "RetrievePropertiesEx").ok());
+  ASSERT_TRUE(sim().ResetCounters().ok());
   ASSERT_TRUE(ListDatacenters(*c).ok());
   EXPECT_EQ(Count("RetrievePropertiesEx"), 3);
 
-  ASSERT_TRUE(vcsim_->SetFault("503", 3, 0, "RetrievePropertiesEx").ok());
+  ASSERT_TRUE(sim().SetFault("503", 3, 0, "RetrievePropertiesEx").ok());
   auto r = ListDatacenters(*c);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_TRUE(absl::StrContains(r.status().message(), "HTTP 503 from " + vcsim_->info().url))
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "HTTP 503 from " + sim().info().url))
       << r.status();
 
-  ASSERT_TRUE(vcsim_->SetFault("drop", 1, 0, "RetrievePropertiesEx").ok());
+  ASSERT_TRUE(sim().SetFault("drop", 1, 0, "RetrievePropertiesEx").ok());
   EXPECT_TRUE(ListDatacenters(*c).ok());  // retried
 
-  ASSERT_TRUE(vcsim_->SetFault("drop", 5, 0, "RetrievePropertiesEx").ok());
+  ASSERT_TRUE(sim().SetFault("drop", 5, 0, "RetrievePropertiesEx").ok());
   r = ListDatacenters(*c);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnavailable) << r.status();
-  ASSERT_TRUE(vcsim_->SetFault("none").ok());
+  ASSERT_TRUE(sim().SetFault("none").ok());
 
-  ASSERT_TRUE(vcsim_->SetFault("malformed", 1, 0, "RetrievePropertiesEx").ok());
+  ASSERT_TRUE(sim().SetFault("malformed", 1, 0, "RetrievePropertiesEx").ok());
   r = ListDatacenters(*c);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInternal);
   EXPECT_TRUE(absl::StrContains(r.status().message(), "malformed SOAP response from"))
       << r.status();
-  ASSERT_TRUE(vcsim_->SetFault("none").ok());
+  ASSERT_TRUE(sim().SetFault("none").ok());
   EXPECT_TRUE(ListDatacenters(*c).ok());
 
   absl::MutexLock l(&mu);

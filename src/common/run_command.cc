@@ -1,4 +1,4 @@
-#include "csi/node/run_command.h"
+#include "common/run_command.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -14,7 +14,7 @@
 
 extern char** environ;
 
-namespace ccm::csi::node {
+namespace ccm {
 
 namespace {
 
@@ -78,4 +78,4 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv) {
   return result;
 }
 
-}  // namespace ccm::csi::node
+}  // namespace ccm

@@ -1,12 +1,13 @@
 #pragma once
-// Runs a system tool (blkid, mkfs.*, resize2fs, xfs_growfs) and collects what it printed.
+// Runs a program (the node plugin's blkid, mkfs.*, resize2fs, xfs_growfs; kubectl in tests) and
+// collects what it printed.
 
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 
-namespace ccm::csi::node {
+namespace ccm {
 
 struct CommandResult {
   int exit_code = 0;   // the tool's exit status; 128 + n when killed by signal n
@@ -21,4 +22,4 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv);
 // "mkfs.ext4 -F /dev/sdb" for messages.
 std::string CommandLine(const std::vector<std::string>& argv);
 
-}  // namespace ccm::csi::node
+}  // namespace ccm
