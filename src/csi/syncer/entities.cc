@@ -1,6 +1,7 @@
 #include "csi/syncer/entities.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <tuple>
 
 #include "csi/core/constants.h"
@@ -44,7 +45,33 @@ cns::EntityMetadata Normalised(cns::EntityMetadata e) {
   return e;
 }
 
+// The values at `paths` (null where absent), in order.
+Json Pick(const Json& o, std::initializer_list<const char*> paths) {
+  Json out = Json::array();
+  for (const char* p : paths) {
+    const Json::json_pointer ptr(p);
+    out.push_back(o.contains(ptr) ? o.at(ptr) : Json());
+  }
+  return out;
+}
+
 }  // namespace
+
+bool PvUpdateMatters(const Json& old_pv, const Json& new_pv) {
+  auto facts = [](const Json& pv) {
+    return Pick(pv, {"/metadata/name", "/metadata/labels", "/spec/csi/driver",
+                     "/spec/csi/volumeHandle", "/spec/claimRef/namespace", "/spec/claimRef/name"});
+  };
+  return facts(old_pv) != facts(new_pv);
+}
+
+bool PvcUpdateMatters(const Json& old_pvc, const Json& new_pvc) {
+  auto facts = [](const Json& pvc) {
+    return Pick(pvc,
+                {"/metadata/name", "/metadata/namespace", "/metadata/labels", "/spec/volumeName"});
+  };
+  return facts(old_pvc) != facts(new_pvc);
+}
 
 bool IsOurPv(const Json& pv) {
   return Str(pv, "/spec/csi/driver"_json_pointer) == kDriverName && !VolumeHandle(pv).empty();

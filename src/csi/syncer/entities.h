@@ -37,6 +37,12 @@ std::vector<std::string> PodClaimKeys(const Json& pod);
 // A Pod whose volumes are in use: status.phase Running and not being deleted.
 bool PodIsRunning(const Json& pod);
 
+// Whether an update changes anything the entities are made of: for a PV its name, labels, CSI
+// driver, volume handle and claimRef; for a PVC its name, namespace, labels and spec.volumeName.
+// Status, finalizers, annotations, resourceVersion and the like do not, and cost no CNS call.
+bool PvUpdateMatters(const Json& old_pv, const Json& new_pv);
+bool PvcUpdateMatters(const Json& old_pvc, const Json& new_pvc);
+
 // Desired entities of the volume behind `pv`. `pvc` may be null (unbound, or the PVC is gone);
 // it is used only when bound to this PV. `pods` are the Pods that mount the PVC (filtered here).
 std::vector<cns::EntityMetadata> DesiredEntities(const Json& pv, const Json* pvc,

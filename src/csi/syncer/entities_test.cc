@@ -1,5 +1,8 @@
 #include "csi/syncer/entities.h"
 
+#include <functional>
+#include <vector>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -78,6 +81,41 @@ TEST(EntitiesTest, DeletingPodIsNotRunning) {
   EXPECT_TRUE(PodIsRunning(pod));
   pod["metadata"]["deletionTimestamp"] = "2025-01-01T00:00:00Z";
   EXPECT_FALSE(PodIsRunning(pod));
+}
+
+TEST(UpdateFilterTest, OnlyWhatTheEntitiesAreMadeOfMatters) {
+  struct Case {
+    const char* what;
+    std::function<void(Json&)> change;
+    bool pv_matters;
+    bool pvc_matters;
+  };
+  const std::vector<Case> cases = {
+      {"nothing", [](Json&) {}, false, false},
+      {"status phase", [](Json& o) { o["status"]["phase"] = "Bound"; }, false, false},
+      {"finalizers", [](Json& o) { o["metadata"]["finalizers"] = {"kubernetes.io/pv-protection"}; },
+       false, false},
+      {"annotations",
+       [](Json& o) {
+         o["metadata"]["annotations"]["pv.kubernetes.io/bound-by-controller"] = "yes";
+       },
+       false, false},
+      {"resourceVersion", [](Json& o) { o["metadata"]["resourceVersion"] = "42"; }, false, false},
+      {"a label", [](Json& o) { o["metadata"]["labels"]["c"] = "3"; }, true, true},
+      {"labels removed", [](Json& o) { o["metadata"].erase("labels"); }, true, true},
+      {"claimRef", [](Json& o) { o["spec"]["claimRef"]["name"] = "other"; }, true, false},
+      {"claimRef uid only", [](Json& o) { o["spec"]["claimRef"]["uid"] = "u-1"; }, false, false},
+      {"volume handle", [](Json& o) { o["spec"]["csi"]["volumeHandle"] = "vol-x"; }, true, false},
+      {"volumeName", [](Json& o) { o["spec"]["volumeName"] = "pv9"; }, false, true},
+  };
+  for (const Case& c : cases) {
+    Json pv = Pv("pv1"), pvc = Pvc("pv1");
+    Json pv2 = pv, pvc2 = pvc;
+    c.change(pv2);
+    c.change(pvc2);
+    EXPECT_EQ(PvUpdateMatters(pv, pv2), c.pv_matters) << c.what;
+    EXPECT_EQ(PvcUpdateMatters(pvc, pvc2), c.pvc_matters) << c.what;
+  }
 }
 
 TEST(PlanTest, NothingWhenEqualInAnyOrder) {

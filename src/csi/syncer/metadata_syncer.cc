@@ -60,15 +60,20 @@ MetadataSyncer::MetadataSyncer(kube::Informer& pvs, kube::Informer& pvcs, kube::
       runner_(clock_) {
   for (const CnsTarget& t : targets_) pv_missing_->Set({t.vcenter}, 0);
   not_found_->Set({}, 0);
-  handlers_.emplace_back(&pvs_,
-                         pvs_.AddEventHandler({
-                             .on_add = [this](const Json& pv) { OnPv(nullptr, &pv); },
-                             .on_update = [this](const Json& o, const Json& n) { OnPv(&o, &n); },
-                             .on_delete = [this](const Json& pv) { OnPv(&pv, nullptr); },
-                         }));
+  handlers_.emplace_back(&pvs_, pvs_.AddEventHandler({
+                                    .on_add = [this](const Json& pv) { OnPv(nullptr, &pv); },
+                                    .on_update =
+                                        [this](const Json& o, const Json& n) {
+                                          if (PvUpdateMatters(o, n)) OnPv(&o, &n);
+                                        },
+                                    .on_delete = [this](const Json& pv) { OnPv(&pv, nullptr); },
+                                }));
   handlers_.emplace_back(&pvcs_, pvcs_.AddEventHandler({
                                      .on_add = [this](const Json& pvc) { OnPvc(pvc); },
-                                     .on_update = [this](const Json&, const Json& n) { OnPvc(n); },
+                                     .on_update =
+                                         [this](const Json& o, const Json& n) {
+                                           if (PvcUpdateMatters(o, n)) OnPvc(n);
+                                         },
                                      .on_delete = [this](const Json& pvc) { OnPvc(pvc); },
                                  }));
   handlers_.emplace_back(&pods_,
