@@ -1,9 +1,12 @@
 #include "csi/syncer/entities.h"
 
 #include <algorithm>
+#include <functional>
 #include <initializer_list>
 #include <tuple>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "csi/core/constants.h"
 
 namespace ccm::csi::syncer {
@@ -56,6 +59,26 @@ Json Pick(const Json& o, std::initializer_list<const char*> paths) {
 }
 
 }  // namespace
+
+uint64_t EntitiesDigest(const std::vector<cns::EntityMetadata>& entities) {
+  std::vector<std::string> parts;
+  for (const cns::EntityMetadata& raw : entities) {
+    const cns::EntityMetadata e = Normalised(raw);
+    std::string p = absl::StrCat(e.entity_type.size(), ":", e.entity_type, e.entity_name.size(),
+                                 ":", e.entity_name, e.namespace_name.size(), ":", e.namespace_name,
+                                 e.cluster_id.size(), ":", e.cluster_id, "|");
+    for (const auto& [k, v] : e.labels) absl::StrAppend(&p, k.size(), ":", k, v.size(), ":", v);
+    absl::StrAppend(&p, "|");
+    for (const cns::EntityReference& r : e.referred_entity) {
+      absl::StrAppend(&p, r.entity_type.size(), ":", r.entity_type, r.entity_name.size(), ":",
+                      r.entity_name, r.namespace_name.size(), ":", r.namespace_name,
+                      r.cluster_id.size(), ":", r.cluster_id);
+    }
+    parts.push_back(std::move(p));
+  }
+  std::sort(parts.begin(), parts.end());
+  return std::hash<std::string>()(absl::StrJoin(parts, "\n"));
+}
 
 bool PvUpdateMatters(const Json& old_pv, const Json& new_pv) {
   auto facts = [](const Json& pv) {

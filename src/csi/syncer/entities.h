@@ -11,6 +11,7 @@
 // Every entity carries the config's cluster-id. Entities of other clusters on the same volume
 // are never touched.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,11 @@ std::vector<cns::EntityMetadata> DesiredEntities(const Json& pv, const Json* pvc
 std::vector<cns::EntityMetadata> PlanEntityUpdate(const std::vector<cns::EntityMetadata>& current,
                                                   const std::vector<cns::EntityMetadata>& desired,
                                                   const std::string& cluster_id);
+
+// A 64-bit digest of `entities` that is the same for equal sets (entity, label and reference
+// order ignored): the syncer remembers, per volume, the digest of what CNS was last seen or made to
+// say, and skips the CNS query when the desired entities have that digest.
+uint64_t EntitiesDigest(const std::vector<cns::EntityMetadata>& entities);
 
 // Whether the volume's own entities belong to `cluster_id` (the reference's full sync queries
 // volumes by container cluster id; an entity of ours on a volume of another cluster counts).

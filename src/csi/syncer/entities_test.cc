@@ -1,5 +1,6 @@
 #include "csi/syncer/entities.h"
 
+#include <algorithm>
 #include <functional>
 #include <vector>
 
@@ -116,6 +117,30 @@ TEST(UpdateFilterTest, OnlyWhatTheEntitiesAreMadeOfMatters) {
     EXPECT_EQ(PvUpdateMatters(pv, pv2), c.pv_matters) << c.what;
     EXPECT_EQ(PvcUpdateMatters(pvc, pvc2), c.pvc_matters) << c.what;
   }
+}
+
+TEST(DigestTest, EqualSetsInAnyOrderShareADigestAndAnyChangeMovesIt) {
+  const std::vector<Json> pods = {Pod("p1", "Running"), Pod("p2", "Running")};
+  const Json pv = Pv("pv1"), pvc = Pvc("pv1");
+  std::vector<cns::EntityMetadata> a = DesiredEntities(pv, &pvc, pods, "c1");
+  std::vector<cns::EntityMetadata> b = a;
+  std::reverse(b.begin(), b.end());
+  for (auto& e : b) std::reverse(e.labels.begin(), e.labels.end());
+  EXPECT_EQ(EntitiesDigest(a), EntitiesDigest(b));
+  EXPECT_NE(EntitiesDigest(a), EntitiesDigest({}));
+  std::vector<cns::EntityMetadata> c = a;
+  c.front().labels.emplace_back("new", "label");
+  EXPECT_NE(EntitiesDigest(a), EntitiesDigest(c));
+  std::vector<cns::EntityMetadata> d = a;
+  d.back().entity_name += "x";
+  EXPECT_NE(EntitiesDigest(a), EntitiesDigest(d));
+  // The pieces are length-prefixed: moving a character between fields changes the digest.
+  std::vector<cns::EntityMetadata> e = a, f = a;
+  e.front().entity_name = "ab";
+  e.front().namespace_name = "c";
+  f.front().entity_name = "a";
+  f.front().namespace_name = "bc";
+  EXPECT_NE(EntitiesDigest(e), EntitiesDigest(f));
 }
 
 TEST(PlanTest, NothingWhenEqualInAnyOrder) {

@@ -93,11 +93,17 @@ void MetadataSyncer::Start() {
   runner_.Start({
       .name = "CNS metadata syncer",
       .informers = {&pvs_, &pvcs_, &pods_},
+      // The first full sync before the workers start: its bulk queries confirm the volumes CNS
+      // already describes right, so the workers' start-up events cost no query for them.
+      .wait_ready =
+          [this](const absl::Notification&) {
+            RunFullSync();
+            return true;
+          },
       .workers = workers_,
       .process_next_item = [this] { return ProcessNextItem(); },
       .shut_down_queue = [this] { queue_.ShutDown(); },
       .period = full_sync_period_,
-      .pass_at_start = true,
       .pass = [this] { RunFullSync(); },
   });
 }
@@ -289,6 +295,16 @@ absl::Status MetadataSyncer::SyncVolume(const std::string& handle) {
   const std::string cns_id = CnsIdOf(handle);
   if (cns_id.empty()) return absl::OkStatus();  // nothing CNS could know; logged nowhere twice
   const Desired want = DesiredFor(cns_id);
+  const uint64_t digest = EntitiesDigest(want.entities);
+  {
+    absl::MutexLock l(&mu_);
+    auto it = confirmed_.find(cns_id);
+    if (want.has_pv && it != confirmed_.end() && it->second == digest) {
+      ++unchanged_skips_;
+      return absl::OkStatus();
+    }
+    confirmed_.erase(cns_id);  // set again below once CNS says it
+  }
   absl::StatusOr<Found> found = Lookup(handle);
   if (absl::IsNotFound(found.status()) && want.has_pv) {
     absl::Status registered = Register(handle, want);
@@ -317,7 +333,10 @@ absl::Status MetadataSyncer::SyncVolume(const std::string& handle) {
       PlanEntityUpdate(have.entity_metadata, want.entities, cluster_id_);
   // A PV's volume must also name our cluster (a statically provisioned one may not yet).
   const bool register_cluster = want.has_pv && have.container_cluster.cluster_id != cluster_id_;
-  if (plan.empty() && !register_cluster) return absl::OkStatus();
+  if (plan.empty() && !register_cluster) {
+    Confirm(cns_id, want, digest);
+    return absl::OkStatus();
+  }
 
   vsphere::cns::VolumeMetadata update;
   update.container_cluster = ClusterFor(*found->target);
@@ -328,9 +347,15 @@ absl::Status MetadataSyncer::SyncVolume(const std::string& handle) {
   updates_->Add({s.ok() ? "success" : "failure"});
   if (!s.ok()) return s;
   VLOG(2, "CNS metadata of volume {}: {} entities written", handle, update.entity_metadata.size());
+  Confirm(cns_id, want, digest);
   absl::MutexLock l(&mu_);
   ++metadata_updates_;
   return absl::OkStatus();
+}
+
+void MetadataSyncer::Confirm(const std::string& cns_id, const Desired& want, uint64_t digest) {
+  absl::MutexLock l(&mu_);
+  if (want.has_pv) confirmed_[cns_id] = digest;
 }
 
 // ---- Full sync ----
@@ -379,10 +404,16 @@ absl::Status MetadataSyncer::FullSync() {
     auto it = in_cns.find(cns_id);
     if (it != in_cns.end()) {
       const Desired want = DesiredForPv(*pv);
-      if (PlanEntityUpdate(it->second.volume.metadata.entity_metadata, want.entities, cluster_id_)
-              .empty()) {
+      const vsphere::cns::VolumeMetadata& have = it->second.volume.metadata;
+      if (PlanEntityUpdate(have.entity_metadata, want.entities, cluster_id_).empty() &&
+          have.container_cluster.cluster_id == cluster_id_) {
+        Confirm(cns_id, want, EntitiesDigest(want.entities));
         continue;
       }
+    }
+    {
+      absl::MutexLock l(&mu_);
+      confirmed_.erase(cns_id);
     }
     queue_.Add(handle);
     ++queued;
@@ -408,6 +439,13 @@ absl::Status MetadataSyncer::FullSync() {
       if (HasEntitiesOf(f.volume.metadata, cluster_id_)) cleanup.push_back(KeyFor(id, *f.target));
     }
     orphan_candidates_ = std::move(candidates);
+    for (auto it = confirmed_.begin(); it != confirmed_.end();) {
+      if (named.count(it->first)) {
+        ++it;
+      } else {
+        confirmed_.erase(it++);
+      }
+    }
     for (auto it = reported_orphans_.begin(); it != reported_orphans_.end();) {
       it = in_cns.count(*it) && !named.count(*it) ? std::next(it) : reported_orphans_.erase(it);
     }
@@ -435,6 +473,7 @@ SyncerStats MetadataSyncer::stats() const {
   s.full_sync_failures = full_sync_failures_;
   s.metadata_updates = metadata_updates_;
   s.registered = registered_;
+  s.unchanged_skips = unchanged_skips_;
   for (const auto& [vc, ids] : orphans_) s.orphans.insert(ids.begin(), ids.end());
   s.pvs_without_volume = pvs_without_volume_;
   return s;

@@ -74,9 +74,10 @@ struct MetadataSyncerOptions {
 struct SyncerStats {
   int64_t full_syncs = 0;
   int64_t full_sync_failures = 0;
-  int64_t metadata_updates = 0;              // CnsUpdateVolumeMetadata calls that succeeded
-  int64_t registered = 0;                    // static PVs' disks registered with CNS
-  std::set<std::string> orphans;             // CNS volume ids without a PV (confirmed)
+  int64_t metadata_updates = 0;   // CnsUpdateVolumeMetadata calls that succeeded
+  int64_t registered = 0;         // static PVs' disks registered with CNS
+  int64_t unchanged_skips = 0;    // volumes synced with no CNS call: CNS known to hold the entities
+  std::set<std::string> orphans;  // CNS volume ids without a PV (confirmed)
   std::set<std::string> pvs_without_volume;  // volume handles CNS does not know
 };
 
@@ -116,6 +117,9 @@ class MetadataSyncer {
   // backingDiskId, as the reference does for a statically provisioned PV) in the vCenter that
   // has the disk. NotFound when no vCenter has such a disk.
   absl::Status Register(const std::string& handle, const Desired& want);
+  // Remembers that CNS holds `want`'s entities for `cns_id` (when it has a PV).
+  void Confirm(const std::string& cns_id, const Desired& want, uint64_t digest)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   void OnPv(const Json* old_pv, const Json* new_pv);
   void OnPvc(const Json& pvc);
@@ -163,10 +167,15 @@ class MetadataSyncer {
   std::map<std::string, std::set<std::string>> orphans_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> reported_orphans_ ABSL_GUARDED_BY(mu_);  // logged once each
   std::set<std::string> pvs_without_volume_ ABSL_GUARDED_BY(mu_);
+  // Per CNS id: EntitiesDigest of the entities CNS was last seen (full sync) or made (update) to
+  // hold. A volume whose desired entities have that digest costs no CNS query; a full sync that
+  // finds CNS differing forgets it.
+  absl::flat_hash_map<std::string, uint64_t> confirmed_ ABSL_GUARDED_BY(mu_);
   int64_t full_syncs_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t full_sync_failures_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t metadata_updates_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t registered_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t unchanged_skips_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace ccm::csi::syncer

@@ -76,10 +76,11 @@ TEST(CsiSyncerBinaryTest, SyncsUnderTheLeaseServesMetricsAndStops) {
 
   httplib::Client http("127.0.0.1", metrics_port);
   // CNS shows the metadata as soon as the task ran; the syncer counts the operation when its
-  // wait for the task returns, a moment later.
+  // wait for the task returns, and its own update a moment after that.
   EXPECT_TRUE(Eventually([&] {
     auto r = http.Get("/metrics");
-    return r && absl::StrContains(r->body, "optype=\"update-volume-metadata\"");
+    return r && absl::StrContains(r->body, "optype=\"update-volume-metadata\"") &&
+           absl::StrContains(r->body, "vsphere_syncer_metadata_updates_total{result=\"success\"}");
   }));
   auto res = http.Get("/metrics");
   ASSERT_TRUE(res) << syncer.Stderr();

@@ -237,6 +237,30 @@ TEST_F(SyncerTest, ExistingObjectsAreSyncedAtStart) {
   ASSERT_TRUE(Eventually([&] { return Complete(id, "early"); }));
 }
 
+// A restart with every volume already described right costs the full sync's bulk query and
+// nothing per volume: the workers' start-up events are answered from what that query showed.
+TEST_F(SyncerTest, RestartWithVolumesInSyncCostsOnlyTheBulkQuery) {
+  const std::vector<std::string> names = {"r1", "r2", "r3"};
+  std::vector<std::string> ids;
+  for (const std::string& n : names) ids.push_back(Workload(n));
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ASSERT_TRUE(Eventually([&] { return Complete(ids[i], names[i]); })) << names[i];
+  }
+  env_.StopSyncer();
+  auto before = env_.vcsim().CnsCounters();
+  ASSERT_TRUE(before.ok()) << before.status();
+  ASSERT_TRUE(env_.StartSyncer().ok());
+  // Each PV's start-up events reach a worker, which finds CNS already says what it would write.
+  ASSERT_TRUE(Eventually([&] { return env_.syncer().stats().unchanged_skips >= 3; }));
+  auto after = env_.vcsim().CnsCounters();
+  ASSERT_TRUE(after.ok()) << after.status();
+  // The full sync's listing of the cluster's volumes in pages of 2 (SyncerEnv): 2 queries.
+  EXPECT_EQ((*after)["CnsQueryVolume"] - (*before)["CnsQueryVolume"], 2);
+  EXPECT_EQ((*after)["CnsUpdateVolumeMetadata"], (*before)["CnsUpdateVolumeMetadata"]);
+  EXPECT_EQ(env_.syncer().stats().metadata_updates, 0);
+  EXPECT_EQ(env_.syncer().stats().full_syncs, 1);
+}
+
 // Least privilege: every API call the syncer made is granted to the controller's ServiceAccount
 // by the rendered manifest.
 TEST_F(SyncerTest, ApiCallsAreAllowedByTheControllerRole) {
