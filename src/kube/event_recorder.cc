@@ -212,10 +212,10 @@ void EventRecorder::Send(Event event) {
   }
 }
 
-void EventRecorder::Flush() {
+bool EventRecorder::Flush(absl::Duration timeout) {
   absl::MutexLock lock(&mu_);
   auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return queue_.empty() && !busy_; };
-  mu_.Await(absl::Condition(&idle));
+  return mu_.AwaitWithTimeout(absl::Condition(&idle), timeout);
 }
 
 void EventRecorder::Shutdown(absl::Duration drain) {

@@ -105,8 +105,10 @@ class EventRecorder {
     Record(object, EventType::kWarning, reason, message);
   }
 
-  // Blocks until every queued event has been sent or given up (tests; orderly shutdown).
-  void Flush();
+  // Blocks until every queued event has been sent or given up (tests; orderly shutdown), or
+  // `timeout` (real time) has passed; returns whether the queue was drained. A retry waits on the
+  // injected clock: with a fake one that nobody advances, only the timeout ends the wait.
+  bool Flush(absl::Duration timeout = absl::InfiniteDuration());
   // Sends what is queued without retrying, then stops; later Record() calls are dropped. Events
   // still queued `drain` after the call (on the injected clock) are dropped instead of sent, so
   // a long queue on a slow Events budget never holds up a process that is shutting down.

@@ -192,6 +192,19 @@ TEST(EventRecorderTest, RetriesStopAfterMaxTries) {
   EXPECT_EQ(f.sink.attempts(), 3);
 }
 
+// The hang a test's shutdown once met: an Event whose API server was down waits for its retry on
+// the injected clock; a bounded Flush returns (false) instead of waiting for a clock nobody moves.
+TEST(EventRecorderTest, BoundedFlushReturnsWhileARetryWaitsOnTheClock) {
+  Fixture f;
+  f.sink.FailNext(1, absl::UnavailableError("down"));
+  f.recorder->Normal(Node("a"), "R", "m");
+  ASSERT_TRUE(f.clock.WaitForSleepers(1));
+  EXPECT_FALSE(f.recorder->Flush(absl::Milliseconds(50)));
+  f.clock.Advance(Seconds(10));
+  EXPECT_TRUE(f.recorder->Flush(Seconds(30)));
+  ASSERT_EQ(f.sink.Events().size(), 1u);
+}
+
 TEST(EventRecorderTest, RecordNeverBlocksAndDropsWhenTheQueueIsFull) {
   EventRecorderOptions o;
   o.queue_size = 2;

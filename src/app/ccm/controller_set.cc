@@ -135,7 +135,9 @@ void ControllerSet::Stop() {
   nodes_->Stop();
   // Queued Events go out for at most event_drain_on_stop: a long queue on the Events budget must
   // not hold up a pod that is being terminated (client-go's broadcaster does not wait either).
-  if (options_.flush_events_on_stop) recorder_->Flush();
+  // Bounded: an Event waiting to be retried (its API server was down) waits on the injected clock.
+  if (options_.flush_events_on_stop && !recorder_->Flush(absl::Seconds(10)))
+    LOG_WARN("Events still queued after 10 s; the rest get the shutdown's drain time");
   recorder_->Shutdown(options_.event_drain_on_stop);
   if (options_.live_vcenters) options_.live_vcenters->Clear();  // waits for readers
   for (auto& vc : vcs_) vc->Stop();                             // logs out of SOAP and REST

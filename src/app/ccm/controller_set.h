@@ -61,7 +61,8 @@ struct ControllerSetOptions {
   // If set, holds the running vCenters from Start() until just before they log out in Stop()
   // (the binary's vCenter gauges and health checks read it).
   std::shared_ptr<LiveVCenters> live_vcenters;
-  // Stop(): Flush() the recorder (every queued Event sent or given up) before shutting it down.
+  // Stop(): Flush() the recorder (every queued Event sent or given up, for at most 10 s) before
+  // shutting it down.
   bool flush_events_on_stop = false;
   // Stop(): queued Events still unsent this long after the recorder's shutdown are dropped.
   absl::Duration event_drain_on_stop = absl::Seconds(5);
