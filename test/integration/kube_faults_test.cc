@@ -296,10 +296,12 @@ TEST_F(KubeFaultsTest, GoneRelistsWithoutSpuriousDeletes) {
   kept_.erase("node-d");
   emu().CompactHistory();
   const absl::Time cleared = absl::Now();
+  // Handlers run after the cache is updated (as client-go's): wait for the notification too.
   const absl::Time recovered = WaitRecovered([&] {
+    absl::MutexLock l(&mu);
     return emu().RequestCount("list nodes") > lists &&
            CacheHasLabel("node-a", "before-compaction.example.com") &&
-           env_.node_informer().Get("node-d") == nullptr;
+           env_.node_informer().Get("node-d") == nullptr && !deleted.empty();
   });
   Report("gone-410-relist", cleared, recovered);
   EXPECT_EQ(emu().RequestCount("list nodes"), lists + 1) << "exactly one relist";
