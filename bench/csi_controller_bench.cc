@@ -3,7 +3,10 @@
 // the latency percentiles, the vCenter requests per operation split by method (the simulator's
 // /counters), and the simulator's own CNS task time for comparison. Asserts nothing.
 //
-//   csi_controller_bench [volumes=1000] [workers=8] [cns_task_delay_ms=0]
+//   csi_controller_bench [volumes=1000] [workers=8] [cns_task_delay_ms=0] [idle_seconds=0]
+// With idle_seconds, the volumes are created and published again and the controller left idle that
+// long: the vCenter requests it makes meanwhile are printed (issue 25's goal: <= 10 per vCenter in
+// 5 minutes, at the production stream waits).
 // The simulator finishes a CNS task in well under a millisecond, where vCenter takes hundreds;
 // a delay makes the comparison with the task time meaningful.
 #include <algorithm>
@@ -118,10 +121,48 @@ void Print(const Phase& ph, int n, const std::string& cns_method) {
 
 }  // namespace
 
+// Creates and publishes n volumes, then leaves the controller idle: prints its vCenter requests.
+void Idle(ControllerEnv& env, int n, int workers, const std::vector<std::string>& nodes,
+          int seconds) {
+  auto& stub = env.controller();
+  Run("CreateVolume + ControllerPublishVolume", n, workers, env, [&](int i) {
+    grpc::ClientContext ctx;
+    ::csi::v1::CreateVolumeResponse resp;
+    grpc::Status s = stub.CreateVolume(
+        &ctx, ccm::csi::testing::CreateReq(absl::StrCat("pvc-idle-", i), 1024 * 1024 * 1024),
+        &resp);
+    if (!s.ok()) return s;
+    grpc::ClientContext pctx;
+    ::csi::v1::ControllerPublishVolumeRequest req;
+    req.set_volume_id(resp.volume().volume_id());
+    req.set_node_id(nodes[i % nodes.size()]);
+    *req.mutable_volume_capability() = ccm::csi::testing::MountCap();
+    ::csi::v1::ControllerPublishVolumeResponse presp;
+    return stub.ControllerPublishVolume(&pctx, req, &presp);
+  });
+  (void)env.sim().ResetCounters();
+  absl::SleepFor(absl::Seconds(seconds));
+  const auto soap = env.sim().SoapCounters().value_or(std::map<std::string, int>{});
+  const auto rest = env.sim().RestCounters().value_or(std::map<std::string, int>{});
+  int total = 0;
+  std::string by_method;
+  for (const auto* counters : {&soap, &rest}) {
+    for (const auto& [m, c] : *counters) {
+      total += c;
+      absl::StrAppend(&by_method, " ", m, "=", c);
+    }
+  }
+  std::printf(
+      "\nidle for %d s with %d volumes attached: %d vCenter requests (%.1f per 5 minutes; "
+      "goal <= 10 per vCenter):%s\n",
+      seconds, n, total, total * 300.0 / seconds, by_method.c_str());
+}
+
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 1000;
   const int workers = argc > 2 ? std::atoi(argv[2]) : 8;
   const int delay_ms = argc > 3 ? std::atoi(argv[3]) : 0;
+  const int idle_seconds = argc > 4 ? std::atoi(argv[4]) : 0;
   // The production refresh delay after a change (BackendOptions' default).
   auto env_or = ControllerEnv::Start(Spec(n), ccm::csi::BackendOptions().datastore_change_delay);
   if (!env_or.ok()) {
@@ -185,5 +226,6 @@ int main(int argc, char** argv) {
       static_cast<unsigned long long>(inventory.quick_refreshes - inventory_before.quick_refreshes),
       static_cast<unsigned long long>(inventory.full_refreshes - inventory_before.full_refreshes),
       static_cast<unsigned long long>(inventory.changes_noted - inventory_before.changes_noted));
+  if (idle_seconds > 0) Idle(env, n, workers, nodes, idle_seconds);
   return 0;
 }

@@ -5,8 +5,10 @@
 // attempts during the outage and the VMs the resync reported as removed (must be 0: no delete
 // storm). Faults: restart after an outage of --down seconds (connections refused meanwhile), a
 // blackhole of the same length (accepts, never answers), and the server forgetting the session.
+// The silent faults (blackhole, forgotten session) are noticed only when the stream's wait ends:
+// up to maxWaitSeconds (+ 10 s for the blackhole); --max-wait S sets it (default: production's).
 //
-//   vcenter_recovery_bench [--vms N] [--rounds R] [--down S]
+//   vcenter_recovery_bench [--vms N] [--rounds R] [--down S] [--max-wait S]
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -61,7 +63,7 @@ bool WaitUntil(const std::function<bool()>& cond, absl::Duration timeout) {
   return true;
 }
 
-int Run(int vms, int rounds, absl::Duration down) {
+int Run(int vms, int rounds, absl::Duration down, int max_wait_seconds) {
   auto sim = ccm::testing::VcsimProcess::Start(Spec(vms));
   if (!sim.ok()) {
     std::fprintf(stderr, "vcsim: %s\n", sim.status().ToString().c_str());
@@ -72,7 +74,10 @@ int Run(int vms, int rounds, absl::Duration down) {
   co.url = (*sim)->info().url;
   co.tls.ca_file = (*sim)->info().ca_file;
   Client client(co, &creds);
-  InventoryCache cache(client);  // production defaults
+  InventoryCacheOptions io;  // production defaults but for maxWaitSeconds
+  io.max_wait_seconds = max_wait_seconds;
+  InventoryCache cache(client, io);
+  const absl::Duration notice = absl::Seconds(max_wait_seconds) + absl::Seconds(60);
   std::atomic<int> removed{0};
   cache.AddListener([&](const std::string&, VmChangeKind k) {
     if (k == VmChangeKind::kRemoved) ++removed;
@@ -82,8 +87,9 @@ int Run(int vms, int rounds, absl::Duration down) {
     std::fprintf(stderr, "first sync failed: %s\n", cache.stats().last_error.ToString().c_str());
     return 1;
   }
-  std::printf("vcenter_recovery_bench: %d VMs, %d rounds per fault, outages of %s\n", vms, rounds,
-              absl::FormatDuration(down).c_str());
+  std::printf(
+      "vcenter_recovery_bench: %d VMs, %d rounds per fault, outages of %s, maxWaitSeconds %d\n",
+      vms, rounds, absl::FormatDuration(down).c_str(), max_wait_seconds);
 
   struct Fault {
     std::string name;
@@ -117,7 +123,7 @@ int Run(int vms, int rounds, absl::Duration down) {
       } else {
         // Hold the fault for `down` after the cache noticed it (a blackhole takes up to
         // maxWaitSeconds + 10 s to notice).
-        if (!WaitUntil([&] { return !cache.synced(); }, absl::Seconds(60))) {
+        if (!WaitUntil([&] { return !cache.synced(); }, notice)) {
           std::fprintf(stderr, "%s: the cache never noticed\n", f.name.c_str());
           return 1;
         }
@@ -129,7 +135,7 @@ int Run(int vms, int rounds, absl::Duration down) {
         cleared = absl::Now();
       }
       if (!WaitUntil([&] { return cache.synced() && cache.stats().resyncs > resyncs_before; },
-                     absl::Seconds(120))) {
+                     notice + absl::Seconds(60))) {
         std::fprintf(stderr, "%s: not synced again: %s\n", f.name.c_str(),
                      cache.stats().last_error.ToString().c_str());
         return 1;
@@ -147,12 +153,13 @@ int Run(int vms, int rounds, absl::Duration down) {
 }  // namespace ccm::vsphere
 
 int main(int argc, char** argv) {
-  int vms = 1000, rounds = 5, down_s = 10;
+  int vms = 1000, rounds = 5, down_s = 10, max_wait = ccm::vsphere::kStreamMaxWaitSeconds;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--vms")) vms = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--rounds")) rounds = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--down")) down_s = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--max-wait")) max_wait = std::atoi(argv[i + 1]);
   }
   ccm::logging::Init(0);  // warnings and info on stderr; the figures go to stdout
-  return ccm::vsphere::Run(vms, std::max(1, rounds), absl::Seconds(down_s));
+  return ccm::vsphere::Run(vms, std::max(1, rounds), absl::Seconds(down_s), std::max(1, max_wait));
 }

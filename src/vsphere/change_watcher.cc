@@ -50,22 +50,24 @@ ChangeWatcher::~ChangeWatcher() { Stop(); }
 void ChangeWatcher::Start() {
   absl::MutexLock l(&stop_mu_);
   if (thread_.joinable() || stopping()) return;
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    Run();
+    exited_.Notify();
+  });
 }
 
 void ChangeWatcher::Stop() {
   absl::MutexLock l(&stop_mu_);
   if (!stop_.HasBeenNotified()) stop_.Notify();
   if (!thread_.joinable()) return;
-  Moref waiting;
-  {
-    absl::MutexLock m(&mu_);
-    waiting = waiting_collector_;
-  }
-  if (!waiting.empty()) {
-    auto r = client_.Call("CancelWaitForUpdates", MorefXml("_this", waiting));
-    if (!r.ok()) VLOG(2, "{}: CancelWaitForUpdates: {}", options_.name, r.status());
-  }
+  // Ends the pending WaitForUpdatesEx now instead of after maxWaitSeconds.
+  CancelWaitsUntilExited(
+      client_,
+      [this] {
+        absl::MutexLock m(&mu_);
+        return waiting_collector_;
+      },
+      exited_, options_.name);
   thread_.join();
   TearDown();
 }

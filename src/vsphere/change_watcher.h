@@ -36,9 +36,9 @@
 namespace ccm::vsphere {
 
 struct ChangeWatcherOptions {
-  std::string name;                   // for logs: "datastore mounts of vc1"
-  std::vector<PropertySpec> watched;  // one per type: its paths (all = false)
-  int max_wait_seconds = 2;           // WaitForUpdatesEx maxWaitSeconds: bounds Stop() latency
+  std::string name;                              // for logs: "datastore mounts of vc1"
+  std::vector<PropertySpec> watched;             // one per type: its paths (all = false)
+  int max_wait_seconds = kStreamMaxWaitSeconds;  // WaitForUpdatesEx maxWaitSeconds
   absl::Duration wait_timeout_margin = absl::Seconds(10);
   BackoffPolicy resync_backoff{absl::Milliseconds(200), absl::Seconds(2), 2.0, 0.1};
   absl::Duration probe_timeout = absl::Seconds(3);
@@ -81,7 +81,8 @@ class ChangeWatcher {
   const OnChange on_change_;
   Clock* const clock_;
   absl::Notification stop_;
-  absl::Mutex stop_mu_;  // serialises Start and Stop
+  absl::Notification exited_;  // Run() returned
+  absl::Mutex stop_mu_;        // serialises Start and Stop
   std::thread thread_;
   mutable absl::Mutex mu_;
   ChangeWatcherStats stats_ ABSL_GUARDED_BY(mu_);

@@ -199,7 +199,8 @@ absl::StatusOr<SoapResponse> Client::RoundTrip(absl::string_view method,
 }
 
 absl::Status Client::StreamRoundTrip(absl::string_view method, const std::string& envelope,
-                                     SoapStreamSink& sink, absl::Duration timeout) {
+                                     SoapStreamSink& sink, absl::Duration timeout,
+                                     const std::atomic<bool>* cancel) {
   HttpRequest req = SoapRequest(envelope);
   // Stream() has no default timeout (watches).
   req.timeout = timeout > absl::ZeroDuration() ? timeout : options_.timeout;
@@ -212,7 +213,7 @@ absl::Status Client::StreamRoundTrip(absl::string_view method, const std::string
         fed = sink.Feed(bytes);
         return fed.ok();
       },
-      nullptr);
+      cancel);
   absl::Status out;
   if (!resp.ok()) {
     out = resp.status();
@@ -383,15 +384,16 @@ absl::StatusOr<SoapResponse> Client::Call(absl::string_view method, absl::string
 }
 
 absl::Status Client::CallStreaming(absl::string_view method, absl::string_view args_xml,
-                                   SoapStreamSink& sink, absl::Duration timeout) {
+                                   SoapStreamSink& sink, absl::Duration timeout,
+                                   const std::atomic<bool>* cancel) {
   const std::string envelope = BuildEnvelope(BuildMethod(method, args_xml));
   return WithSession(
       method,
       [&] {
         sink.Reset();
-        return StreamRoundTrip(method, envelope, sink, timeout);
+        return StreamRoundTrip(method, envelope, sink, timeout, cancel);
       },
-      [&] { return !sink.emitted(); });
+      [&] { return !sink.emitted() && !(cancel != nullptr && cancel->load()); });
 }
 
 absl::StatusOr<SoapResponse> Client::Call(const Endpoint& endpoint, absl::string_view method,

@@ -23,6 +23,7 @@
 //   volume), so that error goes back to the caller.
 // Thread-safe: one Client may be used from many threads; concurrent re-logins collapse into one.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -125,9 +126,11 @@ class Client {
   // retries and the re-login after NotAuthenticated are Call's, with sink.Reset() before every
   // attempt; once sink.emitted() nothing is sent again and the error is returned as is.
   // `timeout` (when not zero) replaces options().timeout for each round trip, e.g. a
-  // WaitForUpdatesEx with maxWaitSeconds, so an unanswered call is noticed soon.
+  // WaitForUpdatesEx with maxWaitSeconds, so an unanswered call is noticed soon. When `cancel`
+  // (nullable) becomes true the transfer ends within about a second with Cancelled.
   absl::Status CallStreaming(absl::string_view method, absl::string_view args_xml,
-                             SoapStreamSink& sink, absl::Duration timeout = absl::ZeroDuration());
+                             SoapStreamSink& sink, absl::Duration timeout = absl::ZeroDuration(),
+                             const std::atomic<bool>* cancel = nullptr);
 
   // A consumer found the session unusable in an answer the Client cannot check itself (a
   // NotAuthenticated in a WaitForUpdatesEx missingSet): the next call logs in again, unless the
@@ -166,7 +169,8 @@ class Client {
                                          absl::Duration timeout = absl::ZeroDuration(),
                                          const Endpoint& endpoint = kVim25Endpoint);
   absl::Status StreamRoundTrip(absl::string_view method, const std::string& envelope,
-                               SoapStreamSink& sink, absl::Duration timeout);
+                               SoapStreamSink& sink, absl::Duration timeout,
+                               const std::atomic<bool>* cancel);
   // The envelope of `method` on `endpoint` with the session header when the endpoint takes one.
   std::string Envelope(const Endpoint& endpoint, absl::string_view method,
                        absl::string_view args_xml) const;

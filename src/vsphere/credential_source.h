@@ -30,6 +30,11 @@ class CredentialSource {
   // Increases whenever credentials for any server change; sessions compare it to decide to
   // log in again with the new values.
   virtual uint64_t generation() const = 0;
+  // Calls `on_change` (on any thread, after generation() grew) whenever credentials change, so a
+  // long wait on the old session can end now. Returns a handle for Unsubscribe; sources that
+  // never change may keep these no-ops.
+  virtual int Subscribe(std::function<void()> on_change) { return 0; }
+  virtual void Unsubscribe(int handle) {}
 };
 
 }  // namespace ccm::vsphere

@@ -137,27 +137,40 @@ InventoryCache::~InventoryCache() { Stop(); }
 void InventoryCache::Start() {
   absl::MutexLock l(&stop_mu_);
   if (thread_.joinable() || stopping()) return;
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    Run();
+    exited_.Notify();
+  });
 }
 
 void InventoryCache::Stop() {
   absl::MutexLock l(&stop_mu_);
   if (!thread_.joinable()) return;
   if (!stop_.HasBeenNotified()) stop_.Notify();
-  Moref waiting;
-  {
-    absl::MutexLock m(&mu_);
-    waiting = waiting_collector_;
-  }
-  if (!waiting.empty()) {
-    // Ends the pending WaitForUpdatesEx now instead of after maxWaitSeconds.
-    auto r = client_.Call("CancelWaitForUpdates", MorefXml("_this", waiting));
-    if (!r.ok()) VLOG(2, "inventory cache: CancelWaitForUpdates: {}", r.status());
-  }
+  // Ends the pending WaitForUpdatesEx now instead of after maxWaitSeconds.
+  CancelWaitsUntilExited(
+      client_,
+      [this] {
+        absl::MutexLock m(&mu_);
+        return waiting_collector_;
+      },
+      exited_, "inventory cache");
   thread_.join();
   DestroyServerObjects();
   absl::MutexLock m(&mu_);
   stats_.synced = false;
+}
+
+void InventoryCache::Interrupt() {
+  absl::MutexLock m(&mu_);
+  interrupted_ = true;
+  if (abort_wait_ != nullptr) abort_wait_->store(true);
+}
+
+bool InventoryCache::TakeInterrupt() {
+  absl::MutexLock m(&mu_);
+  abort_wait_ = nullptr;
+  return std::exchange(interrupted_, false);
 }
 
 bool InventoryCache::synced() const {
@@ -382,6 +395,11 @@ std::string InventoryCache::WaitOptionsXml(int max_wait_seconds) const {
 absl::Status InventoryCache::Stream() {
   const std::string args_prefix = MorefXml("_this", collector_);
   const std::string options = WaitOptionsXml(options_.max_wait_seconds);
+  {
+    // Credentials that changed before now are used by the calls below (every call checks).
+    absl::MutexLock l(&mu_);
+    interrupted_ = false;
+  }
   while (!stopping()) {
     if (client_.session_generation() != session_generation_) {
       return absl::UnavailableError("vCenter session changed (re-login): filters are gone");
@@ -390,9 +408,22 @@ absl::Status InventoryCache::Stream() {
     // nothing and the next attempt starts again from the same version.
     UpdateSetCollector collector;
     UpdateStreamParser parser(collector);
-    absl::Status s = client_.CallStreaming(
-        "WaitForUpdatesEx", absl::StrCat(args_prefix, TextXml("version", version_), options),
-        parser, absl::Seconds(options_.max_wait_seconds) + options_.wait_timeout_margin);
+    std::atomic<bool> abort{false};
+    {
+      absl::MutexLock l(&mu_);
+      abort_wait_ = &abort;
+      if (interrupted_) abort.store(true);
+    }
+    absl::Status s =
+        abort.load()
+            ? absl::OkStatus()
+            : client_.CallStreaming(
+                  "WaitForUpdatesEx",
+                  absl::StrCat(args_prefix, TextXml("version", version_), options), parser,
+                  absl::Seconds(options_.max_wait_seconds) + options_.wait_timeout_margin, &abort);
+    if (TakeInterrupt()) {
+      return absl::UnavailableError("credentials changed: setting up with the new session");
+    }
     if (stopping()) return absl::OkStatus();
     if (!s.ok()) return s;
     UpdateSet set = collector.Take(parser);

@@ -28,6 +28,7 @@
 //   every lock (they may call look-ups). They must be quick (enqueue a key).
 // Thread-safe.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -52,6 +53,7 @@
 #include "vsphere/client.h"
 #include "vsphere/datacenter.h"
 #include "vsphere/moref.h"
+#include "vsphere/property_collector.h"
 #include "vsphere/update_set.h"
 #include "vsphere/vm_facts.h"
 
@@ -60,7 +62,7 @@ namespace ccm::vsphere {
 struct InventoryCacheOptions {
   // vsphere.conf `datacenters` entries (name, path or MOID); empty = every datacenter.
   std::vector<std::string> datacenters;
-  int max_wait_seconds = 2;  // WaitForUpdatesEx maxWaitSeconds: bounds Stop() latency
+  int max_wait_seconds = kStreamMaxWaitSeconds;  // WaitForUpdatesEx maxWaitSeconds
   // WaitForUpdatesEx maxObjectUpdates (0: unlimited): a real vCenter then pages a big answer
   // (truncated) instead of sending every VM at once; the simulator ignores it.
   int max_object_updates = 200;
@@ -106,6 +108,10 @@ class InventoryCache {
   // Ends the thread promptly (cancels the pending WaitForUpdatesEx) and destroys the server-side
   // collector, filters and views. Idempotent.
   void Stop();
+  // Ends the pending WaitForUpdatesEx now (CancelWaitForUpdates); the cache then sets itself up
+  // again as after any stream error. For a credentials change: the new session is used at once
+  // instead of after maxWaitSeconds.
+  void Interrupt();
   // Blocks until synced or `timeout` (real time) passes; true when synced.
   bool WaitForSync(absl::Duration timeout) const;
   bool synced() const;
@@ -146,6 +152,8 @@ class InventoryCache {
   };
   void Run();
   bool stopping() const { return stop_.HasBeenNotified(); }
+  // After a wait: clears abort_wait_; true (and cleared) when Interrupt() was called.
+  bool TakeInterrupt();
   // Creates collector, views and filters, then loads everything (replacing the map, emitting
   // the differences to listeners).
   absl::Status Load();
@@ -189,11 +197,14 @@ class InventoryCache {
   // The one "stopped" flag: set once by Stop(), polled by the cache thread (stopping()) and
   // ending its backoff sleeps.
   absl::Notification stop_;
+  absl::Notification exited_;  // Run() returned
 
   mutable absl::Mutex mu_;
   // stats_.synced is the one "synced" flag: look-ups answer only while it is true.
   InventoryCacheStats stats_ ABSL_GUARDED_BY(mu_);
-  Moref waiting_collector_ ABSL_GUARDED_BY(mu_);  // for CancelWaitForUpdates
+  Moref waiting_collector_ ABSL_GUARDED_BY(mu_);   // for CancelWaitForUpdates
+  bool interrupted_ ABSL_GUARDED_BY(mu_) = false;  // Interrupt() called, not yet acted on
+  std::atomic<bool>* abort_wait_ ABSL_GUARDED_BY(mu_) = nullptr;  // the pending wait's cancel
   VmMap vms_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::string> by_uuid_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, MoidSet> by_hostname_ ABSL_GUARDED_BY(mu_);

@@ -171,3 +171,20 @@ absl::StatusOr<RetrieveObjectsResult> RetrieveObjects(Client& client,
 }
 
 }  // namespace ccm::vsphere
+
+namespace ccm::vsphere {
+
+void CancelWaitsUntilExited(Client& client, const std::function<Moref()>& waiting,
+                            const absl::Notification& exited, absl::string_view log_name,
+                            absl::Duration every) {
+  while (!exited.HasBeenNotified()) {
+    const Moref collector = waiting();
+    if (!collector.empty()) {
+      auto r = client.Call("CancelWaitForUpdates", MorefXml("_this", collector));
+      if (!r.ok()) VLOG(2, "{}: CancelWaitForUpdates: {}", log_name, r.status());
+    }
+    if (exited.WaitForNotificationWithTimeout(every)) return;
+  }
+}
+
+}  // namespace ccm::vsphere

@@ -3,12 +3,14 @@
 // the token), container views, traversal specs. Results keep their XML document alive, so
 // property values are plain pugi nodes that parsers (vm_facts.h) read directly.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/notification.h"
 #include "pugixml.hpp"
 #include "vsphere/client.h"
 #include "vsphere/moref.h"
@@ -114,5 +116,19 @@ absl::StatusOr<RetrieveObjectsResult> RetrieveObjects(Client& client,
                                                       const std::vector<Moref>& objs,
                                                       const std::vector<PropertySpec>& props,
                                                       RetrieveOptions options = {});
+
+// WaitForUpdatesEx maxWaitSeconds of the long-lived streams (inventory caches, change watchers):
+// an idle stream costs one request per this time (issue 25: idle vCenter load). A restarted
+// vCenter or a refused connection ends the wait at once; a silent fault (a blackholed network) is
+// noticed after this plus the stream's margin. Stop() does not wait for it (CancelWaitForUpdates).
+inline constexpr int kStreamMaxWaitSeconds = 120;
+
+// Stops a stream thread that may be inside a long WaitForUpdatesEx: CancelWaitForUpdates on the
+// collector `waiting()` names (none when empty), again every `every`, until `exited` is notified.
+// One cancel is not enough: when it reaches vCenter just before the thread's next wait, that wait
+// would run for its whole maxWaitSeconds (minutes).
+void CancelWaitsUntilExited(Client& client, const std::function<Moref()>& waiting,
+                            const absl::Notification& exited, absl::string_view log_name,
+                            absl::Duration every = absl::Milliseconds(500));
 
 }  // namespace ccm::vsphere

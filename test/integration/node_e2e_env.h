@@ -74,6 +74,8 @@ struct CcmOptions {
   int concurrent_node_syncs = 2;
   absl::Duration node_status_update_frequency = absl::Minutes(5);
   absl::Duration node_monitor_period = absl::Seconds(5);
+  // Short, so a silent fault (a blackhole, a session ended on the server) is noticed in seconds.
+  int vcenter_max_wait_seconds = 2;
 };
 
 // The kube side (emulator + client) and the controllers over the given vCenter config.

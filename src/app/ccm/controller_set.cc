@@ -18,6 +18,7 @@ void ControllerSet::Start() {
   started_ = true;
   for (const auto& vcc : config_.vcenters) {
     cloud::VCenterOptions vo;
+    vo.max_wait_seconds = options_.vcenter_max_wait_seconds;
     if (options_.metrics != nullptr)
       vo.observer = VCenterRequestObserver(*options_.metrics, vcc.label);
     vcs_.push_back(std::make_unique<cloud::VCenter>(vcc, &creds_, vo));

@@ -66,6 +66,8 @@ struct ControllerSetOptions {
   bool flush_events_on_stop = false;
   // Stop(): queued Events still unsent this long after the recorder's shutdown are dropped.
   absl::Duration event_drain_on_stop = absl::Seconds(5);
+  // The inventory stream's WaitForUpdatesEx maxWaitSeconds (tests of silent faults shorten it).
+  int vcenter_max_wait_seconds = cloud::VCenterOptions{}.max_wait_seconds;
 };
 
 class ControllerSet {

@@ -160,17 +160,34 @@ void CredentialStore::OnSecret(const std::string& ns, const std::string& name,
 }
 
 void CredentialStore::Update(const std::string& source, absl::StatusOr<CredentialMap> parsed) {
-  absl::MutexLock l(&mu_);
-  if (!parsed.ok()) {
-    LOG_WARN("vCenter credentials: {}; keeping the last good credentials",
-             parsed.status().message());
-    return;
+  std::vector<std::function<void()>> notify;
+  {
+    absl::MutexLock l(&mu_);
+    if (!parsed.ok()) {
+      LOG_WARN("vCenter credentials: {}; keeping the last good credentials",
+               parsed.status().message());
+      return;
+    }
+    auto it = known_.find(source);
+    if (it != known_.end() && it->second == *parsed) return;
+    known_[source] = *std::move(parsed);
+    ++generation_;
+    LOG_INFO("vCenter credentials from {} updated (generation {})", source, generation_);
+    for (const auto& [handle, fn] : subscribers_) notify.push_back(fn);
   }
-  auto it = known_.find(source);
-  if (it != known_.end() && it->second == *parsed) return;
-  known_[source] = *std::move(parsed);
-  ++generation_;
-  LOG_INFO("vCenter credentials from {} updated (generation {})", source, generation_);
+  for (const auto& fn : notify) fn();  // outside the lock: they may call Get()
+}
+
+int CredentialStore::Subscribe(std::function<void()> on_change) {
+  absl::MutexLock l(&mu_);
+  const int handle = next_subscriber_++;
+  subscribers_[handle] = std::move(on_change);
+  return handle;
+}
+
+void CredentialStore::Unsubscribe(int handle) {
+  absl::MutexLock l(&mu_);
+  subscribers_.erase(handle);
 }
 
 absl::StatusOr<vsphere::Credentials> CredentialStore::Get(absl::string_view server) const {

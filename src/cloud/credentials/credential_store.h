@@ -57,6 +57,8 @@ class CredentialStore final : public vsphere::CredentialSource {
 
   absl::StatusOr<vsphere::Credentials> Get(absl::string_view server) const override;
   uint64_t generation() const override;
+  int Subscribe(std::function<void()> on_change) override;
+  void Unsubscribe(int handle) override;
 
   // Re-reads secrets-directory now (the inotify thread calls this on changes).
   void ReloadDirectory();
@@ -82,6 +84,8 @@ class CredentialStore final : public vsphere::CredentialSource {
   mutable absl::Mutex mu_;
   std::map<std::string, CredentialMap> known_ ABSL_GUARDED_BY(mu_);  // source -> last good data
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<int, std::function<void()>> subscribers_ ABSL_GUARDED_BY(mu_);
+  int next_subscriber_ ABSL_GUARDED_BY(mu_) = 1;
 
   int inotify_fd_ = -1;
   int stop_fd_ = -1;  // eventfd that wakes the watcher thread to stop

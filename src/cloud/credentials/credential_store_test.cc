@@ -43,6 +43,12 @@ TEST(CredentialStoreTest, PrecedenceAndRotationThroughSecrets) {
       {{"a.username", "ga"}, {"a.password", "gpa"}, {"b.username", "gb"}, {"b.password", "gpb"}});
   CredentialStore store(cfg, &watcher);
   ASSERT_TRUE(store.Start().ok());
+  int calls = 0;  // the subscriber sees every change, with the new generation already visible
+  uint64_t seen_generation = 0;
+  const int handle = store.Subscribe([&] {
+    ++calls;
+    seen_generation = store.generation();
+  });
   EXPECT_EQ(store.Get("a")->username, "ga");
   // b has its own Secret, which does not exist yet: unavailable, never empty credentials.
   EXPECT_EQ(store.Get("b").status().code(), absl::StatusCode::kUnavailable);
@@ -61,6 +67,11 @@ TEST(CredentialStoreTest, PrecedenceAndRotationThroughSecrets) {
   watcher.Delete("ns", "own");  // deleted: keep the last good
   EXPECT_EQ(store.Get("b")->password.reveal(), "pw2");
   EXPECT_EQ(store.generation(), gen + 1);
+  EXPECT_EQ(calls, 2);  // the new Secret and the rotation; no call for the rest
+  EXPECT_EQ(seen_generation, gen + 1);
+  store.Unsubscribe(handle);
+  watcher.Set("ns", "own", {{"b.username", "own-b"}, {"b.password", "pw3"}});
+  EXPECT_EQ(calls, 2);
 }
 
 class TempDir {

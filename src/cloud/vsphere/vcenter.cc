@@ -25,7 +25,7 @@ vsphere::ClientOptions ClientOptionsFor(const VirtualCenterConfig& vc) {
 
 VCenter::VCenter(const VirtualCenterConfig& config, vsphere::CredentialSource* creds,
                  VCenterOptions options)
-    : config_(config) {
+    : config_(config), creds_(creds) {
   vsphere::ClientOptions co = ClientOptionsFor(config);
   co.observer = options.observer;
   co.clock = options.clock;
@@ -50,11 +50,19 @@ VCenter::VCenter(const VirtualCenterConfig& config, vsphere::CredentialSource* c
 
 VCenter::~VCenter() { Stop(); }
 
-void VCenter::Start() { inventory_->Start(); }
+void VCenter::Start() {
+  inventory_->Start();
+  // New credentials: the stream's long wait runs on the old session; end it so the cache logs in
+  // with the new ones now.
+  if (creds_ != nullptr && creds_subscription_ == 0) {
+    creds_subscription_ = creds_->Subscribe([this] { inventory_->Interrupt(); });
+  }
+}
 
 void VCenter::Stop() {
   if (stopped_) return;
   stopped_ = true;
+  if (creds_subscription_ != 0) creds_->Unsubscribe(creds_subscription_);
   inventory_->Stop();
   (void)tagging_->Logout();
   (void)client_->Logout();

@@ -19,7 +19,7 @@ namespace ccm::cloud {
 struct VCenterOptions {
   vsphere::RequestObserver observer;  // metrics hook for SOAP round trips (optional)
   Clock* clock = nullptr;             // null: real clock
-  int max_wait_seconds = 2;           // WaitForUpdatesEx; bounds Stop() latency
+  int max_wait_seconds = vsphere::kStreamMaxWaitSeconds;  // the inventory stream's WaitForUpdatesEx
   absl::Duration tag_ttl = absl::Minutes(10);
 };
 
@@ -53,6 +53,8 @@ class VCenter {
   std::unique_ptr<vsphere::AncestryResolver> ancestry_;
   std::unique_ptr<TopologyCache> topology_;
   bool stopped_ = false;
+  vsphere::CredentialSource* creds_ = nullptr;
+  int creds_subscription_ = 0;
 };
 
 // "https://<server>:<port>/sdk", with IPv6 literals bracketed.

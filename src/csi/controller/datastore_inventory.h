@@ -72,7 +72,7 @@ struct DatastoreInventoryOptions {
   absl::Duration interval = absl::Minutes(5);
   absl::Duration change_delay = absl::Seconds(2);
   bool watch = true;  // a ChangeWatcher per vCenter (Start() starts them)
-  int watch_max_wait_seconds = 2;
+  int watch_max_wait_seconds = vsphere::kStreamMaxWaitSeconds;
   // After a failed refresh of a vCenter: first retry, doubling up to `max_retry`.
   absl::Duration retry = absl::Milliseconds(500);
   absl::Duration max_retry = absl::Seconds(30);

@@ -71,7 +71,9 @@ class VSphereInstancesTest : public ccm::testing::SimulatorSuite<VSphereInstance
     config_.vcenters = {VcConfig(sim1(), "east"), VcConfig(sim2(), "west")};
     config_.labels = {.region = "k8s-region", .zone = "k8s-zone"};
     for (const auto& vcc : config_.vcenters) {
-      vcs_.push_back(std::make_unique<VCenter>(vcc, &creds_));
+      // Short waits: the "drop" fault below reaches the stream at its next call.
+      vcs_.push_back(
+          std::make_unique<VCenter>(vcc, &creds_, VCenterOptions{.max_wait_seconds = 2}));
       vcs_.back()->Start();
     }
     for (auto& vc : vcs_) ASSERT_TRUE(vc->inventory().WaitForSync(absl::Seconds(30)));

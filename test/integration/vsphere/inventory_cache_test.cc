@@ -243,7 +243,7 @@ TEST_F(InventoryCacheTest, ResyncBackoffRunsOnTheInjectedClock) {
 
 TEST_F(InventoryCacheTest, StopIsPromptAndCleansUp) {
   InventoryCacheOptions o;
-  auto cache = std::make_unique<InventoryCache>(*client_, o);  // max_wait_seconds = 2
+  auto cache = std::make_unique<InventoryCache>(*client_, o);  // default maxWaitSeconds: minutes
   cache->Start();
   ASSERT_TRUE(cache->WaitForSync(absl::Seconds(30)));
   ASSERT_TRUE(sim().ResetCounters().ok());
