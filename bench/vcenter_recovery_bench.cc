@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/logging.h"
+#include "fixtures/vcsim/sim_client_options.h"
 #include "fixtures/vcsim/vcsim_process.h"
 #include "testing/static_credentials.h"
 #include "vsphere/client.h"
@@ -70,10 +71,7 @@ int Run(int vms, int rounds, absl::Duration down, int max_wait_seconds) {
     return 1;
   }
   StaticCredentialSource creds(Credentials{"user", Secret("pass")});
-  ClientOptions co;
-  co.url = (*sim)->info().url;
-  co.tls.ca_file = (*sim)->info().ca_file;
-  Client client(co, &creds);
+  Client client(ccm::testing::SimClientOptions((*sim)->info(), /*for_tests=*/false), &creds);
   InventoryCacheOptions io;  // production defaults but for maxWaitSeconds
   io.max_wait_seconds = max_wait_seconds;
   InventoryCache cache(client, io);

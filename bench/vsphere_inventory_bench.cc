@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/logging.h"
+#include "fixtures/vcsim/sim_client_options.h"
 #include "fixtures/vcsim/vcsim_process.h"
 #include "testing/static_credentials.h"
 #include "vsphere/ancestry.h"
@@ -81,9 +82,7 @@ int Run(int vm_count) {
   }
 
   StaticCredentialSource creds(Credentials{"user", Secret("pass")});
-  ClientOptions co;
-  co.url = (*sim)->info().url;
-  co.tls.ca_file = (*sim)->info().ca_file;
+  ClientOptions co = ccm::testing::SimClientOptions((*sim)->info(), /*for_tests=*/false);
   Client client(co, &creds);
 
   // 1. Inventory cache: every VM's facts, then kept current by WaitForUpdatesEx.

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "fixtures/vcsim/sim_client_options.h"
 #include "fixtures/vcsim/simulator_suite.h"
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gmock/gmock.h"
@@ -64,11 +65,7 @@ class CnsClientTest : public ccm::testing::SimulatorSuite<CnsClientTest> {
  protected:
   void SetUpTest() override {
     ASSERT_TRUE(sim().ClearCnsFaults().ok());
-    ClientOptions o;
-    o.url = sim().info().url;
-    o.tls.ca_file = sim().info().ca_file;
-    o.retry_backoff.initial = absl::Milliseconds(1);
-    o.timeout = absl::Seconds(20);
+    ClientOptions o = ccm::testing::SimClientOptions(sim().info());
     o.observer = [this](absl::string_view m, absl::StatusCode c, absl::Duration) {
       recorder_.Add(m, c);
     };
@@ -465,10 +462,7 @@ TEST(CnsClientDownTest, StoppedVcenterIsUnavailableNeverNotFound) {
   ASSERT_TRUE(p.ok()) << p.status();
   std::unique_ptr<testing::VcsimProcess> vcsim = std::move(*p);
   StaticCredentialSource creds{Credentials{"admin", Secret("secret")}};
-  ClientOptions o;
-  o.url = vcsim->info().url;
-  o.tls.ca_file = vcsim->info().ca_file;
-  o.retry_backoff.initial = absl::Milliseconds(1);
+  ClientOptions o = ccm::testing::SimClientOptions(vcsim->info());
   o.timeout = absl::Seconds(5);
   o.connect_timeout = absl::Seconds(2);
   Client vim(o, &creds);

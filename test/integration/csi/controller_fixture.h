@@ -11,11 +11,10 @@
 
 #include "csi/proto/csi.grpc.pb.h"
 #include "gtest/gtest.h"
+#include "integration/csi/controller_calls.h"
 #include "integration/csi/controller_env.h"
 
 namespace ccm::csi::testing {
-
-inline constexpr int64_t kGiB = int64_t{1024} * 1024 * 1024;
 
 template <class Derived>
 class ControllerFixture : public ::testing::Test {
@@ -41,9 +40,7 @@ class ControllerFixture : public ::testing::Test {
 
   static grpc::Status Create(const ::csi::v1::CreateVolumeRequest& req,
                              ::csi::v1::CreateVolumeResponse* resp = nullptr) {
-    grpc::ClientContext ctx;
-    ::csi::v1::CreateVolumeResponse ignored;
-    return c().CreateVolume(&ctx, req, resp != nullptr ? resp : &ignored);
+    return CallCreate(c(), req, resp);
   }
   // Creates a volume and returns its ID ("" on failure, with a test failure).
   static std::string MustCreate(const std::string& name, int64_t bytes = kGiB) {
@@ -52,42 +49,17 @@ class ControllerFixture : public ::testing::Test {
     EXPECT_TRUE(s.ok()) << name << ": " << s.error_message();
     return resp.volume().volume_id();
   }
-  static grpc::Status Delete(const std::string& id) {
-    grpc::ClientContext ctx;
-    ::csi::v1::DeleteVolumeRequest req;
-    req.set_volume_id(id);
-    ::csi::v1::DeleteVolumeResponse resp;
-    return c().DeleteVolume(&ctx, req, &resp);
-  }
-  static ::csi::v1::ControllerPublishVolumeRequest PubReq(const std::string& id,
-                                                          const std::string& node) {
-    ::csi::v1::ControllerPublishVolumeRequest req;
-    req.set_volume_id(id);
-    req.set_node_id(node);
-    *req.mutable_volume_capability() = MountCap();
-    return req;
-  }
+  static grpc::Status Delete(const std::string& id) { return CallDelete(c(), id); }
   static grpc::Status Publish(const ::csi::v1::ControllerPublishVolumeRequest& req,
                               ::csi::v1::ControllerPublishVolumeResponse* resp = nullptr) {
-    grpc::ClientContext ctx;
-    ::csi::v1::ControllerPublishVolumeResponse ignored;
-    return c().ControllerPublishVolume(&ctx, req, resp != nullptr ? resp : &ignored);
+    return CallPublish(c(), req, resp);
   }
   static grpc::Status Unpublish(const std::string& id, const std::string& node) {
-    grpc::ClientContext ctx;
-    ::csi::v1::ControllerUnpublishVolumeRequest req;
-    req.set_volume_id(id);
-    req.set_node_id(node);
-    ::csi::v1::ControllerUnpublishVolumeResponse resp;
-    return c().ControllerUnpublishVolume(&ctx, req, &resp);
+    return CallUnpublish(c(), id, node);
   }
   static grpc::Status List(const std::string& token, int32_t max,
                            ::csi::v1::ListVolumesResponse* resp) {
-    grpc::ClientContext ctx;
-    ::csi::v1::ListVolumesRequest req;
-    req.set_starting_token(token);
-    req.set_max_entries(max);
-    return c().ListVolumes(&ctx, req, resp);
+    return CallList(c(), token, max, resp);
   }
 
  private:

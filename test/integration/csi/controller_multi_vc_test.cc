@@ -15,13 +15,13 @@
 #include "csi/core/volume_id.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "integration/csi/controller_calls.h"
 
 namespace ccm::csi::testing {
 namespace {
 
 using ::testing::HasSubstr;
 
-constexpr int64_t kGiB = int64_t{1024} * 1024 * 1024;
 constexpr size_t kVc1 = 0;  // ControllerEnv::sim() index of vCenter "vc1"
 constexpr size_t kVc2 = 1;
 
@@ -84,8 +84,7 @@ class ControllerMultiVcTest : public ::testing::Test {
       *req.mutable_accessibility_requirements()->add_requisite() = ZoneTopology(zone);
       *req.mutable_accessibility_requirements()->add_preferred() = ZoneTopology(zone);
     }
-    grpc::ClientContext ctx;
-    return c().CreateVolume(&ctx, req, resp);
+    return CallCreate(c(), req, resp);
   }
   std::string MustCreate(const std::string& name, const std::string& zone) {
     ::csi::v1::CreateVolumeResponse resp;
@@ -93,30 +92,13 @@ class ControllerMultiVcTest : public ::testing::Test {
     EXPECT_TRUE(s.ok()) << name << ": " << s.error_message();
     return resp.volume().volume_id();
   }
-  grpc::Status Delete(const std::string& id) {
-    grpc::ClientContext ctx;
-    ::csi::v1::DeleteVolumeRequest req;
-    req.set_volume_id(id);
-    ::csi::v1::DeleteVolumeResponse resp;
-    return c().DeleteVolume(&ctx, req, &resp);
-  }
+  grpc::Status Delete(const std::string& id) { return CallDelete(c(), id); }
   grpc::Status Publish(const std::string& id, const std::string& node,
                        ::csi::v1::ControllerPublishVolumeResponse* resp = nullptr) {
-    grpc::ClientContext ctx;
-    ::csi::v1::ControllerPublishVolumeRequest req;
-    req.set_volume_id(id);
-    req.set_node_id(node);
-    *req.mutable_volume_capability() = MountCap();
-    ::csi::v1::ControllerPublishVolumeResponse ignored;
-    return c().ControllerPublishVolume(&ctx, req, resp != nullptr ? resp : &ignored);
+    return CallPublish(c(), PubReq(id, node), resp);
   }
   grpc::Status Unpublish(const std::string& id, const std::string& node) {
-    grpc::ClientContext ctx;
-    ::csi::v1::ControllerUnpublishVolumeRequest req;
-    req.set_volume_id(id);
-    req.set_node_id(node);
-    ::csi::v1::ControllerUnpublishVolumeResponse resp;
-    return c().ControllerUnpublishVolume(&ctx, req, &resp);
+    return CallUnpublish(c(), id, node);
   }
   grpc::Status Expand(const std::string& id, int64_t bytes) {
     grpc::ClientContext ctx;
@@ -141,11 +123,7 @@ class ControllerMultiVcTest : public ::testing::Test {
   }
   grpc::Status List(int32_t max_entries, const std::string& token,
                     ::csi::v1::ListVolumesResponse* resp) {
-    grpc::ClientContext ctx;
-    ::csi::v1::ListVolumesRequest req;
-    req.set_max_entries(max_entries);
-    req.set_starting_token(token);
-    return c().ListVolumes(&ctx, req, resp);
+    return CallList(c(), token, max_entries, resp);
   }
 
   // The volume as simulator `sim` holds it; nullopt when that simulator has no such volume.

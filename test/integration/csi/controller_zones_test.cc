@@ -5,12 +5,11 @@
 #include "controller_env.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "integration/csi/controller_calls.h"
 #include "testing/eventually.h"
 
 namespace ccm::csi::testing {
 namespace {
-
-constexpr int64_t kGiB = int64_t{1024} * 1024 * 1024;
 
 ::csi::v1::Topology ZoneTopology(const std::string& zone) {
   ::csi::v1::Topology t;
@@ -28,8 +27,7 @@ class ControllerZonesTest : public ::testing::Test {
   }
   grpc::Status Create(const ::csi::v1::CreateVolumeRequest& req,
                       ::csi::v1::CreateVolumeResponse* resp) {
-    grpc::ClientContext ctx;
-    return env_->controller().CreateVolume(&ctx, req, resp);
+    return CallCreate(env_->controller(), req, resp);
   }
   std::unique_ptr<ControllerEnv> env_;
 };

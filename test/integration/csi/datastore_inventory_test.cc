@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "fixtures/vcsim/sim_client_options.h"
 #include "fixtures/vcsim/simulator_suite.h"
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gmock/gmock.h"
@@ -56,9 +57,7 @@ class DatastoreInventoryTest : public ccm::testing::SimulatorSuite<DatastoreInve
 
  protected:
   void SetUpTest() override {
-    vsphere::ClientOptions co;
-    co.url = sim().info().url;
-    co.tls.ca_file = sim().info().ca_file;
+    vsphere::ClientOptions co = ccm::testing::SimClientOptions(sim().info());
     client_ = std::make_unique<vsphere::Client>(co, &creds_);
     vsphere::TaggingOptions to;
     to.server = "127.0.0.1";

@@ -7,6 +7,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "fixtures/vcsim/sim_client_options.h"
 #include "kube/config.h"
 #include "kube/rate_limiter.h"
 #include "kube/resource.h"
@@ -71,11 +72,7 @@ absl::Status SyncerEnv::Start(bool start_syncer) {
   auto p = ccm::testing::VcsimProcess::Start(kSpec);
   if (!p.ok()) return p.status();
   vcsim_ = *std::move(p);
-  vsphere::ClientOptions o;
-  o.url = vcsim_->info().url;
-  o.tls.ca_file = vcsim_->info().ca_file;
-  o.retry_backoff.initial = absl::Milliseconds(1);
-  o.timeout = absl::Seconds(20);
+  vsphere::ClientOptions o = ccm::testing::SimClientOptions(vcsim_->info());
   vim_ = std::make_unique<vsphere::Client>(std::move(o), &creds_);
   cns_ = std::make_unique<vsphere::cns::CnsClient>(*vim_);
   vcenter_ = "127.0.0.1";

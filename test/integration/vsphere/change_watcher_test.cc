@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "fixtures/vcsim/sim_client_options.h"
 #include "fixtures/vcsim/simulator_suite.h"
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gtest/gtest.h"
@@ -63,9 +64,7 @@ class ChangeWatcherTest : public ccm::testing::SimulatorSuite<ChangeWatcherTest>
 
  protected:
   void SetUpTest() override {
-    ClientOptions o;
-    o.url = sim().info().url;
-    o.tls.ca_file = sim().info().ca_file;
+    ClientOptions o = ccm::testing::SimClientOptions(sim().info());
     o.retry_backoff = {absl::Milliseconds(20), absl::Milliseconds(100), 2.0, 0.0};
     client_ = std::make_unique<Client>(o, &creds_);
     ChangeWatcherOptions w;

@@ -9,6 +9,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "fixtures/vcsim/sim_client_options.h"
 #include "fixtures/vcsim/simulator_suite.h"
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gmock/gmock.h"
@@ -74,9 +75,7 @@ class InventoryCacheTest : public ccm::testing::SimulatorSuite<InventoryCacheTes
 
  protected:
   void SetUpTest() override {
-    ClientOptions o;
-    o.url = sim().info().url;
-    o.tls.ca_file = sim().info().ca_file;
+    ClientOptions o = ccm::testing::SimClientOptions(sim().info());
     o.retry_backoff = {absl::Milliseconds(20), absl::Milliseconds(100), 2.0, 0.0};
     client_ = std::make_unique<Client>(o, &creds_);
   }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "fixtures/vcsim/sim_client_options.h"
 #include "fixtures/vcsim/simulator_suite.h"
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gmock/gmock.h"
@@ -60,10 +61,7 @@ class TaggingVcsimTest : public ccm::testing::SimulatorSuite<TaggingVcsimTest> {
   }
   // The VM and every ancestor of it (host chain, resource pool chain, VM folder chain).
   std::vector<Moref> Ancestors() {
-    ClientOptions co;
-    co.url = sim().info().url;
-    co.tls.ca_file = sim().info().ca_file;
-    Client client(co, &creds_);
+    Client client(ccm::testing::SimClientOptions(sim().info()), &creds_);
     AncestryResolver resolver(client);
     Moref vm{"VirtualMachine", sim().info().vms[0].moid};
     auto a = resolver.ResolveVms({vm});

@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "fixtures/vcsim/sim_client_options.h"
 #include "fixtures/vcsim/simulator_suite.h"
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gtest/gtest.h"
@@ -66,14 +67,7 @@ class VcsimTest : public ccm::testing::SimulatorSuite<VcsimTest> {
 
  protected:
   void SetUpTest() override { ASSERT_TRUE(sim().ResetCounters().ok()); }
-  ClientOptions Opts() const {
-    ClientOptions o;
-    o.url = sim().info().url;
-    o.tls.ca_file = sim().info().ca_file;
-    o.retry_backoff.initial = absl::Milliseconds(1);
-    o.timeout = absl::Seconds(20);
-    return o;
-  }
+  ClientOptions Opts() const { return ccm::testing::SimClientOptions(sim().info()); }
   std::unique_ptr<Client> NewClient(ClientOptions o) {
     return std::make_unique<Client>(std::move(o), &creds_);
   }
