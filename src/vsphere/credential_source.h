@@ -31,8 +31,8 @@ class CredentialSource {
   // log in again with the new values.
   virtual uint64_t generation() const = 0;
   // Calls `on_change` (on any thread, after generation() grew) whenever credentials change, so a
-  // long wait on the old session can end now. Returns a handle for Unsubscribe; sources that
-  // never change may keep these no-ops.
+  // long wait on the old session can end now. Returns a handle for Unsubscribe, after which no
+  // call is under way or to come; sources that never change may keep these no-ops.
   virtual int Subscribe(std::function<void()> on_change) { return 0; }
   virtual void Unsubscribe(int handle) {}
 };

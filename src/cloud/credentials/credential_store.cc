@@ -160,6 +160,7 @@ void CredentialStore::OnSecret(const std::string& ns, const std::string& name,
 }
 
 void CredentialStore::Update(const std::string& source, absl::StatusOr<CredentialMap> parsed) {
+  absl::MutexLock n(&notify_mu_);  // Unsubscribe() waits for these calls
   std::vector<std::function<void()>> notify;
   {
     absl::MutexLock l(&mu_);
@@ -186,8 +187,12 @@ int CredentialStore::Subscribe(std::function<void()> on_change) {
 }
 
 void CredentialStore::Unsubscribe(int handle) {
-  absl::MutexLock l(&mu_);
-  subscribers_.erase(handle);
+  {
+    absl::MutexLock l(&mu_);
+    subscribers_.erase(handle);
+  }
+  // A call already under way ends before this returns: the subscriber may go away after it.
+  absl::MutexLock n(&notify_mu_);
 }
 
 absl::StatusOr<vsphere::Credentials> CredentialStore::Get(absl::string_view server) const {

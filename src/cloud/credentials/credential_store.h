@@ -81,6 +81,7 @@ class CredentialStore final : public vsphere::CredentialSource {
   SecretWatcher* watcher_;
   int subscription_ = 0;
 
+  absl::Mutex notify_mu_ ABSL_ACQUIRED_BEFORE(mu_);  // held while subscribers are called
   mutable absl::Mutex mu_;
   std::map<std::string, CredentialMap> known_ ABSL_GUARDED_BY(mu_);  // source -> last good data
   uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
