@@ -395,11 +395,6 @@ std::string InventoryCache::WaitOptionsXml(int max_wait_seconds) const {
 absl::Status InventoryCache::Stream() {
   const std::string args_prefix = MorefXml("_this", collector_);
   const std::string options = WaitOptionsXml(options_.max_wait_seconds);
-  {
-    // Credentials that changed before now are used by the calls below (every call checks).
-    absl::MutexLock l(&mu_);
-    interrupted_ = false;
-  }
   while (!stopping()) {
     if (client_.session_generation() != session_generation_) {
       return absl::UnavailableError("vCenter session changed (re-login): filters are gone");

@@ -108,9 +108,9 @@ class InventoryCache {
   // Ends the thread promptly (cancels the pending WaitForUpdatesEx) and destroys the server-side
   // collector, filters and views. Idempotent.
   void Stop();
-  // Ends the pending WaitForUpdatesEx now (CancelWaitForUpdates); the cache then sets itself up
-  // again as after any stream error. For a credentials change: the new session is used at once
-  // instead of after maxWaitSeconds.
+  // Ends the pending WaitForUpdatesEx within about a second (the transfer is aborted here; the
+  // collector is replaced); the cache then sets itself up again as after any stream error. For a
+  // credentials change: the new session is used at once instead of after maxWaitSeconds.
   void Interrupt();
   // Blocks until synced or `timeout` (real time) passes; true when synced.
   bool WaitForSync(absl::Duration timeout) const;

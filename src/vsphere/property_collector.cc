@@ -170,10 +170,6 @@ absl::StatusOr<RetrieveObjectsResult> RetrieveObjects(Client& client,
   return absl::InternalError("RetrieveObjects: too many ManagedObjectNotFound rounds");
 }
 
-}  // namespace ccm::vsphere
-
-namespace ccm::vsphere {
-
 void CancelWaitsUntilExited(Client& client, const std::function<Moref()>& waiting,
                             const absl::Notification& exited, absl::string_view log_name,
                             absl::Duration every) {

@@ -5,9 +5,12 @@
 
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "fixtures/vcsim/sim_client_options.h"
 #include "fixtures/vcsim/simulator_suite.h"
@@ -17,6 +20,7 @@
 #include "testing/fake_clock.h"
 #include "testing/static_credentials.h"
 #include "vsphere/client.h"
+#include "vsphere/property_collector.h"
 
 namespace ccm::vsphere {
 namespace {
@@ -255,6 +259,74 @@ TEST_F(InventoryCacheTest, StopIsPromptAndCleansUp) {
   ASSERT_TRUE(counters.ok()) << counters.status();
   EXPECT_EQ((*counters)["DestroyPropertyCollector"], 1);
   EXPECT_EQ((*counters)["DestroyView"], 2);  // one view per datacenter
+}
+
+// New credentials end the stream's long wait (production's 120 s) at once: the cache sets itself
+// up again with a new collector instead of waiting out maxWaitSeconds.
+TEST_F(InventoryCacheTest, InterruptEndsTheLongWaitAndSetsUpAgain) {
+  InventoryCache cache(*client_);  // default maxWaitSeconds: minutes
+  cache.Start();
+  ASSERT_TRUE(cache.WaitForSync(absl::Seconds(30)));
+  ASSERT_TRUE(cache.WaitForStats([](const InventoryCacheStats& s) { return s.resyncs == 1; },
+                                 absl::Seconds(5)));
+  cache.Interrupt();
+  EXPECT_TRUE(cache.WaitForStats(
+      [](const InventoryCacheStats& s) { return s.synced && s.resyncs == 2; }, absl::Seconds(30)))
+      << cache.stats().last_error;
+  EXPECT_EQ(cache.stats().stream_errors, 1u);
+  cache.Stop();
+}
+
+// The race Stop() must survive: its first CancelWaitForUpdates reaches vCenter before the stream
+// thread's next WaitForUpdatesEx. The cancels repeat until the thread has left, so that wait ends
+// with RequestCanceled instead of running for its whole maxWaitSeconds.
+TEST_F(InventoryCacheTest, CancelsReachAWaitThatStartsAfterTheFirstCancel) {
+  auto sc = client_->GetServiceContent();
+  ASSERT_TRUE(sc.ok()) << sc.status();
+  auto pc = client_->Call("CreatePropertyCollector", MorefXml("_this", sc->property_collector));
+  ASSERT_TRUE(pc.ok()) << pc.status();
+  const Moref collector = ParseMoref(pc->returnval());
+  PropertyFilterSpec spec;
+  spec.prop_set.push_back(PropertySpec{"Folder", {"name"}, false});
+  spec.object_set.push_back({sc->root_folder, false, {}});
+  ASSERT_TRUE(client_
+                  ->Call("CreateFilter", absl::StrCat(MorefXml("_this", collector),
+                                                      PropertyFilterSpecXml(spec, "spec"),
+                                                      TextXml("partialUpdates", "false")))
+                  .ok());
+  auto first = client_->Call("WaitForUpdatesEx",
+                             absl::StrCat(MorefXml("_this", collector), TextXml("version", "")));
+  ASSERT_TRUE(first.ok()) << first.status();
+  const std::string version = first->returnval().child_value("version");
+
+  absl::Mutex mu;
+  int asked = 0;  // how often the canceller looked for the waiting collector
+  absl::Notification exited;
+  absl::Status waited;
+  std::thread waiter([&] {
+    {
+      absl::MutexLock l(&mu);
+      mu.Await(absl::Condition(
+          +[](int* n) { return *n >= 2; }, &asked));  // a cancel went first
+    }
+    waited = client_
+                 ->Call("WaitForUpdatesEx",
+                        absl::StrCat(MorefXml("_this", collector), TextXml("version", version),
+                                     "<options><maxWaitSeconds>120</maxWaitSeconds></options>"))
+                 .status();
+    exited.Notify();
+  });
+  CancelWaitsUntilExited(
+      *client_,
+      [&] {
+        absl::MutexLock l(&mu);
+        ++asked;
+        return collector;
+      },
+      exited, "test", absl::Milliseconds(100));
+  waiter.join();
+  EXPECT_THAT(std::string(waited.message()), ::testing::HasSubstr("RequestCanceled")) << waited;
+  (void)client_->Call("DestroyPropertyCollector", MorefXml("_this", collector));
 }
 
 }  // namespace
