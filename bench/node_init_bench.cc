@@ -505,11 +505,10 @@ int Run(const Flags& f) {
   };
   const double n = static_cast<double>(bodies.size());
   std::printf(
-      "REQUESTS PER NODE: %.2f in all; Node writes %.2f (status patch %.2f + update %.2f), Node "
+      "REQUESTS PER NODE: %.2f in all; Node writes %.2f (status patch %.2f + patch %.2f), Node "
       "GETs %.2f, Events %.2f (events dropped: %g)\n",
-      static_cast<double>(kube_total) / n,
-      (count("patch nodes/status") + count("update nodes")) / n, count("patch nodes/status") / n,
-      count("update nodes") / n, count("get nodes") / n,
+      static_cast<double>(kube_total) / n, (count("patch nodes/status") + count("patch nodes")) / n,
+      count("patch nodes/status") / n, count("patch nodes") / n, count("get nodes") / n,
       (count("create events") + count("patch events")) / n,
       std::max(0.0, Metric(m, "events_dropped_total")));
   // The node controller's own budget carries its two writes per Node: burst at once, then qps.

@@ -328,9 +328,10 @@ TEST_F(KubeFaultsTest, TooManyRequestsHonoursRetryAfter) {
                      .retry_after_seconds = 1});
   emu().InjectError({.code = 429,
                      .count = 1,
-                     .method = "update",
+                     .method = "patch",
                      .path_substring = "/api/v1/nodes/node-c",
-                     .retry_after_seconds = 2});
+                     .retry_after_seconds = 2,
+                     .whole_path = true});
   emu().InjectError({.code = 429,
                      .count = 1,
                      .method = "watch",
@@ -362,7 +363,7 @@ TEST_F(KubeFaultsTest, TooManyRequestsHonoursRetryAfter) {
   }
   EXPECT_EQ(n429, 4);
   ExpectLastSucceeded("PATCH", "/api/v1/nodes/node-c/status");
-  ExpectLastSucceeded("PUT", "/api/v1/nodes/node-c");
+  ExpectLastSucceeded("PATCH", "/api/v1/nodes/node-c");
   EXPECT_EQ(emu().RequestCount("list nodes"), lists)
       << "a watch answered 429 is retried, not relisted";
   Remember("node-c");
@@ -377,8 +378,10 @@ TEST_F(KubeFaultsTest, ServerErrorBurstsAreRetriedWithBackoff) {
   const std::string node_c = "/api/v1/nodes/node-c";
   emu().InjectError({.code = 500, .count = 3, .method = "patch", .path_substring = node_c});
   emu().InjectError({.code = 504, .count = 2, .method = "patch", .path_substring = node_c});
-  emu().InjectError({.code = 503, .count = 2, .method = "update", .path_substring = node_c});
-  emu().InjectError({.code = 500, .count = 2, .method = "update", .path_substring = node_c});
+  emu().InjectError(
+      {.code = 503, .count = 2, .method = "patch", .path_substring = node_c, .whole_path = true});
+  emu().InjectError(
+      {.code = 500, .count = 2, .method = "patch", .path_substring = node_c, .whole_path = true});
   emu().InjectError({.code = 500, .count = 1, .method = "watch", .path_substring = "/nodes"});
   emu().InjectError({.code = 503, .count = 1, .method = "list", .path_substring = "/nodes"});
   ASSERT_GE(emu().DropWatches(), 1);
@@ -389,7 +392,7 @@ TEST_F(KubeFaultsTest, ServerErrorBurstsAreRetriedWithBackoff) {
   Report("server-errors-5xx", LastAnswer(500, 599), recovered);
   EXPECT_EQ(CountAnswers(500, 599), 3 + 2 + 2 + 2 + 1 + 1) << "every injected error was met";
   ExpectLastSucceeded("PATCH", node_c + "/status");
-  ExpectLastSucceeded("PUT", node_c);
+  ExpectLastSucceeded("PATCH", node_c);
   EXPECT_TRUE(env_.WaitForEvent("node-c", "Warning", "InitializationFailed", "node-c"))
       << "a failed sync says why";
   Remember("node-c");
@@ -398,10 +401,12 @@ TEST_F(KubeFaultsTest, ServerErrorBurstsAreRetriedWithBackoff) {
 
 // Row 6. A 409 storm on a Node being initialised while another writer keeps labelling it (its
 // own writes meet the same conflicts and are retried): the controller re-reads and converges,
-// and keeps every label of the other writer.
+// and keeps every label of the other writer. Its Node write is a JSON patch guarded only by the
+// values it computed from, so the other writer's labels (every 20 ms, faster than a read and a
+// write under ThreadSanitizer) cannot make it conflict: a PUT with the resourceVersion would.
 TEST_F(KubeFaultsTest, ConflictStormConvergesAndKeepsOtherWritersLabels) {
   InitialiseBaseline();
-  // Every sync meets one on its status PATCH before it can try the PUT: 10 failed syncs in a
+  // Every sync meets one on its status PATCH before it can try the Node write: 10 failed syncs in a
   // row (a storm far longer than real contention makes), so the work queue's per-item backoff (5 ms
   // doubling, as client-go's default) reaches 2.5 s. The wait moves the controllers' clock at about
   // real speed, so the recovery time is what a real clock would give.
@@ -423,8 +428,8 @@ TEST_F(KubeFaultsTest, ConflictStormConvergesAndKeepsOtherWritersLabels) {
       absl::SleepFor(absl::Milliseconds(20));  // spacing of the writes, not a wait for a result
     }
   });
-  // And once the status PATCH finally passes, right before the controller's PUT: a label that
-  // makes its copy stale, and three more forced conflicts for the PUT's re-read loop.
+  // And once the status PATCH finally passes, right before the controller's Node write: a label
+  // that makes its copy stale, and three more forced conflicts for the write's re-read loop.
   std::atomic<bool> hooked{false};
   env_.client().SetAfterPatch([&](absl::string_view name, absl::string_view sub) {
     if (name != "node-c" || sub != "status" || hooked.exchange(true)) return;
@@ -450,11 +455,13 @@ TEST_F(KubeFaultsTest, ConflictStormConvergesAndKeepsOtherWritersLabels) {
   for (int i = 0; i < written.load(); ++i) {
     EXPECT_EQ(labels[absl::StrCat("other.example.com/l", i)], "v") << "other writer's label " << i;
   }
-  int put_conflicts = 0;
+  int write_conflicts = 0;
   for (const RequestRecord& r : emu().RequestLog())
-    put_conflicts += r.method == "PUT" && r.path == "/api/v1/nodes/node-c" && r.code == 409;
+    write_conflicts += r.method == "PATCH" && r.path == "/api/v1/nodes/node-c" && r.code == 409;
+  EXPECT_EQ(write_conflicts, 3)
+      << "only the forced conflicts: other writers' labels do not conflict";
   std::cout << "other writer: " << written.load() << " labels during the storm; the controller's "
-            << "PUT met " << put_conflicts << " conflict(s) and re-read" << std::endl;
+            << "Node write met " << write_conflicts << " conflict(s) and re-read" << std::endl;
   Remember("node-c");
   ExpectNothingLost();
 }

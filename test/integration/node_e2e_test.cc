@@ -445,7 +445,7 @@ TEST_F(NodeE2eTest, ConflictOnStatusPatchIsRetriedWithBackoff) {
 TEST_F(NodeE2eTest, ConflictOnUpdateKeepsLabelsWrittenByOthers) {
   Start();
   // Right after the controller's status PATCH, another writer labels the Node (the controller's
-  // copy is now stale) and the next update is forced to 409 as well.
+  // copy is now stale) and the next Node write is forced to 409 as well.
   std::atomic<bool> fired{false};
   env_.client().SetAfterPatch([&](absl::string_view name, absl::string_view sub) {
     if (name != "node-conflict-put" || sub != "status" || fired.exchange(true)) return;
@@ -463,7 +463,7 @@ TEST_F(NodeE2eTest, ConflictOnUpdateKeepsLabelsWrittenByOthers) {
   EXPECT_TRUE(fired.load());
   auto labels = kube::Labels(env_.GetNode("node-conflict-put"));
   EXPECT_EQ(labels["team"], "blue") << "a label written by someone else was lost";
-  EXPECT_GE(env_.emulator().RequestCount("update nodes"), 2);
+  EXPECT_GE(env_.emulator().RequestCount("patch nodes"), 2);
   EXPECT_GE(env_.emulator().RequestCount("get nodes"), 1) << "the conflict re-reads the Node";
 }
 

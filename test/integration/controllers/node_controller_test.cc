@@ -93,10 +93,10 @@ TEST_F(NodeControllerTest, InitialisesKubeletNode) {
   EXPECT_EQ(labels["topology.kubernetes.io/region"], "region-1");
   EXPECT_EQ(labels["failure-domain.beta.kubernetes.io/region"], "region-1");
   EXPECT_EQ(labels["kubernetes.io/hostname"], "worker-1");
-  // Addresses (status PATCH) first, then one PUT: nothing more.
+  // Addresses (status PATCH) first, then one Node patch: nothing more.
   ASSERT_TRUE(Eventually([&] { return Syncs("initialize", "success") == 1; }));
   EXPECT_EQ(env_.emulator.RequestCount("patch nodes/status"), 1);
-  EXPECT_EQ(env_.emulator.RequestCount("update nodes"), 1);
+  EXPECT_EQ(env_.emulator.RequestCount("patch nodes"), 1);
   EXPECT_EQ(env_.emulator.RequestCount("get nodes"), 0);
   EXPECT_EQ(env_.registry.Find("cloud_node_controller_initialization_duration_seconds")->Count({}),
             1u);
@@ -106,10 +106,11 @@ TEST_F(NodeControllerTest, InitialisesKubeletNode) {
 }
 
 // The request budget of an initialisation, as the Go controller spends it: one status PATCH and
-// one update per Node, no GET (the informer's copy is current), all from the node controller's own
-// client; Events go through another client whose budget is spent, and delay no Node. The node
-// controller's budget is exactly 2 requests per Node (burst 2N, and its clock never advances): a
-// third request per Node, or an Event sent from this budget, would block the last Nodes forever.
+// one Node write per Node (the Go controller's is an update, ours a guarded patch), no GET (the
+// informer's copy is current), all from the node controller's own client; Events go through another
+// client whose budget is spent, and delay no Node. The node controller's budget is exactly 2
+// requests per Node (burst 2N, and its clock never advances): a third request per Node, or an Event
+// sent from this budget, would block the last Nodes forever.
 TEST_F(NodeControllerTest, InitialisationIsTwoNodeWritesNoReadAndEventsNeverDelayIt) {
   constexpr int kNodes = 5;
   const std::string kubeconfig = (std::filesystem::temp_directory_path() /
@@ -161,13 +162,13 @@ TEST_F(NodeControllerTest, InitialisationIsTwoNodeWritesNoReadAndEventsNeverDela
   ASSERT_TRUE(Eventually([&] { return Syncs("initialize", "success") == kNodes; }));
 
   EXPECT_EQ(env_.emulator.RequestCount("patch nodes/status"), kNodes);
-  EXPECT_EQ(env_.emulator.RequestCount("update nodes"), kNodes);
+  EXPECT_EQ(env_.emulator.RequestCount("patch nodes"), kNodes);
   EXPECT_EQ(env_.emulator.RequestCount("get nodes"), 0);
   EXPECT_EQ(node_client->own_requests_sent(), 2 * kNodes);
   EXPECT_EQ(env_.emulator.RequestCount("create events"), 0);  // all waiting for their budget
   std::map<std::string, int> writes_by_agent;
   for (const auto& r : env_.emulator.RequestLog()) {
-    if (r.key == "patch nodes/status" || r.key == "update nodes") ++writes_by_agent[r.user_agent];
+    if (r.key == "patch nodes/status" || r.key == "patch nodes") ++writes_by_agent[r.user_agent];
   }
   EXPECT_EQ(writes_by_agent, (std::map<std::string, int>{{node_client->user_agent(), 2 * kNodes}}));
 
@@ -196,7 +197,7 @@ TEST_F(NodeControllerTest, ExtraLabelsNeverOverwrite) {
 
 TEST_F(NodeControllerTest, ConflictOnUpdateIsRetriedAndKeepsOthersLabels) {
   kube::Json md_node = env_.CreateKubeletNode("worker-1", true);
-  // Addresses already right: the first write of the sync is the PUT.
+  // Addresses already right: the first write of the sync is the Node patch.
   env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.5")});
   env_.EditNode("worker-1", [](kube::Json& n) {
     kube::SetNodeAddresses(
@@ -206,7 +207,7 @@ TEST_F(NodeControllerTest, ConflictOnUpdateIsRetriedAndKeepsOthersLabels) {
                              [](const kube::Json& n) { return !kube::NodeAddresses(n).empty(); }));
   NodeController& c = Controller();  // not started: Sync is called directly
   // Someone else writes a label the informer may not have seen yet, and the server answers the
-  // next update with 409 either way.
+  // next Node write with 409 either way.
   env_.EditNode("worker-1", [](kube::Json& n) { kube::SetLabel(n, "written-by", "other"); });
   env_.emulator.ForceConflicts("nodes", "", "worker-1", 1);
   env_.emulator.ResetRequestCounts();
@@ -216,8 +217,8 @@ TEST_F(NodeControllerTest, ConflictOnUpdateIsRetriedAndKeepsOthersLabels) {
   EXPECT_EQ(kube::Label(n, "written-by"), "other");
   EXPECT_EQ(kube::Label(n, "topology.kubernetes.io/zone"), "zone-a");
   EXPECT_FALSE(kube::HasTaint(n, kUninitializedTaintKey));
-  EXPECT_EQ(env_.emulator.RequestCount("update nodes"), 2);  // 409, then success
-  EXPECT_EQ(env_.emulator.RequestCount("get nodes"), 1);     // the re-read
+  EXPECT_EQ(env_.emulator.RequestCount("patch nodes"), 2);  // 409, then success
+  EXPECT_EQ(env_.emulator.RequestCount("get nodes"), 1);    // the re-read
   EXPECT_EQ(env_.emulator.RequestCount("patch nodes/status"), 0);
 }
 
@@ -225,7 +226,7 @@ TEST_F(NodeControllerTest, ConflictsThroughTheQueueAreRetriedWithBackoff) {
   env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.5")});
   env_.CreateKubeletNode("worker-1", true);
   env_.EditNode("worker-1", [](kube::Json& n) { kube::SetLabel(n, "keep", "me"); });
-  // The status PATCH and two PUTs answer 409: one failed sync, requeued with backoff.
+  // The status PATCH and two Node patches answer 409: one failed sync, requeued with backoff.
   env_.emulator.ForceConflicts("nodes", "", "worker-1", 3);
   Controller().Start();
   ASSERT_TRUE(AdvanceUntil([&] {
@@ -291,7 +292,7 @@ TEST_F(NodeControllerTest, AddressesRefreshedOnlyWhenChanged) {
   ASSERT_TRUE(c.WaitForRefreshPasses(1, absl::Seconds(20)));
   ASSERT_TRUE(Eventually([&] { return Syncs("refresh", "success") == r0 + 1; }));
   EXPECT_EQ(env_.emulator.RequestCount("patch nodes/status"), 0);
-  EXPECT_EQ(env_.emulator.RequestCount("update nodes"), 0);
+  EXPECT_EQ(env_.emulator.RequestCount("patch nodes"), 0);
 
   // The VM's IP changed: the next pass patches the addresses once.
   env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.9")});
@@ -378,7 +379,7 @@ TEST_F(NodeControllerTest, UpdateGivesUpAfterAttemptsAndTheQueueRetries) {
       *env_.client, n, [](kube::Json& n) { return kube::SetLabel(n, "x", "y"), true; }, 3);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kAborted);
   EXPECT_THAT(r.status().message(), ::testing::HasSubstr("after 3 attempts"));
-  EXPECT_EQ(env_.emulator.RequestCount("update nodes"), 3);
+  EXPECT_EQ(env_.emulator.RequestCount("patch nodes"), 3);
   env_.emulator.ClearFaults();
   r = UpdateNodeWithRetry(*env_.client, n, [](kube::Json& n) { return false; });
   ASSERT_TRUE(r.ok());
@@ -429,7 +430,7 @@ TEST_F(NodeControllerTest, InitialisedNodeGaLabelsAreReconciledFromBetaLabels) {
   env_.clock.Advance(absl::Minutes(5));
   ASSERT_TRUE(c.WaitForRefreshPasses(1, absl::Seconds(20)));
   ASSERT_TRUE(Eventually([&] { return Syncs("refresh", "success") >= 1; }));
-  EXPECT_EQ(env_.emulator.RequestCount("update nodes"), 0);
+  EXPECT_EQ(env_.emulator.RequestCount("patch nodes"), 0);
 }
 
 }  // namespace

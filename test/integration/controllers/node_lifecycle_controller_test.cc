@@ -115,7 +115,7 @@ TEST_F(NodeLifecycleControllerTest, ShutdownTaintAddedAndRemovedWhenReady) {
       "sleepy", [](const kube::Json& n) { return kube::HasTaint(n, kShutdownTaintKey); }));
   env_.emulator.ResetRequestCounts();
   NextPass();
-  EXPECT_EQ(env_.emulator.RequestCount("update nodes"), 0);
+  EXPECT_EQ(env_.emulator.RequestCount("patch nodes"), 0);
 
   // Powered on and Ready again: the taint goes.
   env_.instances.SetVm("sleepy", {});
