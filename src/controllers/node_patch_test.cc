@@ -10,6 +10,9 @@ namespace {
 
 using nlohmann::json;
 
+// Lists of one element are spelt json::array({...}): GCC and clang read a braced list of one
+// json differently (a one-element array or a copy).
+
 const json kTaintInit = {{"key", "node.cloudprovider.kubernetes.io/uninitialized"},
                          {"value", "true"},
                          {"effect", "NoSchedule"}};
@@ -43,10 +46,9 @@ TEST(NodeJsonPatchTest, GuardsExactlyWhatItChanges) {
       {"no change", [](json&) {}, json::array()},
       {"new label: no guard, key escaped",
        [](json& n) { n["metadata"]["labels"]["topology.kubernetes.io/zone"] = "a"; },
-       {AddOp("/metadata/labels/topology.kubernetes.io~1zone", "a")}},
-      {"tilde escaped",
-       [](json& n) { n["metadata"]["labels"]["a~b"] = "x"; },
-       {AddOp("/metadata/labels/a~0b", "x")}},
+       json::array({AddOp("/metadata/labels/topology.kubernetes.io~1zone", "a")})},
+      {"tilde escaped", [](json& n) { n["metadata"]["labels"]["a~b"] = "x"; },
+       json::array({AddOp("/metadata/labels/a~0b", "x")})},
       {"changed label: its old value tested",
        [](json& n) { n["metadata"]["labels"]["old"] = "2"; },
        {TestOp("/metadata/labels/old", "1"), AddOp("/metadata/labels/old", "2")}},
@@ -59,7 +61,7 @@ TEST(NodeJsonPatchTest, GuardsExactlyWhatItChanges) {
        },
        {kGuard, AddOp("/metadata/annotations", {{"a", "b"}})}},
       {"taint removed: the list tested and written whole",
-       [](json& n) { n["spec"]["taints"] = {kTaintDb}; },
+       [](json& n) { n["spec"]["taints"] = json::array({kTaintDb}); },
        {TestOp("/spec/taints", {kTaintInit, kTaintDb}),
         AddOp("/spec/taints", json::array({kTaintDb}))}},
       {"last taint removed",
@@ -70,7 +72,7 @@ TEST(NodeJsonPatchTest, GuardsExactlyWhatItChanges) {
        {TestOp("/spec/taints", {kTaintInit, kTaintDb}), RemoveOp("/spec/taints")}},
       {"providerID set where absent: the server refuses later changes, no guard",
        [](json& n) { n["spec"]["providerID"] = "vsphere://x"; },
-       {AddOp("/spec/providerID", "vsphere://x")}},
+       json::array({AddOp("/spec/providerID", "vsphere://x")})},
       {"another field: the resourceVersion guards it",
        [](json& n) { n["spec"]["unschedulable"] = true; },
        {kGuard, AddOp("/spec/unschedulable", true)}},
@@ -89,7 +91,7 @@ TEST(NodeJsonPatchTest, TaintsAddedWhereThereWereNoneAreGuardedByTheVersion) {
   json before = Node();
   before["spec"].erase("taints");
   json after = before;
-  after["spec"]["taints"] = {kTaintDb};
+  after["spec"]["taints"] = json::array({kTaintDb});
   EXPECT_EQ(NodeJsonPatch(before, after),
             json({kGuard, AddOp("/spec/taints", json::array({kTaintDb}))}));
 }
@@ -99,7 +101,7 @@ TEST(NodeJsonPatchTest, TaintsAddedWhereThereWereNoneAreGuardedByTheVersion) {
 TEST(NodeJsonPatchTest, ConcurrentWritersOfOtherValuesKeepTheirWrites) {
   json before = Node(), after = Node();
   after["metadata"]["labels"]["topology.kubernetes.io/zone"] = "a";
-  after["spec"]["taints"] = {kTaintDb};
+  after["spec"]["taints"] = json::array({kTaintDb});
   const json patch = NodeJsonPatch(before, after);
 
   json other_label = Node();
@@ -108,7 +110,7 @@ TEST(NodeJsonPatchTest, ConcurrentWritersOfOtherValuesKeepTheirWrites) {
   json applied = other_label.patch(patch);
   EXPECT_EQ(applied["metadata"]["labels"]["team"], "x");
   EXPECT_EQ(applied["metadata"]["labels"]["topology.kubernetes.io/zone"], "a");
-  EXPECT_EQ(applied["spec"]["taints"], json({kTaintDb}));
+  EXPECT_EQ(applied["spec"]["taints"], json::array({kTaintDb}));
   EXPECT_TRUE(PatchTestsHold(patch, other_label));
 
   json other_taint = Node();
