@@ -9,7 +9,10 @@
 // The bench watches the Nodes with an informer opened before the counters are reset, so its own
 // requests are not counted. Also prints the Kubernetes requests per Node and, when the client-side
 // rate limit binds, the time against its floor: the node controller's own budget must carry two
-// writes per Node, so all N Nodes take at least (2N - burst) / qps.
+// writes per Node, so all N Nodes take at least (2N - burst) / qps. At the end, with the
+// controller stopped, the write floor on the same emulator (issue 26): N more Nodes get the same
+// two writes from a minimal client (1 thread, then one thread per worker); the controller's
+// per-Node work time and its total time are printed against it.
 //
 //   node_init_bench [--nodes N] [--workers W] [--qps Q] [--burst B] [--default-flags]
 //                   [--leader-elect] [--keep-logs] [--hold SECONDS] [--hold-end SECONDS]
@@ -38,6 +41,8 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -245,9 +250,142 @@ double Metric(const std::string& text, const std::string& metric) {
   return -1;
 }
 
+// The value of the first sample of `metric` whose labels contain `label` (-1 if none).
+double MetricWith(const std::string& text, const std::string& metric, const std::string& label) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (!absl::StartsWith(line, metric + "{") || !absl::StrContains(line, label)) continue;
+    double v;
+    if (absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &v)) return v;
+  }
+  return -1;
+}
+
 bool Initialised(const kube::Json& n) {
   return !kube::ProviderId(n).empty() &&
          !kube::HasTaint(n, "node.cloudprovider.kubernetes.io/uninitialized");
+}
+
+// Registers `n` Nodes named <prefix>-<i> through the emulator's debug endpoint (8 threads, not
+// timed), as kubelets would.
+bool RegisterNodes(HttpClient& http, const std::string& debug, const std::vector<json>& bodies) {
+  std::atomic<int> failed{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < 8; ++w) {
+    threads.emplace_back([&, w] {
+      for (size_t i = w; i < bodies.size(); i += 8) {
+        auto r = http.Do({.method = "PUT",
+                          .url = debug + "/objects/nodes",
+                          .headers = {{"Content-Type", "application/json"}},
+                          .body = bodies[i].dump()});
+        if (!r.ok() || r->status != 200) ++failed;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  return failed == 0;
+}
+
+json KubeletNode(const std::string& name, const std::string& system_uuid) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata", {{"name", name}, {"labels", {{"kubernetes.io/hostname", name}}}}},
+          {"spec",
+           {{"taints", json::array({{{"key", "node.cloudprovider.kubernetes.io/uninitialized"},
+                                     {"value", "true"},
+                                     {"effect", "NoSchedule"}}})}}},
+          {"status",
+           {{"nodeInfo", {{"systemUUID", system_uuid}}},
+            {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+}
+
+// The floor a Node initialisation is held against (issue 26): the same two writes the
+// controller makes (the status PATCH of the addresses, then one patch of providerID, the six
+// topology and instance-type labels and the taint), sent by a minimal client: libcurl handles on
+// persistent connections, no rate limit, queue, informer or Events. `threads` threads share the
+// Nodes. Returns the wall time for all of them, or an error.
+absl::StatusOr<absl::Duration> WriteFloor(HttpClient& http, const std::string& debug,
+                                          const kube::Config& cfg, int n, int threads,
+                                          const std::string& prefix) {
+  std::vector<json> bodies;
+  for (int i = 0; i < n; ++i) bodies.push_back(KubeletNode(absl::StrCat(prefix, "-", i), ""));
+  if (!RegisterNodes(http, debug, bodies)) return absl::InternalError("registration failed");
+  HttpClient api(HttpClientOptions{.tls = cfg.tls});
+  std::vector<std::pair<std::string, std::string>> auth;
+  if (!cfg.bearer_token.empty()) {
+    auth.push_back({"Authorization", "Bearer " + cfg.bearer_token.reveal()});
+  }
+  std::atomic<int> failed{0};
+  auto write = [&](const std::string& name, int i) {
+    const std::string ip = absl::StrCat("10.1.", i / 250, ".", i % 250 + 1);
+    json status = {{"status",
+                    {{"addresses", json::array({{{"type", "Hostname"}, {"address", name}},
+                                                {{"type", "InternalIP"}, {"address", ip}},
+                                                {{"type", "ExternalIP"}, {"address", ip}},
+                                                {{"$patch", "replace"}}})}}}};
+    json labels;
+    for (const char* k :
+         {"topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone",
+          "topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region",
+          "node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type"}) {
+      labels[k] = "value-of-about-this-size";
+    }
+    json node = {{"metadata", {{"labels", labels}}},
+                 {"spec", {{"providerID", "vsphere://" + name}, {"taints", nullptr}}}};
+    const std::string url = cfg.server + "/api/v1/nodes/" + name;
+    for (auto [suffix, type, body] :
+         {std::tuple{"/status", "application/strategic-merge-patch+json", status.dump()},
+          std::tuple{"", "application/merge-patch+json", node.dump()}}) {
+      auto headers = auth;
+      headers.push_back({"Content-Type", type});
+      auto r = api.Do({.method = "PATCH", .url = url + suffix, .headers = headers, .body = body});
+      if (!r.ok() || r->status != 200) ++failed;
+    }
+  };
+  const absl::Time t0 = absl::Now();
+  std::vector<std::thread> pool;
+  for (int w = 0; w < threads; ++w) {
+    pool.emplace_back([&, w] {
+      for (int i = w; i < n; i += threads) write(absl::StrCat(prefix, "-", i), i);
+    });
+  }
+  for (auto& th : pool) th.join();
+  const absl::Duration took = absl::Now() - t0;
+  if (failed > 0) return absl::InternalError(absl::StrCat(failed.load(), " writes failed"));
+  return took;
+}
+
+// Prints the controller's time against the floor, per Node for one worker and in all for many.
+void ReportFloor(HttpClient& http, const std::string& debug, const kube::Config& cfg,
+                 const Flags& f, absl::Duration all_init, double work_mean_s) {
+  const int n = f.nodes;
+  absl::StatusOr<absl::Duration> one = WriteFloor(http, debug, cfg, n, 1, "floor-1");
+  if (!one.ok()) {
+    std::fprintf(stderr, "floor: %s\n", one.status().ToString().c_str());
+    return;
+  }
+  const double per_node_ms = absl::ToDoubleMilliseconds(*one) / n;
+  std::printf(
+      "\nFLOOR: the same two writes from a minimal client, 1 thread: %s for %d Nodes, %.2f ms "
+      "per Node\n",
+      absl::FormatDuration(*one).c_str(), n, per_node_ms);
+  std::printf(
+      "controller: work duration per Node (workqueue mean) %.2f ms: RATIO %.2f (target "
+      "<= 1.2)\n",
+      work_mean_s * 1000, work_mean_s * 1000 / per_node_ms);
+  const int workers = f.workers;
+  absl::Duration floor_all = *one;
+  if (workers > 1) {
+    absl::StatusOr<absl::Duration> many = WriteFloor(http, debug, cfg, n, workers, "floor-n");
+    if (!many.ok()) return;
+    floor_all = *many;
+    std::printf("FLOOR, %d threads: %s for %d Nodes\n", workers,
+                absl::FormatDuration(*many).c_str(), n);
+  }
+  std::printf(
+      "controller, %d worker(s): all initialised after %s: RATIO %.2f to the %d-thread "
+      "floor (target <= 1.2; meaningful when the rate limit does not bind)\n",
+      workers, absl::FormatDuration(all_init).c_str(),
+      absl::ToDoubleSeconds(all_init) / absl::ToDoubleSeconds(floor_all), workers);
 }
 
 int Run(const Flags& f) {
@@ -371,40 +509,15 @@ int Run(const Flags& f) {
   const double kube_sent_before = Metric(metrics(), "rest_client_requests_sent");
   std::vector<json> bodies;
   for (const auto& vm : (*sim)->info().vms) {
-    json n = {{"apiVersion", "v1"},
-              {"kind", "Node"},
-              {"metadata", {{"name", vm.name}, {"labels", {{"kubernetes.io/hostname", vm.name}}}}},
-              {"spec",
-               {{"taints", json::array({{{"key", "node.cloudprovider.kubernetes.io/uninitialized"},
-                                         {"value", "true"},
-                                         {"effect", "NoSchedule"}}})}}},
-              {"status",
-               {{"nodeInfo", {{"systemUUID", cloud::SwapUuidByteOrder(vm.uuid).value_or("")}}},
-                {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
-    bodies.push_back(n);
+    bodies.push_back(KubeletNode(vm.name, cloud::SwapUuidByteOrder(vm.uuid).value_or("")));
   }
-  std::atomic<int> failed{0};
   const absl::Duration cpu_ccm0 = CpuTime(ccm->pid), cpu_emu0 = CpuTime(emu->pid),
                        cpu_sim0 = CpuTime((*sim)->pid()), cpu_self0 = CpuTime(getpid());
   const absl::Time t0 = absl::Now();
-  {
-    std::vector<std::thread> threads;
-    for (int w = 0; w < 8; ++w) {
-      threads.emplace_back([&, w] {
-        for (size_t i = w; i < bodies.size(); i += 8) {
-          auto r = http.Do({.method = "PUT",
-                            .url = debug + "/objects/nodes",
-                            .headers = {{"Content-Type", "application/json"}},
-                            .body = bodies[i].dump()});
-          if (!r.ok() || r->status != 200) ++failed;
-        }
-      });
-    }
-    for (auto& th : threads) th.join();
-  }
+  const int failed = RegisterNodes(http, debug, bodies) ? 0 : 1;
   const absl::Time t_registered = absl::Now();
   const absl::Duration registered = t_registered - t0;
-  if (failed > 0) std::fprintf(stderr, "%d registrations failed\n", failed.load());
+  if (failed > 0) std::fprintf(stderr, "some registrations failed\n");
 
   // 6. Wait until the informer has seen every Node initialised.
   {
@@ -456,8 +569,8 @@ int Run(const Flags& f) {
     ++zones[labels["topology.kubernetes.io/zone"]];
   }
 
-  std::printf("\nregistered %zu nodes in %s (%d failed)\n", bodies.size(),
-              absl::FormatDuration(registered).c_str(), failed.load());
+  std::printf("\nregistered %zu nodes in %s%s\n", bodies.size(),
+              absl::FormatDuration(registered).c_str(), failed ? " (some failed)" : "");
   std::printf(
       "ALL INITIALISED after %s from the first registration (%s after the last; %zu seen)\n",
       absl::FormatDuration(all_init).c_str(),
@@ -533,7 +646,14 @@ int Run(const Flags& f) {
     std::fflush(stdout);
     absl::SleepFor(absl::Seconds(f.hold_end_seconds));
   }
+  // The floor, on the same emulator once the controller is gone (it would initialise the
+  // floor's Nodes too).
+  const double work_mean_s =
+      MetricWith(m, "workqueue_work_duration_seconds_sum", "name=\"node\"") /
+      std::max(1.0, MetricWith(m, "workqueue_work_duration_seconds_count", "name=\"node\""));
   nodes.Stop();
+  ccm->Terminate();
+  ReportFloor(http, debug, *kcfg, f, all_init, work_mean_s);
   cleanup();
   return 0;
 }
