@@ -24,15 +24,6 @@ kube::WorkQueueOptions QueueOptions(NodeControllerOptions& o, Clock& clock) {
   return q;
 }
 
-kube::ObjectReference RefOf(const kube::Json& node) {
-  kube::ObjectReference ref;
-  ref.kind = "Node";
-  ref.api_version = "v1";
-  ref.name = kube::Name(node);
-  ref.uid = kube::Uid(node);
-  return ref;
-}
-
 bool Initialised(const kube::Json& node) {
   return !kube::ProviderId(node).empty() && IsOurs(node) &&
          !kube::HasTaint(node, kUninitializedTaintKey);
@@ -234,7 +225,7 @@ absl::Status NodeController::Initialize(const kube::Json& node) {
   if (init_latency_) init_latency_->Observe({}, absl::ToDoubleSeconds(clock_.Now() - first));
   LOG_INFO("node controller: initialised node {} (providerID {}, {})", name,
            kube::ProviderId(stored->node), cloud::DebugString(md->node_addresses));
-  if (recorder_) recorder_->Normal(RefOf(stored->node), "Synced", "Node synced successfully");
+  if (recorder_) recorder_->Normal(NodeRef(stored->node), "Synced", "Node synced successfully");
   return absl::OkStatus();
 }
 
@@ -281,7 +272,7 @@ absl::Status NodeController::RefreshAddresses(const kube::Json& node) {
 
 void NodeController::Warn(const kube::Json& node, absl::string_view reason,
                           absl::string_view message) {
-  if (recorder_) recorder_->Warning(RefOf(node), reason, message);
+  if (recorder_) recorder_->Warning(NodeRef(node), reason, message);
 }
 
 void NodeController::CountSync(absl::string_view kind, bool ok) {

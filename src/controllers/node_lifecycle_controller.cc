@@ -19,15 +19,6 @@ const kube::Taint& ShutdownTaint() {
   return *t;
 }
 
-kube::ObjectReference RefOf(const kube::Json& node) {
-  kube::ObjectReference ref;
-  ref.kind = "Node";
-  ref.api_version = "v1";
-  ref.name = kube::Name(node);
-  ref.uid = kube::Uid(node);
-  return ref;
-}
-
 }  // namespace
 
 NodeLifecycleController::NodeLifecycleController(kube::Client& client, kube::Informer& nodes,
@@ -172,7 +163,7 @@ void NodeLifecycleController::MonitorNode(const kube::Json& node) {
     LOG_INFO("node lifecycle: deleting node {}: its VM no longer exists in vCenter", name);
     if (recorder_) {
       recorder_->Normal(
-          RefOf(node), "DeletingNode",
+          NodeRef(node), "DeletingNode",
           absl::StrCat("Deleting node ", name, " because it does not exist in the cloud provider"));
     }
     kube::DeleteOptions opts;
@@ -213,7 +204,7 @@ bool NodeLifecycleController::WaitForPasses(int64_t n, absl::Duration timeout) c
 
 void NodeLifecycleController::Warn(const kube::Json& node, absl::string_view reason,
                                    absl::string_view message) {
-  if (recorder_) recorder_->Warning(RefOf(node), reason, message);
+  if (recorder_) recorder_->Warning(NodeRef(node), reason, message);
 }
 
 void NodeLifecycleController::Count(absl::string_view action) {

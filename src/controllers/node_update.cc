@@ -77,6 +77,15 @@ kube::Json AddressesPatch(const std::vector<kube::NodeAddress>& addresses) {
   return {{"status", {{"addresses", std::move(list)}}}};
 }
 
+kube::ObjectReference NodeRef(const kube::Json& node) {
+  kube::ObjectReference ref;
+  ref.kind = "Node";
+  ref.api_version = "v1";
+  ref.name = kube::Name(node);
+  ref.uid = kube::Uid(node);
+  return ref;
+}
+
 bool HasOurProviderId(const kube::Json& node) {
   return absl::StartsWith(kube::ProviderId(node), kProviderIdPrefix);
 }

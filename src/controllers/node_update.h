@@ -12,6 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "cloud/core/instances.h"
 #include "cloud/core/node_identity.h"
+#include "kube/event_sink.h"
 #include "kube/objects.h"
 
 namespace ccm::controllers {
@@ -71,6 +72,9 @@ bool IsOurs(const kube::Json& node);
 // True only for a vsphere:// providerID: the Nodes the lifecycle controller may look up, delete
 // or taint. A Node without providerID (bare metal in a mixed cluster, not initialised, another
 // provider's) or with a foreign one is never deleted or tainted by us.
+// The Node as the object of an Event.
+kube::ObjectReference NodeRef(const kube::Json& node);
+
 bool HasOurProviderId(const kube::Json& node);
 
 }  // namespace ccm::controllers

@@ -13,13 +13,13 @@ namespace {
 // Upper bound for waiting on another thread's progress; never reached when the code is right.
 constexpr absl::Duration kWait = absl::Seconds(10);
 
-struct Fixture {
+struct QueueFixture {
   FakeClock clock;
   WorkQueue q{WorkQueueOptions{.name = "test", .clock = &clock}};
 };
 
 TEST(WorkQueueTest, DeduplicatesQueuedItemsAndKeepsFifoOrder) {
-  Fixture f;
+  QueueFixture f;
   f.q.Add("a");
   f.q.Add("b");
   f.q.Add("a");
@@ -38,7 +38,7 @@ TEST(WorkQueueTest, DeduplicatesQueuedItemsAndKeepsFifoOrder) {
 }
 
 TEST(WorkQueueTest, ItemAddedWhileProcessingIsRequeuedOnDoneOnly) {
-  Fixture f;
+  QueueFixture f;
   f.q.Add("a");
   ASSERT_EQ(f.q.Get(), "a");
   // Re-added twice during processing: not handed to another worker now, queued once on Done.
@@ -57,7 +57,7 @@ TEST(WorkQueueTest, ItemAddedWhileProcessingIsRequeuedOnDoneOnly) {
 }
 
 TEST(WorkQueueTest, GetBlocksUntilAdd) {
-  Fixture f;
+  QueueFixture f;
   std::optional<std::string> got;
   absl::Notification done;
   std::thread worker([&] {
@@ -71,7 +71,7 @@ TEST(WorkQueueTest, GetBlocksUntilAdd) {
 }
 
 TEST(WorkQueueTest, ShutDownUnblocksGetAndIgnoresLaterAdds) {
-  Fixture f;
+  QueueFixture f;
   std::vector<std::optional<std::string>> got(2, std::string("unset"));
   std::vector<std::thread> workers;
   for (int i = 0; i < 2; ++i) workers.emplace_back([&, i] { got[i] = f.q.Get(); });
@@ -87,7 +87,7 @@ TEST(WorkQueueTest, ShutDownUnblocksGetAndIgnoresLaterAdds) {
 }
 
 TEST(WorkQueueTest, ItemsQueuedBeforeShutDownAreStillHandedOut) {
-  Fixture f;
+  QueueFixture f;
   f.q.Add("a");
   f.q.Add("b");
   f.q.ShutDown();
@@ -97,7 +97,7 @@ TEST(WorkQueueTest, ItemsQueuedBeforeShutDownAreStillHandedOut) {
 }
 
 TEST(WorkQueueTest, ShutDownWithDrainWaitsForItemsInProcessing) {
-  Fixture f;
+  QueueFixture f;
   f.q.Add("a");
   ASSERT_EQ(f.q.Get(), "a");
   absl::Notification drained;
@@ -114,7 +114,7 @@ TEST(WorkQueueTest, ShutDownWithDrainWaitsForItemsInProcessing) {
 }
 
 TEST(WorkQueueTest, AddAfterReleasesItemsInTimeOrder) {
-  Fixture f;
+  QueueFixture f;
   f.q.AddAfter("c", absl::Seconds(3));
   f.q.AddAfter("a", absl::Seconds(1));
   f.q.AddAfter("b", absl::Seconds(2));
@@ -140,7 +140,7 @@ TEST(WorkQueueTest, AddAfterKeepsTheEarlierTimeOfARepeatedItem) {
   };
   for (const Case& c : {Case{absl::Seconds(5), absl::Seconds(1), absl::Seconds(1)},
                         Case{absl::Seconds(1), absl::Seconds(5), absl::Seconds(1)}}) {
-    Fixture f;
+    QueueFixture f;
     f.q.AddAfter("x", c.first);
     f.q.AddAfter("x", c.second);
     EXPECT_EQ(f.q.NumWaiting(), 1);
@@ -158,7 +158,7 @@ TEST(WorkQueueTest, AddAfterKeepsTheEarlierTimeOfARepeatedItem) {
 }
 
 TEST(WorkQueueTest, BlockedGetIsWokenWhenADelayedItemBecomesReady) {
-  Fixture f;
+  QueueFixture f;
   std::optional<std::string> got;
   absl::Notification done;
   std::thread worker([&] {
@@ -173,7 +173,7 @@ TEST(WorkQueueTest, BlockedGetIsWokenWhenADelayedItemBecomesReady) {
 }
 
 TEST(WorkQueueTest, DelayedItemsAreDroppedAtShutDown) {
-  Fixture f;
+  QueueFixture f;
   f.q.AddAfter("x", absl::Seconds(1));
   f.q.ShutDown();
   f.clock.Advance(absl::Seconds(2));
@@ -181,7 +181,7 @@ TEST(WorkQueueTest, DelayedItemsAreDroppedAtShutDown) {
 }
 
 TEST(WorkQueueTest, AddRateLimitedBacksOffPerItemAndForgetResets) {
-  Fixture f;
+  QueueFixture f;
   const std::vector<absl::Duration> want = {absl::Milliseconds(5), absl::Milliseconds(10),
                                             absl::Milliseconds(20), absl::Milliseconds(40)};
   for (size_t i = 0; i < want.size(); ++i) {
@@ -202,7 +202,7 @@ TEST(WorkQueueTest, AddRateLimitedBacksOffPerItemAndForgetResets) {
 }
 
 TEST(WorkQueueTest, OverallBucketLimitsManyItems) {
-  Fixture f;
+  QueueFixture f;
   for (int i = 0; i < 100; ++i) f.q.AddRateLimited("item" + std::to_string(i));
   f.q.AddRateLimited("x101");  // burst used up: waits 100ms for its token
   f.q.AddRateLimited("x102");  // 200ms

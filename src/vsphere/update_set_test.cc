@@ -5,6 +5,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "testing/chunking.h"
+#include "vsphere/envelope_for_tests.h"
 #include "vsphere/update_stream.h"
 
 namespace ccm::vsphere {
@@ -27,13 +28,6 @@ class UpdateSetTest : public testing::TestWithParam<Chunking> {
     return collector.Take(parser);
   }
 };
-
-std::string Envelope(const std::string& body) {
-  return R"(<?xml version="1.0" encoding="UTF-8"?>
-<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"
-  xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soapenv:Body>)" +
-         body + "</soapenv:Body></soapenv:Envelope>";
-}
 
 const char kFull[] = R"(<WaitForUpdatesExResponse xmlns="urn:vim25"><returnval>
 <version>7</version>
@@ -59,7 +53,7 @@ const char kFull[] = R"(<WaitForUpdatesExResponse xmlns="urn:vim25"><returnval>
 </returnval></WaitForUpdatesExResponse>)";
 
 TEST_P(UpdateSetTest, ParsesFullEnvelope) {
-  auto set = Parse(Envelope(kFull));
+  auto set = Parse(TestEnvelope(kFull));
   ASSERT_TRUE(set.ok()) << set.status();
   EXPECT_TRUE(set->has_updates);
   EXPECT_EQ(set->version, "7");
@@ -115,7 +109,7 @@ TEST_P(UpdateSetTest, ValuesOutliveTheParseCall) {
 
 TEST_P(UpdateSetTest, EmptyResponseMeansNoUpdates) {
   for (const std::string& xml :
-       {Envelope(R"(<WaitForUpdatesExResponse xmlns="urn:vim25"/>)"),
+       {TestEnvelope(R"(<WaitForUpdatesExResponse xmlns="urn:vim25"/>)"),
         std::string(
             R"(<WaitForUpdatesExResponse xmlns="urn:vim25"></WaitForUpdatesExResponse>)")}) {
     auto set = Parse(xml);
@@ -145,7 +139,7 @@ struct BadCase {
 };
 
 TEST_P(UpdateSetTest, RejectsBrokenDocuments) {
-  std::string full = Envelope(kFull);
+  std::string full = TestEnvelope(kFull);
   const BadCase cases[] = {
       {"empty", "", absl::StatusCode::kDataLoss, "XML error"},
       {"truncated", full.substr(0, full.size() / 2), absl::StatusCode::kDataLoss, "XML error"},
@@ -176,16 +170,16 @@ TEST_P(UpdateSetTest, RejectsBrokenDocuments) {
        absl::StatusCode::kDataLoss, "without name or op"},
       // A fault is its typed status, as the Client gets it (before: Unavailable here).
       {"soap fault",
-       Envelope("<soapenv:Fault><faultcode>ServerFaultCode</faultcode>"
-                "<faultstring>The session is not authenticated.</faultstring></soapenv:Fault>"),
+       TestEnvelope("<soapenv:Fault><faultcode>ServerFaultCode</faultcode>"
+                    "<faultstring>The session is not authenticated.</faultstring></soapenv:Fault>"),
        absl::StatusCode::kUnknown, "UnknownFault: The session is not authenticated."},
       {"typed soap fault",
-       Envelope("<soapenv:Fault><faultcode>ServerFaultCode</faultcode>"
-                "<faultstring>The session is not authenticated.</faultstring><detail>"
-                "<NotAuthenticatedFault xmlns=\"urn:vim25\" xsi:type=\"NotAuthenticated\"/>"
-                "</detail></soapenv:Fault>"),
+       TestEnvelope("<soapenv:Fault><faultcode>ServerFaultCode</faultcode>"
+                    "<faultstring>The session is not authenticated.</faultstring><detail>"
+                    "<NotAuthenticatedFault xmlns=\"urn:vim25\" xsi:type=\"NotAuthenticated\"/>"
+                    "</detail></soapenv:Fault>"),
        absl::StatusCode::kUnauthenticated, "NotAuthenticated: The session is not authenticated."},
-      {"junk after the document", Envelope(kFull) + "<x/>", absl::StatusCode::kDataLoss,
+      {"junk after the document", TestEnvelope(kFull) + "<x/>", absl::StatusCode::kDataLoss,
        "junk after document element"},
       {"doctype", "<!DOCTYPE x [<!ENTITY a \"b\">]><returnval/>", absl::StatusCode::kDataLoss,
        "DOCTYPE is not allowed"},

@@ -8,19 +8,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "testing/chunking.h"
+#include "vsphere/envelope_for_tests.h"
 
 namespace ccm::vsphere {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::string Envelope(const std::string& body) {
-  return R"(<?xml version="1.0" encoding="UTF-8"?>
-<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"
-  xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soapenv:Body>)" +
-         body + "</soapenv:Body></soapenv:Envelope>";
-}
 
 std::string ObjectSet(const std::string& kind, const std::string& vm) {
   return absl::StrCat("<objectSet><kind>", kind, "</kind><obj type=\"VirtualMachine\">", vm,
@@ -30,7 +24,7 @@ std::string ObjectSet(const std::string& kind, const std::string& vm) {
 }
 
 std::string Answer(const std::string& filter_sets) {
-  return Envelope(absl::StrCat(
+  return TestEnvelope(absl::StrCat(
       R"(<WaitForUpdatesExResponse xmlns="urn:vim25"><returnval><version>12</version>)",
       filter_sets, "<truncated>true</truncated></returnval></WaitForUpdatesExResponse>"));
 }
@@ -94,7 +88,7 @@ TEST_P(UpdateStreamTest, CallbacksInDocumentOrder) {
 }
 
 TEST_P(UpdateStreamTest, FaultIsItsTypedStatus) {
-  const std::string xml = Envelope(
+  const std::string xml = TestEnvelope(
       "<soapenv:Fault><faultcode>ServerFaultCode</faultcode><faultstring>session gone"
       "</faultstring><detail><NotAuthenticatedFault xmlns=\"urn:vim25\" "
       "xsi:type=\"NotAuthenticated\"><object type=\"SessionManager\">SessionManager</object>"
@@ -218,7 +212,7 @@ TEST(UpdateStreamTest, ResetForgetsTheDocument) {
 TEST(UpdateStreamTest, ResponseWithoutReturnvalHasNoUpdates) {
   Recorder r;
   UpdateStreamParser p(r);
-  ASSERT_TRUE(p.Feed(Envelope("<WaitForUpdatesExResponse xmlns=\"urn:vim25\"/>")).ok());
+  ASSERT_TRUE(p.Feed(TestEnvelope("<WaitForUpdatesExResponse xmlns=\"urn:vim25\"/>")).ok());
   ASSERT_TRUE(p.Finish().ok());
   EXPECT_FALSE(p.has_updates());
   EXPECT_FALSE(p.emitted());

@@ -35,7 +35,7 @@ struct FakeInventory {
   VmLookups Lookups() { return {Make("uuid", &uuid), Make("host", &host), Make("ip", &ip)}; }
 };
 
-struct Case {
+struct MatchCase {
   std::string name;
   NodeIdentity node;
   std::function<void(FakeInventory&)> setup;
@@ -46,10 +46,10 @@ struct Case {
   std::vector<std::string> want_calls = {};  // empty = do not check
 };
 
-class MatchNodeToVmTest : public ::testing::TestWithParam<Case> {};
+class MatchNodeToVmTest : public ::testing::TestWithParam<MatchCase> {};
 
 TEST_P(MatchNodeToVmTest, Table) {
-  const Case& c = GetParam();
+  const MatchCase& c = GetParam();
   FakeInventory inv;
   if (c.setup) c.setup(inv);
   auto got = MatchNodeToVm(c.node, inv.Lookups());
@@ -69,247 +69,216 @@ TEST_P(MatchNodeToVmTest, Table) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, MatchNodeToVmTest,
-                         ::testing::Values(Case{"ByProviderId",
-                                                {"n1", std::string("vsphere://") + kBios, kSmbios,
-                                                 ""},
-                                                [](FakeInventory& i) {
-                                                  i.uuid[kBios] = {Vm("vm-1")};
-                                                },
-                                                "vm-1",
-                                                MatchMethod::kProviderId,
-                                                absl::StatusCode::kOk,
-                                                {},
-                                                {std::string("uuid:") + kBios}},
-                                           Case{"ByProviderIdUpperCase",
-                                                {"n1",
-                                                 "vsphere://422E4956-AD22-1139-6D72-59CC8F26BC90"},
-                                                [](FakeInventory& i) {
-                                                  i.uuid[kBios] = {Vm("vm-1")};
-                                                },
-                                                "vm-1"},
-                                           Case{"BySmbiosSystemUuidConverted",
-                                                {"n1", "", kSmbios},
-                                                [](FakeInventory& i) {
-                                                  i.uuid[kBios] = {Vm("vm-2")};
-                                                },
-                                                "vm-2",
-                                                MatchMethod::kSystemUuid,
-                                                absl::StatusCode::kOk,
-                                                {},
-                                                {std::string("uuid:") + kBios}},
-                                           Case{"BySystemUuidAsReported",
-                                                {"n1", "", kBios},
-                                                [](FakeInventory& i) {
-                                                  i.uuid[kBios] = {Vm("vm-3")};
-                                                },
-                                                "vm-3",
-                                                MatchMethod::kSystemUuid,
-                                                absl::StatusCode::kOk,
-                                                {},
-                                                {std::string("uuid:") + kSmbios,
-                                                 std::string("uuid:") + kBios}},
-                                           Case{"SystemUuidUpperCaseFromKubelet",
-                                                {"n1", "", "56492E42-22AD-3911-6D72-59CC8F26BC90"},
-                                                [](FakeInventory& i) {
-                                                  i.uuid[kBios] = {Vm("vm-2")};
-                                                },
-                                                "vm-2",
-                                                MatchMethod::kSystemUuid},
-                                           // A providerID is the only key: its VM gone = NotFound,
-                                           // whatever else matches now.
-                                           Case{"ProviderIdGoneNeverFallsBackToSystemUuid",
-                                                {"n1",
-                                                 "vsphere://00000000-0000-0000-0000-000000000001",
-                                                 kSmbios},
-                                                [](FakeInventory& i) {
-                                                  i.uuid[kBios] = {Vm("vm-2")};
-                                                },
-                                                "",
-                                                MatchMethod::kProviderId,
-                                                absl::StatusCode::kNotFound,
-                                                {"uuid 00000000-0000-0000-0000-000000000001 "
-                                                 "(providerID)"},
-                                                {"uuid:00000000-0000-0000-0000-000000000001"}},
-                                           Case{"ProviderIdGoneNeverFallsBackToHostname",
-                                                {"node-1",
-                                                 "vsphere://00000000-0000-0000-0000-000000000001",
-                                                 ""},
-                                                [](FakeInventory& i) {
-                                                  i.host["node-1"] = {Vm("vm-other")};
-                                                },
-                                                "",
-                                                MatchMethod::kProviderId,
-                                                absl::StatusCode::kNotFound,
-                                                {"no VM found for node node-1"},
-                                                {"uuid:00000000-0000-0000-0000-000000000001"}},
-                                           Case{"ProviderIdGoneNeverFallsBackToReusedIp",
-                                                {"10.0.0.7",
-                                                 "vsphere://00000000-0000-0000-0000-000000000001",
-                                                 ""},
-                                                [](FakeInventory& i) {
-                                                  i.host["10.0.0.7"] = {Vm("vm-new")};
-                                                  i.ip["10.0.0.7"] = {Vm("vm-new")};
-                                                },
-                                                "",
-                                                MatchMethod::kProviderId,
-                                                absl::StatusCode::kNotFound,
-                                                {},
-                                                {"uuid:00000000-0000-0000-0000-000000000001"}},
-                                           Case{"ByHostname",
-                                                {"node-1.lab", "", ""},
-                                                [](FakeInventory& i) {
-                                                  i.host["node-1.lab"] = {Vm("vm-4")};
-                                                },
-                                                "vm-4",
-                                                MatchMethod::kHostname},
-                                           Case{"ByHostnameAfterUuidsMiss",
-                                                {"node-1", "", kSmbios},
-                                                [](FakeInventory& i) {
-                                                  i.host["node-1"] = {Vm("vm-4")};
-                                                },
-                                                "vm-4",
-                                                MatchMethod::kHostname,
-                                                absl::StatusCode::kOk,
-                                                {},
-                                                {std::string("uuid:") + kBios,
-                                                 std::string("uuid:") + kSmbios, "host:node-1"}},
-                                           Case{"ByNameAsIp",
-                                                {"10.0.0.7", "", ""},
-                                                [](FakeInventory& i) {
-                                                  i.ip["10.0.0.7"] = {Vm("vm-5")};
-                                                },
-                                                "vm-5",
-                                                MatchMethod::kIp,
-                                                absl::StatusCode::kOk,
-                                                {},
-                                                {"host:10.0.0.7", "ip:10.0.0.7"}},
-                                           Case{"ByNameAsIpv6Canonical",
-                                                {"FD00:0:0::7", "", ""},
-                                                [](FakeInventory& i) {
-                                                  i.ip["fd00::7"] = {Vm("vm-6")};
-                                                },
-                                                "vm-6",
-                                                MatchMethod::kIp},
-                                           Case{"FirstMatchDecides",
-                                                {"node-1", "", kSmbios},
-                                                [](FakeInventory& i) {
-                                                  i.uuid[kBios] = {Vm("vm-uuid")};
-                                                  i.host["node-1"] = {Vm("vm-host")};
-                                                },
-                                                "vm-uuid",
-                                                MatchMethod::kSystemUuid},
-                                           Case{"SameVmTwiceIsOneMatch",
-                                                {"node-1"},
-                                                [](FakeInventory& i) {
-                                                  i.host["node-1"] = {Vm("vm-1"), Vm("vm-1")};
-                                                },
-                                                "vm-1",
-                                                MatchMethod::kHostname},
-                                           Case{"SameMoidInTwoVcentersIsTwoVms",
-                                                {"node-1"},
-                                                [](FakeInventory& i) {
-                                                  i.host["node-1"] = {Vm("vm-1", "vc1"),
-                                                                      Vm("vm-1", "vc2")};
-                                                },
-                                                "",
-                                                MatchMethod::kHostname,
-                                                absl::StatusCode::kFailedPrecondition,
-                                                {"2 VMs match hostname node-1",
-                                                 "vm-1 (vm-vm-1) in vc1/dc1",
-                                                 "vm-1 (vm-vm-1) in vc2/dc1"}},
-                                           Case{"TwoVmsWithTheHostnameIsAnErrorNamingThem",
-                                                {"node-1"},
-                                                [](FakeInventory& i) {
-                                                  i.host["node-1"] = {Vm("vm-1"), Vm("vm-9")};
-                                                },
-                                                "",
-                                                MatchMethod::kHostname,
-                                                absl::StatusCode::kFailedPrecondition,
-                                                {"vm-1 (vm-vm-1) in vc1/dc1",
-                                                 "vm-9 (vm-vm-9) in vc1/dc1", "refusing to guess"}},
-                                           Case{"TwoVmsWithTheUuid",
-                                                {"n1", "", kBios},
-                                                [](FakeInventory& i) {
-                                                  i.uuid[kBios] = {Vm("vm-1", "vc1"),
-                                                                   Vm("vm-2", "vc2")};
-                                                },
-                                                "",
-                                                MatchMethod::kSystemUuid,
-                                                absl::StatusCode::kFailedPrecondition,
-                                                {"2 VMs match uuid"}},
-                                           Case{
-                                               "NotFoundListsEverythingTried",
-                                               {"node-1", "", kSmbios},
-                                               nullptr,
-                                               "",
-                                               MatchMethod::kProviderId,
-                                               absl::StatusCode::kNotFound,
-                                               {"no VM found for node node-1",
-                                                std::string("uuid ") + kBios + " (systemUUID)",
-                                                std::string("uuid ") + kSmbios + " (systemUUID)",
-                                                "hostname node-1"},
-                                               {std::string("uuid:") + kBios,
-                                                std::string("uuid:") + kSmbios, "host:node-1"}},
-                                           Case{"NotFoundMentionsBadSystemUuid",
-                                                {"node-1", "", "garbage"},
-                                                nullptr,
-                                                "",
-                                                MatchMethod::kProviderId,
-                                                absl::StatusCode::kNotFound,
-                                                {"hostname node-1",
-                                                 "systemUUID \"garbage\" (not a UUID)"}},
-                                           Case{
-                                               "NothingToTry",
-                                               {},
-                                               nullptr,
-                                               "",
-                                               MatchMethod::kProviderId,
-                                               absl::StatusCode::kNotFound,
-                                               {"tried nothing"}},
-                                           Case{
-                                               "ForeignProviderIdIsNeverNotFound",
-                                               {"node-1", "aws:///us-east-1a/i-1", kSmbios},
-                                               nullptr,
-                                               "",
-                                               MatchMethod::kProviderId,
-                                               absl::StatusCode::kInvalidArgument,
-                                               {"node node-1", "not a vSphere provider ID"}},
-                                           // A look-up that could not ask every vCenter:
-                                           // Unavailable, never NotFound.
-                                           Case{"UnavailableIsReturnedAtOnce",
-                                                {"node-1", "", kSmbios},
-                                                [](FakeInventory& i) {
-                                                  i.down[kBios] = absl::UnavailableError(
-                                                      "vc2: connection refused");
-                                                  i.host["node-1"] = {Vm("vm-4")};
-                                                },
-                                                "",
-                                                MatchMethod::kProviderId,
-                                                absl::StatusCode::kUnavailable,
-                                                {"find VM of node node-1 by uuid",
-                                                 "vc2: connection refused"},
-                                                {std::string("uuid:") + kBios}},
-                                           Case{"LookupNotFoundBecomesUnavailable",
-                                                {"node-1"},
-                                                [](FakeInventory& i) {
-                                                  i.down["node-1"] = absl::NotFoundError(
-                                                      "datacenter dc9 not found");
-                                                },
-                                                "",
-                                                MatchMethod::kProviderId,
-                                                absl::StatusCode::kUnavailable,
-                                                {"datacenter dc9 not found"}},
-                                           Case{"OtherErrorsKeepTheirCode",
-                                                {"node-1"},
-                                                [](FakeInventory& i) {
-                                                  i.down["node-1"] =
-                                                      absl::PermissionDeniedError("login failed");
-                                                },
-                                                "",
-                                                MatchMethod::kProviderId,
-                                                absl::StatusCode::kPermissionDenied,
-                                                {"login failed"}}),
-                         [](const ::testing::TestParamInfo<Case>& info) {
+                         ::testing::Values(
+                             MatchCase{"ByProviderId",
+                                       {"n1", std::string("vsphere://") + kBios, kSmbios, ""},
+                                       [](FakeInventory& i) { i.uuid[kBios] = {Vm("vm-1")}; },
+                                       "vm-1",
+                                       MatchMethod::kProviderId,
+                                       absl::StatusCode::kOk,
+                                       {},
+                                       {std::string("uuid:") + kBios}},
+                             MatchCase{"ByProviderIdUpperCase",
+                                       {"n1", "vsphere://422E4956-AD22-1139-6D72-59CC8F26BC90"},
+                                       [](FakeInventory& i) { i.uuid[kBios] = {Vm("vm-1")}; },
+                                       "vm-1"},
+                             MatchCase{"BySmbiosSystemUuidConverted",
+                                       {"n1", "", kSmbios},
+                                       [](FakeInventory& i) { i.uuid[kBios] = {Vm("vm-2")}; },
+                                       "vm-2",
+                                       MatchMethod::kSystemUuid,
+                                       absl::StatusCode::kOk,
+                                       {},
+                                       {std::string("uuid:") + kBios}},
+                             MatchCase{
+                                 "BySystemUuidAsReported",
+                                 {"n1", "", kBios},
+                                 [](FakeInventory& i) { i.uuid[kBios] = {Vm("vm-3")}; },
+                                 "vm-3",
+                                 MatchMethod::kSystemUuid,
+                                 absl::StatusCode::kOk,
+                                 {},
+                                 {std::string("uuid:") + kSmbios, std::string("uuid:") + kBios}},
+                             MatchCase{"SystemUuidUpperCaseFromKubelet",
+                                       {"n1", "", "56492E42-22AD-3911-6D72-59CC8F26BC90"},
+                                       [](FakeInventory& i) { i.uuid[kBios] = {Vm("vm-2")}; },
+                                       "vm-2",
+                                       MatchMethod::kSystemUuid},
+                             // A providerID is the only key: its VM gone = NotFound,
+                             // whatever else matches now.
+                             MatchCase{
+                                 "ProviderIdGoneNeverFallsBackToSystemUuid",
+                                 {"n1", "vsphere://00000000-0000-0000-0000-000000000001", kSmbios},
+                                 [](FakeInventory& i) { i.uuid[kBios] = {Vm("vm-2")}; },
+                                 "",
+                                 MatchMethod::kProviderId,
+                                 absl::StatusCode::kNotFound,
+                                 {"uuid 00000000-0000-0000-0000-000000000001 "
+                                  "(providerID)"},
+                                 {"uuid:00000000-0000-0000-0000-000000000001"}},
+                             MatchCase{
+                                 "ProviderIdGoneNeverFallsBackToHostname",
+                                 {"node-1", "vsphere://00000000-0000-0000-0000-000000000001", ""},
+                                 [](FakeInventory& i) { i.host["node-1"] = {Vm("vm-other")}; },
+                                 "",
+                                 MatchMethod::kProviderId,
+                                 absl::StatusCode::kNotFound,
+                                 {"no VM found for node node-1"},
+                                 {"uuid:00000000-0000-0000-0000-000000000001"}},
+                             MatchCase{
+                                 "ProviderIdGoneNeverFallsBackToReusedIp",
+                                 {"10.0.0.7", "vsphere://00000000-0000-0000-0000-000000000001", ""},
+                                 [](FakeInventory& i) {
+                                   i.host["10.0.0.7"] = {Vm("vm-new")};
+                                   i.ip["10.0.0.7"] = {Vm("vm-new")};
+                                 },
+                                 "",
+                                 MatchMethod::kProviderId,
+                                 absl::StatusCode::kNotFound,
+                                 {},
+                                 {"uuid:00000000-0000-0000-0000-000000000001"}},
+                             MatchCase{
+                                 "ByHostname",
+                                 {"node-1.lab", "", ""},
+                                 [](FakeInventory& i) { i.host["node-1.lab"] = {Vm("vm-4")}; },
+                                 "vm-4",
+                                 MatchMethod::kHostname},
+                             MatchCase{"ByHostnameAfterUuidsMiss",
+                                       {"node-1", "", kSmbios},
+                                       [](FakeInventory& i) { i.host["node-1"] = {Vm("vm-4")}; },
+                                       "vm-4",
+                                       MatchMethod::kHostname,
+                                       absl::StatusCode::kOk,
+                                       {},
+                                       {std::string("uuid:") + kBios,
+                                        std::string("uuid:") + kSmbios, "host:node-1"}},
+                             MatchCase{"ByNameAsIp",
+                                       {"10.0.0.7", "", ""},
+                                       [](FakeInventory& i) { i.ip["10.0.0.7"] = {Vm("vm-5")}; },
+                                       "vm-5",
+                                       MatchMethod::kIp,
+                                       absl::StatusCode::kOk,
+                                       {},
+                                       {"host:10.0.0.7", "ip:10.0.0.7"}},
+                             MatchCase{"ByNameAsIpv6Canonical",
+                                       {"FD00:0:0::7", "", ""},
+                                       [](FakeInventory& i) { i.ip["fd00::7"] = {Vm("vm-6")}; },
+                                       "vm-6",
+                                       MatchMethod::kIp},
+                             MatchCase{"FirstMatchDecides",
+                                       {"node-1", "", kSmbios},
+                                       [](FakeInventory& i) {
+                                         i.uuid[kBios] = {Vm("vm-uuid")};
+                                         i.host["node-1"] = {Vm("vm-host")};
+                                       },
+                                       "vm-uuid",
+                                       MatchMethod::kSystemUuid},
+                             MatchCase{"SameVmTwiceIsOneMatch",
+                                       {"node-1"},
+                                       [](FakeInventory& i) {
+                                         i.host["node-1"] = {Vm("vm-1"), Vm("vm-1")};
+                                       },
+                                       "vm-1",
+                                       MatchMethod::kHostname},
+                             MatchCase{"SameMoidInTwoVcentersIsTwoVms",
+                                       {"node-1"},
+                                       [](FakeInventory& i) {
+                                         i.host["node-1"] = {Vm("vm-1", "vc1"), Vm("vm-1", "vc2")};
+                                       },
+                                       "",
+                                       MatchMethod::kHostname,
+                                       absl::StatusCode::kFailedPrecondition,
+                                       {"2 VMs match hostname node-1", "vm-1 (vm-vm-1) in vc1/dc1",
+                                        "vm-1 (vm-vm-1) in vc2/dc1"}},
+                             MatchCase{"TwoVmsWithTheHostnameIsAnErrorNamingThem",
+                                       {"node-1"},
+                                       [](FakeInventory& i) {
+                                         i.host["node-1"] = {Vm("vm-1"), Vm("vm-9")};
+                                       },
+                                       "",
+                                       MatchMethod::kHostname,
+                                       absl::StatusCode::kFailedPrecondition,
+                                       {"vm-1 (vm-vm-1) in vc1/dc1", "vm-9 (vm-vm-9) in vc1/dc1",
+                                        "refusing to guess"}},
+                             MatchCase{"TwoVmsWithTheUuid",
+                                       {"n1", "", kBios},
+                                       [](FakeInventory& i) {
+                                         i.uuid[kBios] = {Vm("vm-1", "vc1"), Vm("vm-2", "vc2")};
+                                       },
+                                       "",
+                                       MatchMethod::kSystemUuid,
+                                       absl::StatusCode::kFailedPrecondition,
+                                       {"2 VMs match uuid"}},
+                             MatchCase{"NotFoundListsEverythingTried",
+                                       {"node-1", "", kSmbios},
+                                       nullptr,
+                                       "",
+                                       MatchMethod::kProviderId,
+                                       absl::StatusCode::kNotFound,
+                                       {"no VM found for node node-1",
+                                        std::string("uuid ") + kBios + " (systemUUID)",
+                                        std::string("uuid ") + kSmbios + " (systemUUID)",
+                                        "hostname node-1"},
+                                       {std::string("uuid:") + kBios,
+                                        std::string("uuid:") + kSmbios, "host:node-1"}},
+                             MatchCase{"NotFoundMentionsBadSystemUuid",
+                                       {"node-1", "", "garbage"},
+                                       nullptr,
+                                       "",
+                                       MatchMethod::kProviderId,
+                                       absl::StatusCode::kNotFound,
+                                       {"hostname node-1", "systemUUID \"garbage\" (not a UUID)"}},
+                             MatchCase{
+                                 "NothingToTry",
+                                 {},
+                                 nullptr,
+                                 "",
+                                 MatchMethod::kProviderId,
+                                 absl::StatusCode::kNotFound,
+                                 {"tried nothing"}},
+                             MatchCase{"ForeignProviderIdIsNeverNotFound",
+                                       {"node-1", "aws:///us-east-1a/i-1", kSmbios},
+                                       nullptr,
+                                       "",
+                                       MatchMethod::kProviderId,
+                                       absl::StatusCode::kInvalidArgument,
+                                       {"node node-1", "not a vSphere provider ID"}},
+                             // A look-up that could not ask every vCenter:
+                             // Unavailable, never NotFound.
+                             MatchCase{
+                                 "UnavailableIsReturnedAtOnce",
+                                 {"node-1", "", kSmbios},
+                                 [](FakeInventory& i) {
+                                   i.down[kBios] =
+                                       absl::UnavailableError("vc2: connection refused");
+                                   i.host["node-1"] = {Vm("vm-4")};
+                                 },
+                                 "",
+                                 MatchMethod::kProviderId,
+                                 absl::StatusCode::kUnavailable,
+                                 {"find VM of node node-1 by uuid", "vc2: connection refused"},
+                                 {std::string("uuid:") + kBios}},
+                             MatchCase{"LookupNotFoundBecomesUnavailable",
+                                       {"node-1"},
+                                       [](FakeInventory& i) {
+                                         i.down["node-1"] =
+                                             absl::NotFoundError("datacenter dc9 not found");
+                                       },
+                                       "",
+                                       MatchMethod::kProviderId,
+                                       absl::StatusCode::kUnavailable,
+                                       {"datacenter dc9 not found"}},
+                             MatchCase{"OtherErrorsKeepTheirCode",
+                                       {"node-1"},
+                                       [](FakeInventory& i) {
+                                         i.down["node-1"] =
+                                             absl::PermissionDeniedError("login failed");
+                                       },
+                                       "",
+                                       MatchMethod::kProviderId,
+                                       absl::StatusCode::kPermissionDenied,
+                                       {"login failed"}}),
+                         [](const ::testing::TestParamInfo<MatchCase>& info) {
                            return info.param.name;
                          });
 

@@ -14,21 +14,13 @@
 #include "csi/server/proto_convert.h"
 
 namespace ccm::csi {
-namespace {
-
-absl::Status WithContext(const absl::Status& s, absl::string_view what) {
-  return absl::Status(s.code(), absl::StrCat(what, ": ", s.message()));
-}
-
-}  // namespace
-
 absl::StatusOr<vsphere::Moref> ControllerService::FindNodeVm(VCenterEndpoint& vc,
                                                              const std::string& node_id) {
   CCM_ASSIGN_OR_RETURN(NodeRef node, ParseNodeId(node_id));
   if (node.kind == NodeRef::Kind::kVmUuid) {
     absl::StatusOr<vsphere::VmFacts> vm = vc.vms->FindByUuid(node.value);
     if (!vm.ok()) {
-      return WithContext(vm.status(), absl::StrCat("node ", node_id, " in vCenter ", vc.label));
+      return Annotate(vm.status(), absl::StrCat("node ", node_id, " in vCenter ", vc.label));
     }
     return vm->moref;
   }
@@ -37,8 +29,7 @@ absl::StatusOr<vsphere::Moref> ControllerService::FindNodeVm(VCenterEndpoint& vc
   // list) when no guest hostname matches: that is the case for the VM-name fallback.
   absl::StatusOr<std::vector<vsphere::VmFacts>> by_hostname = vc.vms->FindByHostname(node.value);
   if (!by_hostname.ok() && !absl::IsNotFound(by_hostname.status())) {
-    return WithContext(by_hostname.status(),
-                       absl::StrCat("node ", node_id, " in vCenter ", vc.label));
+    return Annotate(by_hostname.status(), absl::StrCat("node ", node_id, " in vCenter ", vc.label));
   }
   std::vector<vsphere::VmFacts> vms;
   if (by_hostname.ok()) vms = *std::move(by_hostname);
@@ -87,7 +78,7 @@ absl::Status ControllerService::DoPublish(const ::csi::v1::ControllerPublishVolu
   if (absl::IsFailedPrecondition(disk.status())) {
     // ResourceInUse: attached somewhere, perhaps here already (a retried publish).
     absl::StatusOr<std::string> here = loc.vc->cns->AttachedDiskUuid(vm, loc.cns_id);
-    if (!here.ok()) return WithContext(here.status(), "check where the volume is attached");
+    if (!here.ok()) return Annotate(here.status(), "check where the volume is attached");
     if (here->empty()) {
       return absl::FailedPreconditionError(absl::StrCat(
           "volume ", req.volume_id(), " is published to another node: ", disk.status().message()));
@@ -95,8 +86,8 @@ absl::Status ControllerService::DoPublish(const ::csi::v1::ControllerPublishVolu
     disk = *here;
   }
   if (!disk.ok()) {
-    return WithContext(disk.status(),
-                       absl::StrCat("attach volume ", req.volume_id(), " to node ", req.node_id()));
+    return Annotate(disk.status(),
+                    absl::StrCat("attach volume ", req.volume_id(), " to node ", req.node_id()));
   }
   CCM_ASSIGN_OR_RETURN(StringMap context, BlockPublishContext(*disk));
   ToProto(context, resp->mutable_publish_context());
@@ -138,12 +129,12 @@ absl::Status ControllerService::DoUnpublish(
     if (s.ok() || absl::IsNotFound(s)) continue;
     if (s.code() == absl::StatusCode::kUnavailable ||
         s.code() == absl::StatusCode::kDeadlineExceeded) {
-      return WithContext(s, absl::StrCat("detach volume ", req.volume_id()));
+      return Annotate(s, absl::StrCat("detach volume ", req.volume_id()));
     }
     // CNS refuses to detach a disk that is not attached: success if the VM does not hold it.
     absl::StatusOr<std::string> here = loc->vc->cns->AttachedDiskUuid(vm, loc->cns_id);
     if (absl::IsNotFound(here.status()) || (here.ok() && here->empty())) continue;
-    return WithContext(s, absl::StrCat("detach volume ", req.volume_id(), " from ", vm.value));
+    return Annotate(s, absl::StrCat("detach volume ", req.volume_id(), " from ", vm.value));
   }
   VLOG(2, "unpublished volume {} from node {}", req.volume_id(), req.node_id());
   return absl::OkStatus();
@@ -217,7 +208,7 @@ absl::Status ControllerService::DoExpand(const ::csi::v1::ControllerExpandVolume
                                 vsphere::cns::ExtendOp(loc.cns_id, plan.target_mib))
                          .status();
     if (!s.ok()) {
-      return WithContext(
+      return Annotate(
           s, absl::StrCat("extend volume ", req.volume_id(), " to ", plan.target_mib, " MiB"));
     }
     cloud_->datastores().NoteChange(loc.vc->label, loc.volume.datastore_url,

@@ -25,10 +25,6 @@ namespace {
 namespace cns = vsphere::cns;
 using Cap = ::csi::v1::ControllerServiceCapability::RPC;
 
-absl::Status WithContext(const absl::Status& s, absl::string_view what) {
-  return absl::Status(s.code(), absl::StrCat(what, ": ", s.message()));
-}
-
 }  // namespace
 
 ControllerService::ControllerService(std::shared_ptr<ControllerCloud> cloud)
@@ -117,7 +113,7 @@ absl::Status ControllerService::DoDelete(const ::csi::v1::DeleteVolumeRequest& r
         absl::StrCat("volume ", req.volume_id(),
                      " is still attached to a node (unpublish it first): ", s.message()));
   }
-  if (!s.ok()) return WithContext(s, absl::StrCat("delete volume ", req.volume_id()));
+  if (!s.ok()) return Annotate(s, absl::StrCat("delete volume ", req.volume_id()));
   cloud_->datastores().NoteChange(loc->vc->label, "", 0);  // space freed: read it soon
   LOG_INFO("deleted volume {}", req.volume_id());
   return absl::OkStatus();
