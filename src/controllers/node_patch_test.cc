@@ -76,6 +76,16 @@ TEST(NodeJsonPatchTest, GuardsExactlyWhatItChanges) {
       {"another field: the resourceVersion guards it",
        [](json& n) { n["spec"]["unschedulable"] = true; },
        {kGuard, AddOp("/spec/unschedulable", true)}},
+      {"another metadata field, beside a label",
+       [](json& n) {
+         n["metadata"]["finalizers"] = json::array({"f"});
+         n["metadata"]["labels"]["new"] = "x";
+       },
+       {kGuard, AddOp("/metadata/labels/new", "x"),
+        AddOp("/metadata/finalizers", json::array({"f"}))}},
+      {"outside metadata and spec",
+       [](json& n) { n["status"]["phase"] = "Gone"; },
+       {kGuard, {{"op", "replace"}, {"path", "/status/phase"}, {"value", "Gone"}}}},
   };
   for (const Case& c : cases) {
     json before = Node(), after = Node();
@@ -94,6 +104,19 @@ TEST(NodeJsonPatchTest, TaintsAddedWhereThereWereNoneAreGuardedByTheVersion) {
   after["spec"]["taints"] = json::array({kTaintDb});
   EXPECT_EQ(NodeJsonPatch(before, after),
             json({kGuard, AddOp("/spec/taints", json::array({kTaintDb}))}));
+}
+
+// Never from the API server, but handled: without a spec object the whole difference is
+// written behind the resourceVersion.
+TEST(NodeJsonPatchTest, NodeWithoutSpecGetsTheWholeDifferenceGuarded) {
+  json before = Node();
+  before.erase("spec");
+  json after = before;
+  after["spec"] = {{"providerID", "vsphere://x"}};
+  const json patch = NodeJsonPatch(before, after);
+  EXPECT_EQ(patch, json({kGuard, AddOp("/spec", {{"providerID", "vsphere://x"}})}));
+  EXPECT_EQ(before.patch(patch), after);
+  EXPECT_EQ(NodeJsonPatch(before, before), json::array());
 }
 
 // What the guards buy: a concurrent writer of other labels neither fails the patch nor loses its
