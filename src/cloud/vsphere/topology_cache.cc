@@ -1,5 +1,6 @@
 #include "cloud/vsphere/topology_cache.h"
 
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -59,12 +60,13 @@ bool TopologyCache::SamePlacement(const Chains& c, const vsphere::VmFacts& f) {
 
 bool TopologyCache::FreshLocked(const Chains& c) const {
   const absl::Time now = clock_->Now();
-  for (const Chain& chain : c.Expand()) {
-    for (const auto& obj : chain) {
-      auto it = tags_.find(obj.ref);
-      if (it == tags_.end() || now - it->second.fetched > tag_ttl_) return false;
-    }
-  }
+  auto fresh = [&](const vsphere::InventoryRef& obj) ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    auto it = tags_.find(obj.ref);
+    return it != tags_.end() && now - it->second.fetched <= tag_ttl_;
+  };
+  if (!fresh(c.vm)) return false;
+  for (const auto* chain : {c.host.get(), c.pool.get(), c.parents.get()})
+    if (chain != nullptr && !std::all_of(chain->begin(), chain->end(), fresh)) return false;
   return true;
 }
 
@@ -120,25 +122,51 @@ absl::Status TopologyCache::FillLocked(const vsphere::Moref& vm) {
   }
   for (const auto& o : objects)  // objects vCenter did not list have no tags
     if (!tags_.count(o) || tags_[o].fetched != now) tags_[o] = Tags{{}, now};
+  ++tags_generation_;  // zone answers from the old tags are resolved again when next asked for
   VLOG(2, "topology cache: {} VMs resolved, tags of {} objects fetched in one call", resolved_vms,
        objects.size());
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<AncestorChain>> TopologyCache::ChainsFor(const vsphere::Moref& vm) {
-  absl::MutexLock lock(&mu_);
-  auto it = chains_.find(vm);
-  if (it != chains_.end()) {
-    auto facts = inventory_.FindByMoid(vm.value);
-    if (facts.ok() && !SamePlacement(it->second, *facts)) it = chains_.end();  // it moved
-  }
+absl::StatusOr<TopologyCache::Chains*> TopologyCache::FindOrFillLocked(const vsphere::VmFacts& vm) {
+  auto it = chains_.find(vm.moref);
+  if (it != chains_.end() && !SamePlacement(it->second, vm)) it = chains_.end();  // it moved
   if (it != chains_.end() && FreshLocked(it->second)) {
     ++stats_.hits;
   } else {
     ++stats_.misses;
-    CCM_RETURN_IF_ERROR(FillLocked(vm));
-    it = chains_.find(vm);
+    CCM_RETURN_IF_ERROR(FillLocked(vm.moref));
+    it = chains_.find(vm.moref);
   }
+  return &it->second;
+}
+
+absl::StatusOr<std::vector<AncestorChain>> TopologyCache::ChainsFor(const vsphere::VmFacts& vm) {
+  absl::MutexLock lock(&mu_);
+  CCM_ASSIGN_OR_RETURN(Chains * c, FindOrFillLocked(vm));
+  return BuildLocked(*c);
+}
+
+absl::StatusOr<std::optional<ZoneRegion>> TopologyCache::ZoneRegionFor(
+    const vsphere::VmFacts& vm, absl::string_view zone_category,
+    absl::string_view region_category) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Chains*> found = FindOrFillLocked(vm);
+  if (!found.ok()) {
+    if (absl::IsNotFound(found.status())) return found.status();  // the VM is gone
+    return Annotate(found.status(), "zone tags");
+  }
+  std::shared_ptr<const ZoneAnswer>& z = (*found)->zone;
+  if (!z || z->generation != tags_generation_ || z->zone_category != zone_category ||
+      z->region_category != region_category) {
+    z = std::make_shared<const ZoneAnswer>(
+        ZoneAnswer{tags_generation_, std::string(zone_category), std::string(region_category),
+                   ResolveZoneRegion(BuildLocked(**found), zone_category, region_category)});
+  }
+  return z->answer;
+}
+
+std::vector<AncestorChain> TopologyCache::BuildLocked(const Chains& c) const {
   // Inventory paths, for messages: the host and VM chains reach the root folder; the pool chain
   // stops below its compute resource, the second object of the host chain.
   auto paths_of = [](const Chain& chain, absl::string_view base) {
@@ -147,7 +175,7 @@ absl::StatusOr<std::vector<AncestorChain>> TopologyCache::ChainsFor(const vspher
     const bool root = base.empty() && !chain.empty() && chain.back().ref.type == "Folder";
     return InventoryPaths(names, root, base);
   };
-  const std::vector<Chain> chains = it->second.Expand();  // host, pool, VM
+  const std::vector<Chain> chains = c.Expand();  // host, pool, VM
   std::vector<std::vector<std::string>> paths;
   for (size_t i = 0; i < chains.size(); ++i) {
     if (i == 1) {
@@ -160,16 +188,16 @@ absl::StatusOr<std::vector<AncestorChain>> TopologyCache::ChainsFor(const vspher
   }
   std::vector<AncestorChain> out;
   for (size_t i = 0; i < chains.size(); ++i) {
-    AncestorChain c;
+    AncestorChain chain;
     for (size_t j = 0; j < chains[i].size(); ++j) {
       const auto& obj = chains[i][j];
       TaggedObject t;
       t.description = absl::StrCat(obj.ref.type, " ", obj.ref.value, " (", obj.name, ")");
-      t.tags = tags_[obj.ref].tags;
+      if (auto tags = tags_.find(obj.ref); tags != tags_.end()) t.tags = tags->second.tags;
       if (j < paths[i].size()) t.path = paths[i][j];
-      c.push_back(std::move(t));
+      chain.push_back(std::move(t));
     }
-    out.push_back(std::move(c));
+    out.push_back(std::move(chain));
   }
   return out;
 }

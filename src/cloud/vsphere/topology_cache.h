@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,12 +37,24 @@ class TopologyCache {
   TopologyCache(vsphere::AncestryResolver& ancestry, vsphere::TaggingClient& tagging,
                 vsphere::InventoryCache& inventory, absl::Duration tag_ttl, Clock* clock);
 
-  // The VM's chains (host, resource pool, VM), each object with its tags, nearest first.
-  absl::StatusOr<std::vector<AncestorChain>> ChainsFor(const vsphere::Moref& vm);
+  // The VM's chains (host, resource pool, VM), each object with its tags, nearest first. `vm` is
+  // the inventory's view of the VM: chains resolved for another host, pool or folder are
+  // resolved again.
+  absl::StatusOr<std::vector<AncestorChain>> ChainsFor(const vsphere::VmFacts& vm);
+  // ResolveZoneRegion(ChainsFor(vm), ...), kept per VM until its tags are fetched again or it
+  // moves: a Node sync then builds no chain (a few small strings per VM, not the chains).
+  absl::StatusOr<std::optional<ZoneRegion>> ZoneRegionFor(const vsphere::VmFacts& vm,
+                                                          absl::string_view zone_category,
+                                                          absl::string_view region_category);
   TopologyStats stats() const;
 
  private:
   using Chain = std::vector<vsphere::InventoryRef>;
+  struct ZoneAnswer {
+    uint64_t generation;  // tags_generation_ it was resolved at
+    std::string zone_category, region_category;
+    absl::StatusOr<std::optional<ZoneRegion>> answer;
+  };
   // A VM's chains. Chains above the VM are shared by every VM under the same host, pool or
   // folder (interned), so 1,000 VMs on 8 hosts hold 8 host chains, not 1,000.
   struct Chains {
@@ -49,7 +62,11 @@ class TopologyCache {
     std::shared_ptr<const Chain> host, pool, parents;  // parents: the VM chain above the VM
     // host, pool and the VM chain (the VM itself first), each nearest first.
     std::vector<Chain> Expand() const;
+    std::shared_ptr<const ZoneAnswer> zone;  // ZoneRegionFor's, cached
   };
+  absl::StatusOr<Chains*> FindOrFillLocked(const vsphere::VmFacts& vm)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::vector<AncestorChain> BuildLocked(const Chains& c) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   std::shared_ptr<const Chain> InternLocked(Chain chain) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void StoreChainsLocked(std::vector<vsphere::VmAncestry>& resolved)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -74,6 +91,7 @@ class TopologyCache {
     absl::Time fetched;
   };
   std::map<vsphere::Moref, Tags> tags_ ABSL_GUARDED_BY(mu_);
+  uint64_t tags_generation_ ABSL_GUARDED_BY(mu_) = 0;  // bumped whenever tags_ changes
   TopologyStats stats_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -137,14 +137,11 @@ absl::StatusOr<InstanceMetadata> VSphereInstances::GetInstanceMetadata(const Nod
   md.node_addresses = *std::move(addrs);
 
   if (config_.labels.ZonesEnabled()) {
-    auto chains = vc->topology().ChainsFor(f.moref);
-    if (!chains.ok()) {
+    auto zr = vc->topology().ZoneRegionFor(f, config_.labels.zone, config_.labels.region);
+    if (absl::IsNotFound(zr.status())) {
       // The VM vanished while resolving: report it as a failure to ask, the match decides "gone".
-      if (absl::IsNotFound(chains.status()))
-        return absl::UnavailableError(chains.status().message());
-      return Annotate(chains.status(), absl::StrCat(what, ": zone tags"));
+      return absl::UnavailableError(zr.status().message());
     }
-    auto zr = ResolveZoneRegion(*chains, config_.labels.zone, config_.labels.region);
     if (!zr.ok()) return Annotate(zr.status(), what);
     if (zr->has_value()) {
       md.zone = (*zr)->zone;

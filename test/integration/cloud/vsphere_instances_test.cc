@@ -245,5 +245,40 @@ TEST_F(VSphereInstancesTest, ZoneFollowsTheVmAfterVMotion) {
   EXPECT_EQ(after->region, "region-1");
 }
 
+// A zone tag moved from one cluster to another reaches the zone once the cached tags expire: the
+// chains built from the old tags are not served again. Within the TTL the cache answers.
+TEST_F(VSphereInstancesTest, ZoneFollowsATagChangeOnceTheTagsExpire) {
+  VCenter expiring(config_.vcenters[0], &creds_,
+                   VCenterOptions{.max_wait_seconds = 2, .tag_ttl = absl::ZeroDuration()});
+  expiring.Start();
+  ASSERT_TRUE(expiring.inventory().WaitForSync(absl::Seconds(30)));
+  Config one = config_;
+  one.vcenters = {config_.vcenters[0]};
+  VSphereInstances fresh(one, {&expiring});
+  auto before = fresh.GetInstanceMetadata({.name = "node-2"});
+  ASSERT_TRUE(before.ok()) << before.status();
+  EXPECT_EQ(before->zone, "zone-a");
+  auto cached = instances_->GetInstanceMetadata({.name = "node-2"});
+  ASSERT_TRUE(cached.ok()) << cached.status();
+
+  struct Restore {  // the simulator is shared by the suite's tests
+    VcsimProcess& sim;
+    ~Restore() {
+      EXPECT_TRUE(sim.AttachTag("zone-b", "/dc1/host/c1", false).ok());
+      EXPECT_TRUE(sim.AttachTag("zone-a", "/dc1/host/c1", true).ok());
+    }
+  } restore{sim1()};
+  ASSERT_TRUE(sim1().AttachTag("zone-a", "/dc1/host/c1", false).ok());
+  ASSERT_TRUE(sim1().AttachTag("zone-b", "/dc1/host/c1", true).ok());
+
+  auto after = fresh.GetInstanceMetadata({.name = "node-2"});
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(after->zone, "zone-b");
+  EXPECT_EQ(after->region, "region-1");
+  auto still = instances_->GetInstanceMetadata({.name = "node-2"});
+  ASSERT_TRUE(still.ok()) << still.status();
+  EXPECT_EQ(still->zone, "zone-a") << "within the 10 minute TTL the cached tags answer";
+}
+
 }  // namespace
 }  // namespace ccm::cloud
