@@ -1,5 +1,6 @@
 #include "controllers/node_controller.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -189,12 +190,13 @@ absl::Status NodeController::Initialize(const kube::Json& node) {
   if (!md.ok()) {
     return Annotate(md.status(), absl::StrCat("initialize node ", name));
   }
-  kube::Json base = node;
-  NodeUpdate update = ComputeNodeUpdate(base, *md, extra_labels_);
-  if (update.addresses) {
+  // The informer's Node is shared and read-only: copied only when no address PATCH returns a
+  // fresh one to start from.
+  std::optional<kube::Json> base;
+  if (auto addresses = AddressUpdate(node, *md)) {
     absl::StatusOr<kube::Json> patched =
         client_.Patch(kube::Nodes(), "", name, kube::PatchType::kStrategicMerge,
-                      AddressesPatch(*update.addresses), "status");
+                      AddressesPatch(*addresses), "status");
     if (!patched.ok()) {
       return Annotate(patched.status(), absl::StrCat("initialize node ", name, ": set addresses ",
                                                      cloud::DebugString(md->node_addresses)));
@@ -202,14 +204,8 @@ absl::Status NodeController::Initialize(const kube::Json& node) {
     base = *std::move(patched);  // carries the new resourceVersion
   }
   absl::StatusOr<NodeWriteResult> stored = UpdateNodeWithRetry(
-      client_, std::move(base),
-      [&](kube::Json& n) {
-        NodeUpdate u = ComputeNodeUpdate(n, *md, extra_labels_);
-        if (!u.node) return false;
-        n = *std::move(u.node);
-        return true;
-      },
-      update_attempts_);
+      client_, base ? *std::move(base) : node,
+      [&](kube::Json& n) { return ApplyNodeUpdate(n, *md, extra_labels_); }, update_attempts_);
   if (!stored.ok()) {
     return Annotate(stored.status(), absl::StrCat("initialize node ", name));
   }
@@ -256,11 +252,11 @@ absl::Status NodeController::RefreshAddresses(const kube::Json& node) {
   if (!md.ok()) {
     return Annotate(md.status(), absl::StrCat("refresh addresses of node ", name));
   }
-  NodeUpdate update = ComputeNodeUpdate(node, *md, extra_labels_);
-  if (!update.addresses) return absl::OkStatus();
+  std::optional<std::vector<kube::NodeAddress>> addresses = AddressUpdate(node, *md);
+  if (!addresses) return absl::OkStatus();
   absl::StatusOr<kube::Json> patched =
       client_.Patch(kube::Nodes(), "", name, kube::PatchType::kStrategicMerge,
-                    AddressesPatch(*update.addresses), "status");
+                    AddressesPatch(*addresses), "status");
   if (!patched.ok()) {
     return Annotate(patched.status(), absl::StrCat("refresh addresses of node ", name));
   }

@@ -8,29 +8,36 @@
 
 namespace ccm::controllers {
 
-NodeUpdate ComputeNodeUpdate(const kube::Json& node, const cloud::InstanceMetadata& metadata,
-                             const std::map<std::string, std::string>& extra_labels) {
-  NodeUpdate out;
-  kube::Json changed = node;
+bool ApplyNodeUpdate(kube::Json& node, const cloud::InstanceMetadata& metadata,
+                     const std::map<std::string, std::string>& extra_labels) {
   bool dirty = false;
-
   if (kube::ProviderId(node).empty() && !metadata.provider_id.empty()) {
-    kube::SetProviderId(changed, metadata.provider_id);
+    kube::SetProviderId(node, metadata.provider_id);
     dirty = true;
   }
   cloud::Labels current = kube::Labels(node);
   cloud::Labels wanted = cloud::ComputeNodeLabels(current, metadata, extra_labels);
   if (wanted != current) {
-    for (const auto& [k, v] : wanted) kube::SetLabel(changed, k, v);
+    for (const auto& [k, v] : wanted) kube::SetLabel(node, k, v);
     dirty = true;
   }
-  if (kube::RemoveTaint(changed, kUninitializedTaintKey)) dirty = true;
-  if (dirty) out.node = std::move(changed);
+  if (kube::RemoveTaint(node, kUninitializedTaintKey)) dirty = true;
+  return dirty;
+}
 
+std::optional<std::vector<kube::NodeAddress>> AddressUpdate(
+    const kube::Json& node, const cloud::InstanceMetadata& metadata) {
   std::vector<kube::NodeAddress> addresses = ToKubeAddresses(metadata.node_addresses);
-  if (!addresses.empty() && addresses != kube::NodeAddresses(node)) {
-    out.addresses = std::move(addresses);
-  }
+  if (addresses.empty() || addresses == kube::NodeAddresses(node)) return std::nullopt;
+  return addresses;
+}
+
+NodeUpdate ComputeNodeUpdate(const kube::Json& node, const cloud::InstanceMetadata& metadata,
+                             const std::map<std::string, std::string>& extra_labels) {
+  NodeUpdate out;
+  kube::Json changed = node;
+  if (ApplyNodeUpdate(changed, metadata, extra_labels)) out.node = std::move(changed);
+  out.addresses = AddressUpdate(node, metadata);
   return out;
 }
 

@@ -43,6 +43,13 @@ struct NodeUpdate {
 // Every other field is kept as it is. Applying the result and calling again yields empty().
 NodeUpdate ComputeNodeUpdate(const kube::Json& node, const cloud::InstanceMetadata& metadata,
                              const std::map<std::string, std::string>& extra_labels);
+// The two halves of ComputeNodeUpdate without a copy of the Node, for the hot path:
+// ApplyNodeUpdate changes providerID, labels and taint in place (true when it changed any);
+// AddressUpdate is ComputeNodeUpdate(...).addresses.
+bool ApplyNodeUpdate(kube::Json& node, const cloud::InstanceMetadata& metadata,
+                     const std::map<std::string, std::string>& extra_labels);
+std::optional<std::vector<kube::NodeAddress>> AddressUpdate(
+    const kube::Json& node, const cloud::InstanceMetadata& metadata);
 
 // k8s.io/cloud-provider's reconcileNodeLabels (its node controller runs it on every sync of an
 // initialised Node): for each pair (beta primary -> GA secondary)

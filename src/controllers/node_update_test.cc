@@ -212,6 +212,23 @@ TEST(ComputeNodeUpdateTest, Table) {
   }
 }
 
+// The controllers' hot path uses the two halves without copies: same answers, changed in place.
+TEST(ComputeNodeUpdateTest, HalvesAgreeWithTheWhole) {
+  for (const Case& c : Cases()) {
+    SCOPED_TRACE(c.name);
+    Json node = KubeletNode();
+    c.node_edit(node);
+    cloud::InstanceMetadata md = Metadata();
+    c.md_edit(md);
+    NodeUpdate whole = ComputeNodeUpdate(node, md, c.extra);
+    EXPECT_EQ(AddressUpdate(node, md), whole.addresses);
+    Json in_place = node;
+    EXPECT_EQ(ApplyNodeUpdate(in_place, md, c.extra), whole.node.has_value());
+    EXPECT_EQ(in_place, whole.node ? *whole.node : node);
+    EXPECT_FALSE(ApplyNodeUpdate(in_place, md, c.extra)) << "a second application changes nothing";
+  }
+}
+
 TEST(ComputeNodeUpdateTest, InitialisedNodeWithSameDataIsEmpty) {
   Json node = KubeletNode();
   NodeUpdate first = ComputeNodeUpdate(node, Metadata(), {});

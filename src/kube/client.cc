@@ -324,7 +324,7 @@ absl::StatusOr<ListResult> RestClient::List(const Resource& r, absl::string_view
 }
 
 absl::Status RestClient::Watch(const Resource& r, absl::string_view ns, const WatchOptions& opts,
-                               const std::function<bool(const WatchEvent&)>& on_event,
+                               const std::function<bool(WatchEvent&)>& on_event,
                                const std::atomic<bool>* cancel) {
   Call c{"watch", "GET", r.Path(ns), "?watch=true", "", ""};
   AddParam(&c.query, "labelSelector", opts.label_selector);

@@ -87,8 +87,9 @@ class Client {
   // Streams events to `on_event` until the server ends the watch (OK), `on_event` returns false
   // (OK), `cancel` becomes true (Cancelled), or an error: the connection fails, or an ERROR
   // event arrives (returned as its Status: 410 -> IsGone). BOOKMARK events are delivered too.
+  // Each event is the callee's to change: it may move the object out instead of copying it.
   virtual absl::Status Watch(const Resource& r, absl::string_view ns, const WatchOptions& opts,
-                             const std::function<bool(const WatchEvent&)>& on_event,
+                             const std::function<bool(WatchEvent&)>& on_event,
                              const std::atomic<bool>* cancel) = 0;
   // POST; returns the created object.
   virtual absl::StatusOr<Json> Create(const Resource& r, absl::string_view ns, const Json& obj) = 0;
@@ -141,7 +142,7 @@ class RestClient final : public Client {
   absl::StatusOr<ListResult> List(const Resource& r, absl::string_view ns,
                                   const ListOptions& opts) override;
   absl::Status Watch(const Resource& r, absl::string_view ns, const WatchOptions& opts,
-                     const std::function<bool(const WatchEvent&)>& on_event,
+                     const std::function<bool(WatchEvent&)>& on_event,
                      const std::atomic<bool>* cancel) override;
   absl::StatusOr<Json> Create(const Resource& r, absl::string_view ns, const Json& obj) override;
   absl::StatusOr<Json> Update(const Resource& r, const Json& obj,

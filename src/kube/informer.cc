@@ -196,7 +196,7 @@ absl::Status Informer::ListAndReplace() {
   return absl::OkStatus();
 }
 
-bool Informer::HandleEvent(const WatchEvent& ev) {
+bool Informer::HandleEvent(WatchEvent& ev) {
   if (cancel_.load()) return false;
   if (ev.type == WatchEventType::kBookmark) {
     std::string rv = ResourceVersion(ev.object);
@@ -204,9 +204,8 @@ bool Informer::HandleEvent(const WatchEvent& ev) {
     if (!rv.empty()) last_rv_ = rv;
     return true;
   }
-  Json copy = ev.object;
-  if (options_.transform) options_.transform(copy);
-  auto obj = std::make_shared<const Json>(std::move(copy));
+  if (options_.transform) options_.transform(ev.object);
+  auto obj = std::make_shared<const Json>(std::move(ev.object));
   std::string key = ObjectKey(*obj);
   std::string rv = ResourceVersion(*obj);
   absl::MutexLock d(&dispatch_mu_);
@@ -254,8 +253,7 @@ void Informer::Run() {
     wo.timeout_seconds = options_.watch_timeout_seconds;
     watches_.fetch_add(1);
     absl::Status s = client_.Watch(
-        resource_, options_.ns, wo, [this](const WatchEvent& ev) { return HandleEvent(ev); },
-        &cancel_);
+        resource_, options_.ns, wo, [this](WatchEvent& ev) { return HandleEvent(ev); }, &cancel_);
     if (cancel_.load()) return;
     if (s.ok()) {  // the server ended the watch (timeout): continue from where we are
       failures = 0;

@@ -113,7 +113,7 @@ class Informer {
   void ResyncLoop();
   absl::Status ListAndReplace();
   // Applies one watch event to the store and dispatches it; returns false to stop the watch.
-  bool HandleEvent(const WatchEvent& ev);
+  bool HandleEvent(WatchEvent& ev);  // takes the object
   bool Sleep(absl::Duration d);
 
   Client& client_;

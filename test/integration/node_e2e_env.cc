@@ -28,7 +28,7 @@ absl::StatusOr<kube::ListResult> HookClient::List(const kube::Resource& r, absl:
 }
 absl::Status HookClient::Watch(const kube::Resource& r, absl::string_view ns,
                                const kube::WatchOptions& o,
-                               const std::function<bool(const kube::WatchEvent&)>& on_event,
+                               const std::function<bool(kube::WatchEvent&)>& on_event,
                                const std::atomic<bool>* cancel) {
   return inner_.Watch(r, ns, o, on_event, cancel);
 }

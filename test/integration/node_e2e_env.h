@@ -52,7 +52,7 @@ class HookClient final : public kube::Client {
   absl::StatusOr<kube::ListResult> List(const kube::Resource& r, absl::string_view ns,
                                         const kube::ListOptions& o) override;
   absl::Status Watch(const kube::Resource& r, absl::string_view ns, const kube::WatchOptions& o,
-                     const std::function<bool(const kube::WatchEvent&)>& on_event,
+                     const std::function<bool(kube::WatchEvent&)>& on_event,
                      const std::atomic<bool>* cancel) override;
   absl::StatusOr<kube::Json> Create(const kube::Resource& r, absl::string_view ns,
                                     const kube::Json& obj) override;

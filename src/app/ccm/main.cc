@@ -10,6 +10,7 @@
 
 int main(int argc, char** argv) {
   ccm::app::TuneMalloc();
+  ccm::app::TuneMutexes();
   const std::map<std::string, std::string> env = ccm::app::ProcessEnvironment();
   auto options = ccm::app::ParseOptions(std::vector<std::string>(argv, argv + argc));
   if (auto code = ccm::app::AnswerCommandLine(

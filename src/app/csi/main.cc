@@ -14,6 +14,7 @@
 
 int main(int argc, char** argv) {
   ccm::app::TuneMalloc();
+  ccm::app::TuneMutexes();
   const std::map<std::string, std::string> env = ccm::app::ProcessEnvironment();
   const std::vector<std::string> args(argv, argv + argc);
   static absl::Notification stop;

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <thread>
 
+#include "absl/synchronization/mutex.h"
 #include "common/logging.h"
 
 extern char** environ;
@@ -38,6 +39,8 @@ void TuneMalloc() {
   if (std::getenv("MALLOC_MMAP_THRESHOLD_") == nullptr) mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   if (std::getenv("MALLOC_TRIM_THRESHOLD_") == nullptr) mallopt(M_TRIM_THRESHOLD, 256 * 1024);
 }
+
+void TuneMutexes() { absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore); }
 
 std::optional<int> AnswerStandardFlags(const absl::Status& parsed, const StandardFlags& flags,
                                        const std::string& usage, const std::string& version_line) {

@@ -1,8 +1,8 @@
 #pragma once
 // Start-up and exit of every binary of the project (vsphere-cloud-controller-manager,
 // vsphere-csi-driver in each mode): environment, command line answers, memory tuning, signals.
-// A main() is then: TuneMalloc, ProcessEnvironment, parse, AnswerCommandLine, NotifyOnSignals,
-// run, ExitProcess.
+// A main() is then: TuneMalloc, TuneMutexes, ProcessEnvironment, parse, AnswerCommandLine,
+// NotifyOnSignals, run, ExitProcess.
 
 #include <map>
 #include <optional>
@@ -21,6 +21,11 @@ std::map<std::string, std::string> ProcessEnvironment();
 // fixed mmap and trim thresholds: see process.cc for the measurements). Each MALLOC_* variable
 // set in the environment still wins.
 void TuneMalloc();
+
+// absl::Mutex without its deadlock detector: Debian's abseil is built without NDEBUG, so every
+// lock and unlock would also update a global lock graph (about 1% of the controller's CPU while
+// initialising Nodes). The tests keep the detector.
+void TuneMutexes();
 
 // What every binary's options have in common.
 struct StandardFlags {

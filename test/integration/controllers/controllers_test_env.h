@@ -38,7 +38,7 @@ class RecordingClient final : public kube::Client {
     return inner_.List(r, ns, o);
   }
   absl::Status Watch(const kube::Resource& r, absl::string_view ns, const kube::WatchOptions& o,
-                     const std::function<bool(const kube::WatchEvent&)>& on_event,
+                     const std::function<bool(kube::WatchEvent&)>& on_event,
                      const std::atomic<bool>* cancel) override {
     return inner_.Watch(r, ns, o, on_event, cancel);
   }
