@@ -35,6 +35,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -298,14 +299,21 @@ json KubeletNode(const std::string& name, const std::string& system_uuid) {
             {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
 }
 
+// Wall time of a run and the CPU time the processes spent in it.
+struct RunCpu {
+  absl::Duration wall;
+  absl::Duration cpu;
+};
+
 // The floor a Node initialisation is held against (issue 26): the same two writes the
 // controller makes (the status PATCH of the addresses, then one patch of providerID, the six
 // topology and instance-type labels and the taint), sent by a minimal client: libcurl handles on
 // persistent connections, no rate limit, queue, informer or Events. `threads` threads share the
 // Nodes. Returns the wall time for all of them, or an error.
-absl::StatusOr<absl::Duration> WriteFloor(HttpClient& http, const std::string& debug,
-                                          const kube::Config& cfg, int n, int threads,
-                                          const std::string& prefix) {
+absl::StatusOr<RunCpu> WriteFloor(HttpClient& http, const std::string& debug,
+                                  const kube::Config& cfg, int n, int threads,
+                                  const std::string& prefix,
+                                  const std::function<absl::Duration()>& cpu_now) {
   std::vector<json> bodies;
   for (int i = 0; i < n; ++i) bodies.push_back(KubeletNode(absl::StrCat(prefix, "-", i), ""));
   if (!RegisterNodes(http, debug, bodies)) return absl::InternalError("registration failed");
@@ -341,6 +349,7 @@ absl::StatusOr<absl::Duration> WriteFloor(HttpClient& http, const std::string& d
       if (!r.ok() || r->status != 200) ++failed;
     }
   };
+  const absl::Duration cpu0 = cpu_now();
   const absl::Time t0 = absl::Now();
   std::vector<std::thread> pool;
   for (int w = 0; w < threads; ++w) {
@@ -349,16 +358,10 @@ absl::StatusOr<absl::Duration> WriteFloor(HttpClient& http, const std::string& d
     });
   }
   for (auto& th : pool) th.join();
-  const absl::Duration took = absl::Now() - t0;
+  const RunCpu took{absl::Now() - t0, cpu_now() - cpu0};
   if (failed > 0) return absl::InternalError(absl::StrCat(failed.load(), " writes failed"));
   return took;
 }
-
-// Wall time of the controller's run and the CPU time all processes spent in it.
-struct RunCpu {
-  absl::Duration wall;
-  absl::Duration cpu;
-};
 
 // How busy the machine was: CPU seconds per second of wall time, against its cores. When every
 // core is busy, the controller's writes wait for the CPU the API server, the kubelets' writes
@@ -377,18 +380,16 @@ void ReportFloor(HttpClient& http, const std::string& debug, const kube::Config&
   const int n = f.nodes;
   const absl::Duration all_init = run.wall;
   auto cpu_now = [&] { return CpuTime(emulator) + CpuTime(getpid()); };
-  absl::Duration cpu0 = cpu_now();
-  absl::StatusOr<absl::Duration> one = WriteFloor(http, debug, cfg, n, 1, "floor-1");
+  absl::StatusOr<RunCpu> one = WriteFloor(http, debug, cfg, n, 1, "floor-1", cpu_now);
   if (!one.ok()) {
     std::fprintf(stderr, "floor: %s\n", one.status().ToString().c_str());
     return;
   }
-  const RunCpu floor_one{*one, cpu_now() - cpu0};
-  const double per_node_ms = absl::ToDoubleMilliseconds(*one) / n;
+  const double per_node_ms = absl::ToDoubleMilliseconds(one->wall) / n;
   std::printf(
       "\nFLOOR: the same two writes from a minimal client, 1 thread: %s for %d Nodes, %.2f ms "
       "per Node\n",
-      absl::FormatDuration(*one).c_str(), n, per_node_ms);
+      absl::FormatDuration(one->wall).c_str(), n, per_node_ms);
   if (2 * n > f.burst) {
     // The work time then includes the waits for the client's rate limiter: the (2N - burst) /
     // qps floor printed above is the one that applies.
@@ -402,25 +403,22 @@ void ReportFloor(HttpClient& http, const std::string& debug, const kube::Config&
       "<= 1.2)\n",
       work_mean_s * 1000, work_mean_s * 1000 / per_node_ms);
   const int workers = f.workers;
-  absl::Duration floor_all = *one;
-  RunCpu floor_busy = floor_one;
+  RunCpu floor = *one;
   if (workers > 1) {
-    cpu0 = cpu_now();
-    absl::StatusOr<absl::Duration> many = WriteFloor(http, debug, cfg, n, workers, "floor-n");
+    absl::StatusOr<RunCpu> many = WriteFloor(http, debug, cfg, n, workers, "floor-n", cpu_now);
     if (!many.ok()) return;
-    floor_all = *many;
-    floor_busy = {*many, cpu_now() - cpu0};
+    floor = *many;
     std::printf("FLOOR, %d threads: %s for %d Nodes\n", workers,
-                absl::FormatDuration(*many).c_str(), n);
+                absl::FormatDuration(many->wall).c_str(), n);
   }
   std::printf(
       "controller, %d worker(s): all initialised after %s: RATIO %.2f to the %d-thread "
       "floor (target <= 1.2; meaningful when the rate limit does not bind)\n",
       workers, absl::FormatDuration(all_init).c_str(),
-      absl::ToDoubleSeconds(all_init) / absl::ToDoubleSeconds(floor_all), workers);
+      absl::ToDoubleSeconds(all_init) / absl::ToDoubleSeconds(floor.wall), workers);
   std::printf("machine (API server, controller, simulator, this bench with its kubelets):\n");
   ReportBusy("controller's run", run);
-  ReportBusy(workers > 1 ? "floor, many threads" : "floor, 1 thread", floor_busy);
+  ReportBusy(workers > 1 ? "floor, many threads" : "floor, 1 thread", floor);
 }
 
 int Run(const Flags& f) {
