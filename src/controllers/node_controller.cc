@@ -191,7 +191,7 @@ absl::Status NodeController::Initialize(const kube::Json& node) {
     return Annotate(md.status(), absl::StrCat("initialize node ", name));
   }
   // The informer's Node is shared and read-only: copied only when no address PATCH returns a
-  // fresh one to start from.
+  // fresh one to start from (which is moved, not copied, into the update).
   std::optional<kube::Json> base;
   if (auto addresses = AddressUpdate(node, *md)) {
     absl::StatusOr<kube::Json> patched =
@@ -203,8 +203,9 @@ absl::Status NodeController::Initialize(const kube::Json& node) {
     }
     base = *std::move(patched);  // carries the new resourceVersion
   }
+  if (!base) base = node;  // the Node already had these addresses
   absl::StatusOr<NodeWriteResult> stored = UpdateNodeWithRetry(
-      client_, base ? *std::move(base) : node,
+      client_, *std::move(base),
       [&](kube::Json& n) { return ApplyNodeUpdate(n, *md, extra_labels_); }, update_attempts_);
   if (!stored.ok()) {
     return Annotate(stored.status(), absl::StrCat("initialize node ", name));
