@@ -178,13 +178,18 @@ std::vector<Case> Cases() {
   };
 }
 
+// A case's Node and metadata.
+std::pair<Json, cloud::InstanceMetadata> InputsOf(const Case& c) {
+  std::pair<Json, cloud::InstanceMetadata> in{KubeletNode(), Metadata()};
+  c.node_edit(in.first);
+  c.md_edit(in.second);
+  return in;
+}
+
 TEST(ComputeNodeUpdateTest, Table) {
   for (const Case& c : Cases()) {
     SCOPED_TRACE(c.name);
-    Json node = KubeletNode();
-    c.node_edit(node);
-    cloud::InstanceMetadata md = Metadata();
-    c.md_edit(md);
+    auto [node, md] = InputsOf(c);
     const Json before = node;
     NodeUpdate u = ComputeNodeUpdate(node, md, c.extra);
     EXPECT_EQ(node, before) << "input must not change";
@@ -216,10 +221,7 @@ TEST(ComputeNodeUpdateTest, Table) {
 TEST(ComputeNodeUpdateTest, HalvesAgreeWithTheWhole) {
   for (const Case& c : Cases()) {
     SCOPED_TRACE(c.name);
-    Json node = KubeletNode();
-    c.node_edit(node);
-    cloud::InstanceMetadata md = Metadata();
-    c.md_edit(md);
+    const auto [node, md] = InputsOf(c);
     NodeUpdate whole = ComputeNodeUpdate(node, md, c.extra);
     EXPECT_EQ(AddressUpdate(node, md), whole.addresses);
     Json in_place = node;
