@@ -141,12 +141,6 @@ absl::StatusOr<TopologyCache::Chains*> TopologyCache::FindOrFillLocked(const vsp
   return &it->second;
 }
 
-absl::StatusOr<std::vector<AncestorChain>> TopologyCache::ChainsFor(const vsphere::VmFacts& vm) {
-  absl::MutexLock lock(&mu_);
-  CCM_ASSIGN_OR_RETURN(Chains * c, FindOrFillLocked(vm));
-  return BuildLocked(*c);
-}
-
 absl::StatusOr<std::optional<ZoneRegion>> TopologyCache::ZoneRegionFor(
     const vsphere::VmFacts& vm, absl::string_view zone_category,
     absl::string_view region_category) {

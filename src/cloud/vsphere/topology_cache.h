@@ -37,12 +37,10 @@ class TopologyCache {
   TopologyCache(vsphere::AncestryResolver& ancestry, vsphere::TaggingClient& tagging,
                 vsphere::InventoryCache& inventory, absl::Duration tag_ttl, Clock* clock);
 
-  // The VM's chains (host, resource pool, VM), each object with its tags, nearest first. `vm` is
-  // the inventory's view of the VM: chains resolved for another host, pool or folder are
-  // resolved again.
-  absl::StatusOr<std::vector<AncestorChain>> ChainsFor(const vsphere::VmFacts& vm);
-  // ResolveZoneRegion(ChainsFor(vm), ...), kept per VM until its tags are fetched again or it
-  // moves: a Node sync then builds no chain (a few small strings per VM, not the chains).
+  // ResolveZoneRegion over the VM's chains (host, resource pool, VM; each object with its tags,
+  // nearest first). `vm` is the inventory's view of the VM: chains resolved for another host,
+  // pool or folder are resolved again. The answer is kept per VM until its tags are fetched again
+  // or it moves: a Node sync then builds no chain (a few small strings per VM, not the chains).
   absl::StatusOr<std::optional<ZoneRegion>> ZoneRegionFor(const vsphere::VmFacts& vm,
                                                           absl::string_view zone_category,
                                                           absl::string_view region_category);
