@@ -618,7 +618,8 @@ int Run(const Flags& f) {
   const double ccm_ms_per_node = absl::ToDoubleMilliseconds(cpu_ccm) / bodies.size();
   std::printf(
       "controller CPU per Node: %.3f ms, %.1f s for 10,000 Nodes at this rate (goal <= 0.5 ms, "
-      "5 s)\n",
+      "5 s; all the process did during the run, so meaningful when the rate limit does not "
+      "bind)\n",
       ccm_ms_per_node, ccm_ms_per_node * 10);
   const RunCpu run_cpu{all_init, cpu_ccm + cpu_emu + cpu_sim + cpu_self};
   std::printf("correct nodes: %d/%zu; zones:", ok, bodies.size());
