@@ -27,16 +27,6 @@ class TypesSeen final : public UpdateHandler {
   std::set<std::string> types;
 };
 
-std::string WaitArgs(const Moref& collector, const std::string& version, int max_wait_seconds) {
-  std::string args = MorefXml("_this", collector);
-  if (!version.empty()) absl::StrAppend(&args, TextXml("version", version));
-  if (max_wait_seconds > 0) {
-    absl::StrAppend(&args, "<options>", TextXml("maxWaitSeconds", absl::StrCat(max_wait_seconds)),
-                    "</options>");
-  }
-  return args;
-}
-
 }  // namespace
 
 ChangeWatcher::ChangeWatcher(Client& client, ChangeWatcherOptions options, OnChange on_change)
@@ -158,8 +148,8 @@ absl::Status ChangeWatcher::SetUp() {
   do {
     TypesSeen ignored;
     UpdateStreamParser parser(ignored);
-    CCM_RETURN_IF_ERROR(
-        client_.CallStreaming("WaitForUpdatesEx", WaitArgs(collector_, version_, 0), parser));
+    CCM_RETURN_IF_ERROR(client_.CallStreaming(
+        "WaitForUpdatesEx", WaitForUpdatesExArgs(collector_, version_, 0), parser));
     if (!parser.has_updates()) break;
     version_ = parser.version();
     if (!parser.truncated()) break;
@@ -181,8 +171,8 @@ absl::Status ChangeWatcher::Watch() {
     TypesSeen seen;
     UpdateStreamParser parser(seen);
     absl::Status s = client_.CallStreaming(
-        "WaitForUpdatesEx", WaitArgs(collector_, version_, options_.max_wait_seconds), parser,
-        timeout);
+        "WaitForUpdatesEx", WaitForUpdatesExArgs(collector_, version_, options_.max_wait_seconds),
+        parser, timeout);
     {
       absl::MutexLock l(&mu_);
       ++stats_.waits;

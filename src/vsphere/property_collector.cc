@@ -114,6 +114,17 @@ absl::StatusOr<Moref> CreateContainerView(Client& client, const Moref& container
   return view;
 }
 
+std::string WaitForUpdatesExArgs(const Moref& collector, const std::string& version,
+                                 int max_wait_seconds) {
+  std::string args = MorefXml("_this", collector);
+  if (!version.empty()) absl::StrAppend(&args, TextXml("version", version));
+  if (max_wait_seconds > 0) {
+    absl::StrAppend(&args, "<options>", TextXml("maxWaitSeconds", absl::StrCat(max_wait_seconds)),
+                    "</options>");
+  }
+  return args;
+}
+
 absl::Status DestroyView(Client& client, const Moref& view) {
   return client.Call("DestroyView", MorefXml("_this", view)).status();
 }

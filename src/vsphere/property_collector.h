@@ -123,6 +123,11 @@ absl::StatusOr<RetrieveObjectsResult> RetrieveObjects(Client& client,
 // noticed after this plus the stream's margin. Stop() does not wait for it (CancelWaitForUpdates).
 inline constexpr int kStreamMaxWaitSeconds = 120;
 
+// The arguments of PropertyCollector.WaitForUpdatesEx: `version` "" for the current state,
+// `max_wait_seconds` 0 for no maxWaitSeconds (no options).
+std::string WaitForUpdatesExArgs(const Moref& collector, const std::string& version,
+                                 int max_wait_seconds);
+
 // Stops a stream thread that may be inside a long WaitForUpdatesEx: CancelWaitForUpdates on the
 // collector `waiting()` names (none when empty), again every `every`, until `exited` is notified.
 // One cancel is not enough: when it reaches vCenter just before the thread's next wait, that wait

@@ -25,7 +25,7 @@ absl::Status Transport(const absl::Status& s, absl::string_view what) {
 }  // namespace
 
 CnsClient::CnsClient(Client& vim, CnsClientOptions options)
-    : vim_(vim), options_(std::move(options)) {}
+    : vim_(vim), options_(std::move(options)), tasks_(vim_, options_.task) {}
 
 absl::StatusOr<Moref> CnsClient::Start(const Operation& op) {
   absl::StatusOr<SoapResponse> r =
@@ -39,7 +39,7 @@ absl::StatusOr<Moref> CnsClient::Start(const Operation& op) {
 }
 
 absl::StatusOr<VolumeOperationResult> CnsClient::Wait(const Moref& task, absl::string_view what) {
-  absl::StatusOr<TaskInfo> info = WaitForTask(vim_, task, options_.task);
+  absl::StatusOr<TaskInfo> info = tasks_.Wait(task);
   if (!info.ok()) return Transport(info.status(), absl::StrCat(what, " (", task.value, ")"));
   if (info->state == "error") {
     return Annotate(FaultStatus(info->error_fault, info->error_message), what);

@@ -38,6 +38,7 @@ class CnsClient final : public VolumeManager {
 
   Client& vim_;
   const CnsClientOptions options_;
+  TaskWaiter tasks_;
 };
 
 }  // namespace ccm::vsphere::cns

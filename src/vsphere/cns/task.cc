@@ -1,9 +1,7 @@
 #include "vsphere/cns/task.h"
 
 #include "absl/strings/str_cat.h"
-#include "common/backoff.h"
-#include "common/status_macros.h"
-#include "vsphere/property_collector.h"
+#include "vsphere/soap.h"
 
 namespace ccm::vsphere::cns {
 namespace {
@@ -24,24 +22,26 @@ bool IsTaskVanished(const absl::Status& s) {
          s.GetPayload(kTaskVanishedPayload).has_value();
 }
 
-absl::StatusOr<TaskInfo> WaitForTask(Client& vim, const Moref& task, const TaskWaitOptions& o) {
-  Clock& clock = vim.options().clock ? *vim.options().clock : Clock::Real();
-  const absl::Time deadline = clock.Now() + o.timeout;
-  const BackoffPolicy poll{o.first_poll, o.max_poll, 2.0, 0.0};
-  for (int attempt = 0;; ++attempt) {
-    CCM_ASSIGN_OR_RETURN(RetrieveObjectsResult r,
-                         RetrieveObjects(vim, {task}, {PropertySpec{"Task", {"info"}, false}}));
-    if (r.objects.empty()) return TaskVanishedError(task);
-    const ObjectContent& oc = r.objects.front();
-    CCM_ASSIGN_OR_RETURN(TaskInfo info, ParseTaskInfo(oc.doc, oc.Get("info")));
-    if (info.done()) return info;
-    if (clock.Now() >= deadline) {
-      return absl::DeadlineExceededError(absl::StrCat("task ", task.ToString(), " still ",
-                                                      info.state, " after ",
-                                                      absl::FormatDuration(o.timeout)));
+absl::StatusOr<std::optional<TaskInfo>> DoneTaskInfo(const ObjectUpdate& u) {
+  TaskInfo t;
+  for (const PropertyChange& c : u.changes) {
+    if (c.name == "info.state") {
+      t.state = c.val.text().as_string();
+    } else if (c.name == "info.error" && c.val) {
+      t.error_fault = XsiType(Child(c.val, "fault"));
+      t.error_message = ChildText(c.val, "localizedMessage");
+    } else if (c.name == "info.result") {
+      t.result = c.val;
     }
-    clock.SleepFor(BackoffDelay(poll, attempt), nullptr);
   }
+  if (t.state.empty() || t.state == "queued" || t.state == "running") return std::nullopt;
+  if (!t.done()) {
+    return absl::InternalError(
+        absl::StrCat("malformed task info of ", u.obj.value, ": unknown state \"", t.state, "\""));
+  }
+  if (t.state == "error" && t.error_fault.empty()) t.error_fault = "UnknownFault";
+  t.doc = u.doc;
+  return std::optional<TaskInfo>(std::move(t));
 }
 
 }  // namespace ccm::vsphere::cns

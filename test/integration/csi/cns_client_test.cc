@@ -2,11 +2,13 @@
 #include "vsphere/cns/cns_client.h"
 
 #include <algorithm>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -123,6 +125,16 @@ class CnsClientTest : public ccm::testing::SimulatorSuite<CnsClientTest> {
   std::unique_ptr<CnsClient> cns_;
   std::map<std::string, Moref> vms_;
 };
+
+// Waits (up to 10 s) for `done`, checking every 5 ms.
+bool WaitFor(const std::function<bool()>& done) {
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (!done()) {
+    if (absl::Now() > deadline) return false;
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  return true;
+}
 
 TEST_F(CnsClientTest, CreatePlacesOneVolumeAndTakesItsCapacity) {
   const int64_t small = FreeMb("ds-small"), big = FreeMb("ds-big");
@@ -397,16 +409,91 @@ TEST_F(CnsClientTest, InjectedFaultsKeepTheirMessage) {
   EXPECT_FALSE(Create("after-faults", 100, {Ds("ds-big")}).empty());
 }
 
-TEST_F(CnsClientTest, WaitsForASlowTask) {
-  const std::string v = Create("slow", 100, {Ds("ds-big")});
+TEST_F(CnsClientTest, WaitsForASlowTaskThroughThePropertyCollector) {
+  const std::string v = Create("slow", 100, {Ds("ds-big")});  // the stream is set up
   ASSERT_TRUE(sim().SetCnsDelay("CnsAttachVolume", 300).ok());
+  const int adds = recorder_.Count("ModifyListView");
+  const int waits = recorder_.Count("WaitForUpdatesEx");
+  const int polls = recorder_.Count("RetrievePropertiesEx");
   const absl::Time start = absl::Now();
   auto uuid = cns_->AttachVolume(v, vms_["node-1"]);
   const absl::Duration took = absl::Now() - start;
   ASSERT_TRUE(sim().SetCnsDelay("CnsAttachVolume", 0).ok());
   ASSERT_TRUE(uuid.ok()) << uuid.status();
   EXPECT_GE(took, absl::Milliseconds(300));
-  EXPECT_GE(recorder_.Count("RetrievePropertiesEx"), 2);  // polled the task's info
+  EXPECT_EQ(recorder_.Count("ModifyListView") - adds, 1);
+  // The task entering the view (running), then its end: no poll.
+  EXPECT_LE(recorder_.Count("WaitForUpdatesEx") - waits, 2);
+  EXPECT_EQ(recorder_.Count("RetrievePropertiesEx") - polls, 0);
+  EXPECT_EQ(recorder_.Count("CreatePropertyCollector"), 1) << "one stream for every task";
+}
+
+TEST_F(CnsClientTest, ConcurrentTasksShareTheWaits) {
+  constexpr int kN = 8;
+  ASSERT_TRUE(sim().SetCnsDelay("CnsCreateVolume", 200).ok());
+  std::vector<std::thread> threads;
+  std::vector<std::string> ids(kN);
+  const Moref big = Ds("ds-big");
+  const int polls = recorder_.Count("RetrievePropertiesEx");
+  for (int i = 0; i < kN; ++i) {
+    threads.emplace_back([&, i] { ids[i] = Create(absl::StrCat("c-", i), 10, {big}); });
+  }
+  for (std::thread& t : threads) t.join();
+  ASSERT_TRUE(sim().SetCnsDelay("CnsCreateVolume", 0).ok());
+  for (const std::string& id : ids) EXPECT_FALSE(id.empty());
+  EXPECT_EQ(recorder_.Count("ModifyListView"), kN);
+  EXPECT_EQ(recorder_.Count("RetrievePropertiesEx") - polls, 0);
+  // One waiting thread at a time; 2 per task alone, fewer shared.
+  EXPECT_LT(recorder_.Count("WaitForUpdatesEx"), 2 * kN + 1);
+}
+
+TEST_F(CnsClientTest, TaskWaitOutlivesALostSession) {
+  const std::string v = Create("lost-session", 100, {Ds("ds-big")});
+  ASSERT_TRUE(sim().SetCnsDelay("CnsExtendVolume", 500).ok());
+  std::thread extend([&] { EXPECT_TRUE(cns_->ExtendVolume(v, 200).ok()); });
+  // Once the task is in the view, every session ends: the next wait is NotAuthenticated, the
+  // stream is made again on a new session and the task added again.
+  ASSERT_TRUE(WaitFor([&] { return recorder_.Count("ModifyListView") == 2; }));
+  ASSERT_TRUE(sim().InvalidateSessions().ok());
+  extend.join();
+  ASSERT_TRUE(sim().SetCnsDelay("CnsExtendVolume", 0).ok());
+  EXPECT_GE(recorder_.Count("CreatePropertyCollector"), 2);
+  QueryFilter by_id;
+  by_id.volume_ids = {v};
+  auto q = cns_->QueryVolume(by_id);
+  ASSERT_TRUE(q.ok()) << q.status();
+  ASSERT_EQ(q->volumes.size(), 1u);
+  EXPECT_EQ(q->volumes[0].capacity_mb, 200);
+}
+
+TEST_F(CnsClientTest, TaskWaitsEndAtTheirDeadline) {
+  CnsClientOptions o;
+  o.task.timeout = absl::Milliseconds(500);
+  CnsClient cns(*vim_, o);
+  ASSERT_TRUE(sim().SetCnsDelay("CnsDeleteVolume", 3000).ok());
+  const absl::Time start = absl::Now();
+  absl::Status r = cns.DeleteVolume("no-such-volume");
+  const absl::Duration took = absl::Now() - start;
+  ASSERT_TRUE(sim().SetCnsDelay("CnsDeleteVolume", 0).ok());
+  EXPECT_EQ(r.code(), absl::StatusCode::kDeadlineExceeded) << r;
+  EXPECT_LT(took, absl::Milliseconds(2500));
+}
+
+TEST_F(CnsClientTest, ATaskWaiterGoingAwayEndsItsWaits) {
+  ASSERT_TRUE(sim().SetCnsDelay("CnsDeleteVolume", 3000).ok());
+  auto task = cns_->Start(DeleteOp("no-such-volume", true));
+  ASSERT_TRUE(task.ok()) << task.status();
+  auto waiter = std::make_unique<TaskWaiter>(*vim_);
+  absl::Status got;
+  std::thread wait([&] { got = waiter->Wait(*task).status(); });
+  ASSERT_TRUE(WaitFor([&] { return waiter->stats().waits > 0; }));
+  const absl::Time start = absl::Now();
+  waiter.reset();
+  wait.join();
+  ASSERT_TRUE(sim().SetCnsDelay("CnsDeleteVolume", 0).ok());
+  EXPECT_EQ(got.code(), absl::StatusCode::kUnavailable) << got;
+  EXPECT_THAT(got.message(), HasSubstr("shutting down"));
+  EXPECT_LT(absl::Now() - start, absl::Milliseconds(2500));
 }
 
 TEST_F(CnsClientTest, TransientErrorsAndSessions) {
@@ -452,7 +539,7 @@ TEST_F(CnsClientTest, ReportsTaskTimes) {
   std::sort(client_ms.begin(), client_ms.end());
   std::cout << "CnsCreateVolume: simulator task p50 " << (*stats)["CnsCreateVolume"].p50_ms
             << " ms, client call p50 " << client_ms[kN / 2] << " ms ("
-            << recorder_.Count("RetrievePropertiesEx") / (2.0 * kN) << " task polls per call)\n";
+            << recorder_.Count("WaitForUpdatesEx") / (2.0 * kN) << " task waits per call)\n";
   EXPECT_GT(client_ms[kN / 2], 0);
 }
 

@@ -1,0 +1,268 @@
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "common/status_macros.h"
+#include "vsphere/cns/task.h"
+#include "vsphere/property_collector.h"
+#include "vsphere/soap.h"
+#include "vsphere/update_stream.h"
+
+namespace ccm::vsphere::cns {
+namespace {
+
+// The task paths the filter watches: the state and what a finished task leaves (not progress).
+const PropertySpec kTaskPaths{"Task", {"info.state", "info.result", "info.error"}, false};
+
+// Keeps the objects of one answer; a NotAuthenticated per property is a lost session.
+class Collected final : public UpdateHandler {
+ public:
+  absl::Status OnObject(const std::string&, ObjectUpdate u) override {
+    for (const MissingProperty& m : u.missing) {
+      if (m.fault_type == "NotAuthenticated") {
+        return absl::UnauthenticatedError(absl::StrCat("NotAuthenticated reading ", u.obj.value));
+      }
+    }
+    objects.push_back(std::move(u));
+    return absl::OkStatus();
+  }
+  absl::Status OnMissingObject(const std::string&, MissingObject m) override {
+    missing.push_back(std::move(m.obj));
+    return absl::OkStatus();
+  }
+  std::vector<ObjectUpdate> objects;
+  std::vector<Moref> missing;
+};
+
+std::string MorefsXml(absl::string_view tag, const std::vector<Moref>& refs) {
+  std::string out;
+  for (const Moref& r : refs) absl::StrAppend(&out, MorefXml(tag, r));
+  return out;
+}
+
+}  // namespace
+
+TaskWaiter::TaskWaiter(Client& vim, TaskWaitOptions options)
+    : vim_(vim),
+      options_(std::move(options)),
+      clock_(vim.options().clock ? *vim.options().clock : Clock::Real()) {}
+
+TaskWaiter::~TaskWaiter() {
+  closing_ = true;  // ends the leader's wait (CallStreaming's cancel) and wakes the others
+  {
+    absl::MutexLock l(&mu_);
+    auto idle = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return waiters_.empty(); };
+    mu_.Await(absl::Condition(&idle));
+  }
+  absl::MutexLock l(&setup_mu_);
+  TearDownLocked();
+}
+
+TaskWaiterStats TaskWaiter::stats() const {
+  absl::MutexLock l(&mu_);
+  return stats_;
+}
+
+absl::StatusOr<TaskInfo> TaskWaiter::Wait(const Moref& task) {
+  Waiter w{task, clock_.Now() + options_.timeout, 0, std::nullopt};
+  mu_.Lock();
+  auto it = waiters_.emplace(task.value, &w);
+  int rejoins = 0;
+  while (!w.result) {
+    absl::Status s = Step(w, rejoins);
+    if (!s.ok() && !w.result) w.result = std::move(s);
+  }
+  waiters_.erase(it);
+  const bool in_view = w.setup != 0 && w.setup == current_.id && waiters_.count(task.value) == 0;
+  mu_.Unlock();
+  if (in_view) {  // out of the view with the next ModifyListView
+    absl::MutexLock s(&setup_mu_);
+    if (stream_.id == w.setup) finished_.push_back(task);
+  }
+  return *std::move(w.result);
+}
+
+// One step of a waiter, with mu_ held (released while it talks to vCenter or sleeps).
+absl::Status TaskWaiter::Step(Waiter& w, int& rejoins) {
+  if (closing_) {
+    return absl::UnavailableError(
+        absl::StrCat("stopped waiting for task ", w.task.value, ": shutting down"));
+  }
+  if (clock_.Now() >= w.deadline) {
+    return absl::DeadlineExceededError(absl::StrCat("task ", w.task.ToString(),
+                                                    " still not finished after ",
+                                                    absl::FormatDuration(options_.timeout)));
+  }
+  if (w.setup == 0 || w.setup != current_.id) {  // not (or no longer) in the view
+    if (w.setup != 0 && ++rejoins > options_.max_rejoins) {
+      return absl::UnavailableError(absl::StrCat("waiting for task ", w.task.value,
+                                                 ": the update stream broke ", rejoins - 1,
+                                                 " times in a row"));
+    }
+    if (w.setup != 0) {
+      mu_.Unlock();
+      clock_.SleepFor(BackoffDelay(options_.rejoin_backoff, rejoins - 1), nullptr);
+      mu_.Lock();
+    }
+    mu_.Unlock();
+    absl::Status s = Join(w);
+    mu_.Lock();
+    return s;
+  }
+  if (!leading_) {
+    leading_ = true;
+    mu_.Unlock();
+    Lead(w);
+    mu_.Lock();
+    leading_ = false;
+    return absl::OkStatus();
+  }
+  // Another waiter waits for updates: sleep until this task is done, it hands over, or the
+  // stream is set up again.
+  const uint64_t joined = w.setup;
+  auto wake = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return w.result.has_value() || !leading_ || current_.id != joined || closing_;
+  };
+  mu_.AwaitWithTimeout(absl::Condition(&wake), w.deadline - clock_.Now());
+  return absl::OkStatus();
+}
+
+// Puts the waiter's task in the current stream's view (setting the stream up first if needed).
+absl::Status TaskWaiter::Join(Waiter& w) {
+  absl::MutexLock s(&setup_mu_);
+  if (stream_.id == 0 || stream_.session != vim_.session_generation()) {
+    CCM_RETURN_IF_ERROR(SetUpLocked());
+  }
+  std::vector<Moref> removed;
+  removed.swap(finished_);
+  absl::StatusOr<SoapResponse> r = vim_.Call(
+      "ModifyListView", absl::StrCat(MorefXml("_this", stream_.view), MorefsXml("add", {w.task}),
+                                     MorefsXml("remove", removed)));
+  absl::MutexLock l(&mu_);
+  ++stats_.adds;
+  if (!r.ok()) {
+    std::optional<Moref> missing = MissingObjectOf(r.status());
+    if (missing && *missing == w.task) return TaskVanishedError(w.task);
+    return Annotate(r.status(), absl::StrCat("waiting for task ", w.task.value));
+  }
+  for (const pugi::xml_node& n : Children(r->body, "returnval")) {  // unresolved objects
+    if (ParseMoref(n) == w.task) return TaskVanishedError(w.task);
+  }
+  w.setup = stream_.id;
+  return absl::OkStatus();
+}
+
+// Collector, view and filter for this session; the first WaitForUpdatesEx gives the version
+// (the view is empty: nothing to report yet).
+absl::Status TaskWaiter::SetUpLocked() {
+  TearDownLocked();
+  absl::StatusOr<ServiceContent> sc = vim_.GetServiceContent();
+  if (!sc.ok()) return Annotate(sc.status(), "task waiting: set up");
+  Stream made;
+  made.session = vim_.session_generation();
+  absl::StatusOr<SoapResponse> pc =
+      vim_.Call("CreatePropertyCollector", MorefXml("_this", sc->property_collector));
+  if (!pc.ok()) return Annotate(pc.status(), "task waiting: CreatePropertyCollector");
+  made.collector = ParseMoref(pc->returnval());
+  stream_ = made;  // destroyed by the next TearDownLocked whatever happens below
+  absl::StatusOr<SoapResponse> view =
+      vim_.Call("CreateListView", MorefXml("_this", sc->view_manager));
+  if (!view.ok()) return Annotate(view.status(), "task waiting: CreateListView");
+  stream_.view = made.view = ParseMoref(view->returnval());
+  PropertyFilterSpec spec;
+  spec.prop_set.push_back(kTaskPaths);
+  spec.object_set.push_back(
+      {made.view, true, {TraversalSpec{"traverseList", "ListView", "view", false, {}}}});
+  absl::StatusOr<SoapResponse> filter =
+      vim_.Call("CreateFilter",
+                absl::StrCat(MorefXml("_this", made.collector), PropertyFilterSpecXml(spec, "spec"),
+                             TextXml("partialUpdates", "false")));
+  if (!filter.ok()) return Annotate(filter.status(), "task waiting: CreateFilter");
+  Collected first;
+  UpdateStreamParser parser(first);
+  CCM_RETURN_IF_ERROR(Annotate(
+      vim_.CallStreaming("WaitForUpdatesEx", WaitForUpdatesExArgs(made.collector, "", 0), parser),
+      "task waiting: first WaitForUpdatesEx"));
+  made.id = stream_.id = ++setups_;
+  absl::MutexLock l(&mu_);
+  current_ = made;
+  version_ = parser.version();
+  ++stats_.setups;
+  return absl::OkStatus();
+}
+
+void TaskWaiter::TearDownLocked() {
+  const Stream old = std::exchange(stream_, Stream{});
+  finished_.clear();
+  if (old.collector.empty() || old.session != vim_.session_generation()) return;
+  // Destroying the collector destroys its filter; the view is destroyed on its own.
+  absl::StatusOr<SoapResponse> r =
+      vim_.Call("DestroyPropertyCollector", MorefXml("_this", old.collector));
+  if (!r.ok()) VLOG(2, "task waiting: DestroyPropertyCollector: {}", r.status());
+  if (old.view.empty()) return;
+  absl::Status s = DestroyView(vim_, old.view);
+  if (!s.ok()) VLOG(2, "task waiting: DestroyView: {}", s);
+}
+
+// One WaitForUpdatesEx on behalf of every waiter; bounded by `w`'s deadline.
+void TaskWaiter::Lead(const Waiter& w) {
+  Stream stream;
+  std::string version;
+  {
+    absl::MutexLock l(&mu_);
+    stream = current_;
+    version = version_;
+    ++stats_.waits;
+  }
+  const absl::Duration left = w.deadline - clock_.Now();
+  const int max_wait = static_cast<int>(std::clamp<int64_t>(
+      absl::ToInt64Seconds(absl::Ceil(left, absl::Seconds(1))), 1, options_.max_wait_seconds));
+  Collected got;
+  UpdateStreamParser parser(got);
+  absl::Status s = vim_.CallStreaming(
+      "WaitForUpdatesEx", WaitForUpdatesExArgs(stream.collector, version, max_wait), parser,
+      absl::Seconds(max_wait) + options_.wait_timeout_margin, &closing_);
+  if (closing_) return;
+  if (!s.ok()) return StreamBroke(stream, s);
+  absl::MutexLock l(&mu_);
+  if (current_.id != stream.id) return;  // set up again meanwhile: this answer is stale
+  if (parser.has_updates()) version_ = parser.version();
+  for (const ObjectUpdate& u : got.objects) Dispatch(u);
+  for (const Moref& m : got.missing) {
+    auto [from, to] = waiters_.equal_range(m.value);
+    for (auto it = from; it != to; ++it) it->second->result = TaskVanishedError(m);
+  }
+}
+
+void TaskWaiter::Dispatch(const ObjectUpdate& u) {
+  auto [from, to] = waiters_.equal_range(u.obj.value);
+  if (from == to) return;  // finished, still in the view until the next ModifyListView
+  if (u.kind == ObjectUpdateKind::kLeave) {
+    for (auto it = from; it != to; ++it) it->second->result = TaskVanishedError(u.obj);
+    return;
+  }
+  absl::StatusOr<std::optional<TaskInfo>> info = DoneTaskInfo(u);
+  if (info.ok() && !info->has_value()) return;  // queued or running
+  for (auto it = from; it != to; ++it) {
+    if (info.ok()) {
+      it->second->result = **info;
+    } else {
+      it->second->result = info.status();
+    }
+  }
+}
+
+// The stream `id` failed: it is set up again by the next waiter that joins, and every waiter
+// adds its task again.
+void TaskWaiter::StreamBroke(const Stream& broken, const absl::Status& s) {
+  LOG_WARN("task waiting: update stream of {}: {}; setting it up again", vim_.options().url, s);
+  if (IsNotAuthenticated(s) || absl::IsUnauthenticated(s)) vim_.InvalidateSession(broken.session);
+  absl::MutexLock l(&setup_mu_);
+  if (stream_.id == broken.id) TearDownLocked();
+  absl::MutexLock m(&mu_);
+  ++stats_.stream_errors;
+  if (current_.id == broken.id) current_ = Stream{};
+}
+
+}  // namespace ccm::vsphere::cns
