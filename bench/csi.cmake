@@ -15,3 +15,18 @@ if(TARGET ccm_csi_controller_testing)
   target_link_libraries(csi_placement_bench PRIVATE ccm_csi_controller_testing)
   add_dependencies(csi_placement_bench vcsim)
 endif()
+
+# Scale (issue 25): the real binary with 1,000 / 10,000 volumes: ListVolumes requests, time and
+# memory; the syncer's start with everything in sync.
+if(TARGET vsphere-csi-driver AND TARGET ccm_csi_syncer AND TARGET ccm_vcsim_testing
+   AND TARGET ccm_kube_emulator)
+  add_executable(csi_scale_bench csi_scale_bench.cc
+    ${PROJECT_SOURCE_DIR}/test/integration/csi/syncer_env.cc
+    ${PROJECT_SOURCE_DIR}/test/integration/child_process.cc)
+  target_include_directories(csi_scale_bench PRIVATE ${PROJECT_SOURCE_DIR}/test)
+  target_link_libraries(csi_scale_bench PRIVATE ccm_csi_syncer ccm_vcsim_testing ccm_kube_emulator
+    ccm_csi_test_support ccm_test_support ccm_csi_proto yaml-cpp PkgConfig::HTTPLIB)
+  target_compile_definitions(csi_scale_bench PRIVATE
+    CCM_SOURCE_DIR="${PROJECT_SOURCE_DIR}" CSI_DRIVER_BINARY="$<TARGET_FILE:vsphere-csi-driver>")
+  add_dependencies(csi_scale_bench vsphere-csi-driver vcsim)
+endif()

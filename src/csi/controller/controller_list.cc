@@ -1,4 +1,6 @@
 // ListVolumes: one snapshot per listing (see controller_service.h).
+#include <malloc.h>
+
 #include <algorithm>
 #include <map>
 
@@ -19,6 +21,7 @@ namespace cns = vsphere::cns;
 // How long the pages of a listing are served from its snapshot; a listing older than this is
 // read again (its remaining pages then come from the new one).
 constexpr absl::Duration kListingTtl = absl::Minutes(5);
+constexpr int kListingQueryPage = 1000;
 
 }  // namespace
 
@@ -59,21 +62,36 @@ absl::Status ControllerService::DoList(const ::csi::v1::ListVolumesRequest& req,
     for (const std::string& node : v.published) status->add_published_node_ids(node);
   }
   resp->set_next_token(p.next_token);
+  if (p.next_token.empty()) ReleaseListing(listing);
   return absl::OkStatus();
+}
+
+// The last page was served: the snapshot goes (a CO asking for it again gets a new one) and the
+// memory it took goes back to the system.
+void ControllerService::ReleaseListing(Listing& served) {
+  {
+    absl::MutexLock l(&listing_mu_);
+    if (listing_ == served) listing_.reset();
+  }
+  const bool big = served->size() >= 1000;
+  served.reset();
+  if (big) malloc_trim(0);
 }
 
 absl::StatusOr<ControllerService::Listing> ControllerService::ReadListing() {
   auto out = std::make_shared<std::vector<ListedVolume>>();
-  const int64_t page = std::max(1, cloud_->config().global.query_limit);
+  // CNS pages of at most kListingQueryPage: an answer's XML is parsed whole, and 10,000 volumes
+  // with their metadata would be tens of MB at once.
+  const int64_t page = std::clamp(cloud_->config().global.query_limit, 1, kListingQueryPage);
   for (VCenterEndpoint& vc : cloud_->vcenters()) {
     cns::QueryFilter filter;
     filter.container_cluster_ids = ClusterIds();
     filter.cursor = cns::Cursor{0, page, 0};
-    std::vector<cns::Volume> volumes;
+    std::vector<std::pair<std::string, int64_t>> volumes;  // id, capacity: all a listing keeps
     while (true) {
       absl::StatusOr<cns::QueryResult> r = vc.cns->QueryVolume(filter);
       if (!r.ok()) return Annotate(r.status(), absl::StrCat("list volumes of ", vc.label));
-      for (cns::Volume& v : r->volumes) volumes.push_back(std::move(v));
+      for (cns::Volume& v : r->volumes) volumes.emplace_back(std::move(v.volume_id), v.capacity_mb);
       if (r->volumes.empty() || r->cursor.offset >= r->cursor.total_records) break;
       filter.cursor->offset = r->cursor.offset;
     }
@@ -82,9 +100,9 @@ absl::StatusOr<ControllerService::Listing> ControllerService::ReadListing() {
     if (!attached.ok()) {
       return Annotate(attached.status(), "find the nodes volumes are published to");
     }
-    for (const cns::Volume& v : volumes) {
-      ListedVolume lv{VolumeId(v.volume_id, vc.label), v.capacity_mb, {}};
-      if (auto it = attached->find(v.volume_id); it != attached->end()) {
+    for (const auto& [id, capacity_mb] : volumes) {
+      ListedVolume lv{VolumeId(id, vc.label), capacity_mb, {}};
+      if (auto it = attached->find(id); it != attached->end()) {
         for (const AttachedVm& vm : it->second) lv.published.push_back(vm.bios_uuid);
       }
       out->push_back(std::move(lv));

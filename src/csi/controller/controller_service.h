@@ -133,6 +133,7 @@ class ControllerService final : public ::csi::v1::Controller::Service {
   absl::Status DoList(const ::csi::v1::ListVolumesRequest& req,
                       ::csi::v1::ListVolumesResponse* resp);
   absl::StatusOr<Listing> ReadListing();
+  void ReleaseListing(Listing& served);
   absl::Status CheckListingThreshold(size_t cns_volumes) const;
   absl::Status DoCapacity(const ::csi::v1::GetCapacityRequest& req,
                           ::csi::v1::GetCapacityResponse* resp);

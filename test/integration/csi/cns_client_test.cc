@@ -2,7 +2,6 @@
 #include "vsphere/cns/cns_client.h"
 
 #include <algorithm>
-#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -19,6 +18,7 @@
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/eventually.h"
 #include "testing/static_credentials.h"
 #include "vsphere/client.h"
 #include "vsphere/credential_source.h"
@@ -28,6 +28,7 @@
 namespace ccm::vsphere::cns {
 namespace {
 
+using ::ccm::testing::Eventually;
 using ::testing::HasSubstr;
 
 constexpr char kSpec[] = R"({
@@ -125,16 +126,6 @@ class CnsClientTest : public ccm::testing::SimulatorSuite<CnsClientTest> {
   std::unique_ptr<CnsClient> cns_;
   std::map<std::string, Moref> vms_;
 };
-
-// Waits (up to 10 s) for `done`, checking every 5 ms.
-bool WaitFor(const std::function<bool()>& done) {
-  const absl::Time deadline = absl::Now() + absl::Seconds(10);
-  while (!done()) {
-    if (absl::Now() > deadline) return false;
-    absl::SleepFor(absl::Milliseconds(5));
-  }
-  return true;
-}
 
 TEST_F(CnsClientTest, CreatePlacesOneVolumeAndTakesItsCapacity) {
   const int64_t small = FreeMb("ds-small"), big = FreeMb("ds-big");
@@ -453,7 +444,7 @@ TEST_F(CnsClientTest, TaskWaitOutlivesALostSession) {
   std::thread extend([&] { EXPECT_TRUE(cns_->ExtendVolume(v, 200).ok()); });
   // Once the task is in the view, every session ends: the next wait is NotAuthenticated, the
   // stream is made again on a new session and the task added again.
-  ASSERT_TRUE(WaitFor([&] { return recorder_.Count("ModifyListView") == 2; }));
+  ASSERT_TRUE(Eventually([&] { return recorder_.Count("ModifyListView") == 2; }));
   ASSERT_TRUE(sim().InvalidateSessions().ok());
   extend.join();
   ASSERT_TRUE(sim().SetCnsDelay("CnsExtendVolume", 0).ok());
@@ -486,7 +477,7 @@ TEST_F(CnsClientTest, ATaskWaiterGoingAwayEndsItsWaits) {
   auto waiter = std::make_unique<TaskWaiter>(*vim_);
   absl::Status got;
   std::thread wait([&] { got = waiter->Wait(*task).status(); });
-  ASSERT_TRUE(WaitFor([&] { return waiter->stats().waits > 0; }));
+  ASSERT_TRUE(Eventually([&] { return waiter->stats().waits > 0; }));
   const absl::Time start = absl::Now();
   waiter.reset();
   wait.join();
