@@ -105,18 +105,6 @@ std::vector<std::string> CreateVolumes(SyncerEnv& env, int n) {
   return ids;
 }
 
-std::string WriteConf(SyncerEnv& env) {
-  const std::string url = env.vcsim().info().url;
-  const std::string port = url.substr(url.rfind(':') + 1, url.find("/sdk") - url.rfind(':') - 1);
-  const std::string conf = env.dir() + "/csi-vsphere.conf";
-  std::ofstream(conf) << "[Global]\ncluster-id = \"" << kClusterId << "\"\n\n"
-                      << "[VirtualCenter \"127.0.0.1\"]\nport = \"" << port << "\"\n"
-                      << "user = \"admin\"\npassword = \"secret\"\n"
-                      << "ca-file = \"" << env.vcsim().info().ca_file << "\"\n"
-                      << "datacenters = \"dc1\"\n";
-  return conf;
-}
-
 int SoapTotal(SyncerEnv& env) {
   int total = 0;
   for (const auto& [m, n] : env.vcsim().SoapCounters().value_or(std::map<std::string, int>{})) {
@@ -277,7 +265,8 @@ int Main(int argc, char** argv) {
     (void)env.PutPod("ns1", absl::StrCat("pod-", i), claim);
   }
   std::cout << ", PV/PVC/Pod objects in " << absl::Now() - t << "\n";
-  const std::string conf = WriteConf(env);
+  const std::string conf = env.dir() + "/csi-vsphere.conf";
+  env.WriteCsiConf(conf);
   BenchController(env, conf, n);
   BenchSyncer(env, conf, n);
   return 0;

@@ -470,6 +470,22 @@ TEST_F(CnsClientTest, TaskWaitsEndAtTheirDeadline) {
   EXPECT_LT(took, absl::Milliseconds(2500));
 }
 
+TEST_F(CnsClientTest, ATaskVcenterDoesNotKnowIsVanishedNeverNotFound) {
+  // A task recorded before a vCenter restart: ModifyListView cannot resolve it.
+  TaskWaiter waiter(*vim_);
+  auto r = waiter.Wait({"Task", "task-999999"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(IsTaskVanished(r.status())) << r.status();
+  EXPECT_THAT(r.status().message(), HasSubstr("task-999999"));
+  // The waiter still works for a real task afterwards.
+  ASSERT_TRUE(sim().SetCnsDelay("CnsDeleteVolume", 0).ok());
+  auto task = cns_->Start(DeleteOp("no-such-volume", true));
+  ASSERT_TRUE(task.ok()) << task.status();
+  auto info = waiter.Wait(*task);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_TRUE(info->done());
+}
+
 TEST_F(CnsClientTest, ATaskWaiterGoingAwayEndsItsWaits) {
   ASSERT_TRUE(sim().SetCnsDelay("CnsDeleteVolume", 3000).ok());
   auto task = cns_->Start(DeleteOp("no-such-volume", true));

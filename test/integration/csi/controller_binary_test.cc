@@ -77,15 +77,7 @@ class ControllerBinaryTest : public ::testing::Test {
   }
 
   // csi-vsphere.conf with `cluster_id` ("" = none).
-  void WriteConf(const std::string& cluster_id) {
-    const std::string url = env_.vcsim().info().url;  // https://127.0.0.1:PORT/sdk
-    const std::string port = url.substr(url.rfind(':') + 1, url.find("/sdk") - url.rfind(':') - 1);
-    std::ofstream out(conf_);
-    if (!cluster_id.empty()) out << "[Global]\ncluster-id = \"" << cluster_id << "\"\n\n";
-    out << "[VirtualCenter \"127.0.0.1\"]\nport = \"" << port << "\"\n"
-        << "user = \"admin\"\npassword = \"secret\"\n"
-        << "ca-file = \"" << env_.vcsim().info().ca_file << "\"\n";
-  }
+  void WriteConf(const std::string& cluster_id) { env_.WriteCsiConf(conf_, cluster_id); }
   std::string StoredClusterId() {
     auto cm = env_.emu().Get("configmaps", kNamespace, "vsphere-csi-cluster-id");
     return cm.ok() ? cm->value("/data/clusterID"_json_pointer, std::string()) : "";

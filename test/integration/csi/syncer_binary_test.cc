@@ -37,14 +37,8 @@ std::string LeaseHolder(SyncerEnv& env) {
 TEST(CsiSyncerBinaryTest, SyncsUnderTheLeaseServesMetricsAndStops) {
   SyncerEnv env;
   ASSERT_TRUE(env.Start(/*start_syncer=*/false).ok());
-  const std::string url = env.vcsim().info().url;  // https://127.0.0.1:PORT/sdk
-  const std::string port = url.substr(url.rfind(':') + 1, url.find("/sdk") - url.rfind(':') - 1);
   const std::string conf = env.dir() + "/csi-vsphere.conf";
-  std::ofstream(conf) << "[Global]\ncluster-id = \"" << kClusterId << "\"\n\n"
-                      << "[VirtualCenter \"127.0.0.1\"]\nport = \"" << port << "\"\n"
-                      << "user = \"admin\"\npassword = \"secret\"\n"
-                      << "ca-file = \"" << env.vcsim().info().ca_file << "\"\n"
-                      << "datacenters = \"dc1\"\n";
+  env.WriteCsiConf(conf);
   auto id = env.CreateVolume("pvc-bin");
   ASSERT_TRUE(id.ok());
   ASSERT_TRUE(env.PutPv("pv-bin", *id, "ns1", "bin").ok());

@@ -60,6 +60,10 @@ class SyncerEnv {
   absl::Status SetLabels(const std::string& resource, const std::string& ns,
                          const std::string& name, const nlohmann::json& labels);
 
+  // Writes the binary's csi-vsphere.conf for this simulator at `path`: [Global] cluster-id
+  // `cluster_id` (none when ""), the vCenter with its port, user, CA file and datacenter dc1.
+  void WriteCsiConf(const std::string& path, const std::string& cluster_id = kClusterId);
+
   // Advances the clock by the full-sync period and waits until one more full sync has ended.
   bool RunFullSync();
 
