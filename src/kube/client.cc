@@ -87,7 +87,8 @@ absl::string_view PatchContentType(PatchType t) {
 }
 
 absl::StatusOr<ListResult> Client::ListAll(const Resource& r, absl::string_view ns,
-                                           ListOptions opts) {
+                                           ListOptions opts,
+                                           const std::function<void(Json&)>& each) {
   ListResult all;
   bool first = true;
   while (true) {
@@ -95,7 +96,10 @@ absl::StatusOr<ListResult> Client::ListAll(const Resource& r, absl::string_view 
     if (!page.ok()) return page.status();
     if (first) all.resource_version = page->resource_version;
     first = false;
-    for (auto& it : page->items) all.items.push_back(std::move(it));
+    for (auto& it : page->items) {
+      if (each) each(it);
+      all.items.push_back(std::move(it));
+    }
     if (page->continue_token.empty()) break;
     opts.continue_token = page->continue_token;
     // Later pages come from the first page's snapshot; the server rejects an explicit version.

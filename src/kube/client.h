@@ -106,7 +106,11 @@ class Client {
 
   // Follows `continue` until the last page. The result's resource_version is the first page's
   // (the consistent snapshot). A 410 on a continue token (expired) is returned as IsGone.
-  absl::StatusOr<ListResult> ListAll(const Resource& r, absl::string_view ns, ListOptions opts);
+  // `each`, when set, runs on every item as its page arrives, before the next page is read, and
+  // may change or take the item (what it leaves is returned): trimming or packing items there
+  // keeps one page of full objects in memory instead of the whole list.
+  absl::StatusOr<ListResult> ListAll(const Resource& r, absl::string_view ns, ListOptions opts,
+                                     const std::function<void(Json&)>& each = nullptr);
   absl::StatusOr<Json> UpdateStatus(const Resource& r, const Json& obj) {
     return Update(r, obj, "status");
   }

@@ -9,11 +9,16 @@
 namespace ccm::kube {
 namespace {
 
-// One store change to hand to the handlers after the store lock is released.
+using internal::StoredObject;
+using internal::Unpack;
+
+// One store change to hand to the handlers after the store lock is released. Objects stay in
+// their stored form (CBOR with compact_store) until their handlers run: a list of thousands is
+// never decoded all at once.
 struct Delta {
   enum Kind { kAdd, kUpdate, kDelete } kind;
-  ObjectPtr old_obj;
-  ObjectPtr obj;
+  StoredObject old_obj;
+  StoredObject obj;
 };
 
 const ResourceEventHandler& Unwrap(const ResourceEventHandler& h) { return h; }
@@ -25,17 +30,19 @@ const ResourceEventHandler& Unwrap(const std::pair<Id, ResourceEventHandler>& e)
 template <typename Handlers>
 void Dispatch(const Handlers& handlers, const std::vector<Delta>& ds) {
   for (const Delta& d : ds) {
+    const ObjectPtr obj = Unpack(d.obj);
+    const ObjectPtr old_obj = d.kind == Delta::kUpdate ? Unpack(d.old_obj) : nullptr;
     for (const auto& entry : handlers) {
       const ResourceEventHandler& h = Unwrap(entry);
       switch (d.kind) {
         case Delta::kAdd:
-          if (h.on_add) h.on_add(*d.obj);
+          if (h.on_add) h.on_add(*obj);
           break;
         case Delta::kUpdate:
-          if (h.on_update) h.on_update(*d.old_obj, *d.obj);
+          if (h.on_update) h.on_update(*old_obj, *obj);
           break;
         case Delta::kDelete:
-          if (h.on_delete) h.on_delete(*d.obj);
+          if (h.on_delete) h.on_delete(*obj);
           break;
       }
     }
@@ -61,8 +68,9 @@ Informer::Stored Informer::Pack(ObjectPtr obj) const {
   return s;
 }
 
-ObjectPtr Informer::Unpack(const Stored& s) {
+ObjectPtr internal::Unpack(const StoredObject& s) {
   if (s.obj) return s.obj;
+  if (s.cbor.empty()) return nullptr;
   // Our own encoding of a JSON value: it always decodes.
   return std::make_shared<const Json>(Json::from_cbor(s.cbor));
 }
@@ -72,7 +80,7 @@ Informer::HandlerId Informer::AddEventHandler(ResourceEventHandler handler) {
   std::vector<Delta> existing;
   {
     absl::MutexLock l(&mu_);
-    for (const auto& [k, obj] : store_) existing.push_back({Delta::kAdd, nullptr, Unpack(obj)});
+    for (const auto& [k, obj] : store_) existing.push_back({Delta::kAdd, {}, obj});
   }
   Dispatch(std::vector<ResourceEventHandler>{handler}, existing);
   HandlerId id = next_handler_++;
@@ -159,7 +167,15 @@ absl::Status Informer::ListAndReplace() {
   lo.field_selector = options_.field_selector;
   lo.limit = options_.page_size;
   lists_.fetch_add(1);
-  auto list = client_.ListAll(resource_, options_.ns, lo);
+  // Each item trimmed and packed as its page arrives: a big list never holds every full object,
+  // nor (compact_store) every decoded one, at once.
+  std::vector<std::pair<std::string, Stored>> items;
+  auto list = client_.ListAll(resource_, options_.ns, lo, [&](Json& item) {
+    if (options_.transform) options_.transform(item);
+    auto obj = std::make_shared<const Json>(std::exchange(item, Json()));
+    std::string key = ObjectKey(*obj);
+    items.emplace_back(std::move(key), Pack(std::move(obj)));
+  });
   if (!list.ok()) return list.status();
 
   absl::MutexLock d(&dispatch_mu_);
@@ -167,21 +183,18 @@ absl::Status Informer::ListAndReplace() {
   {
     absl::MutexLock l(&mu_);
     absl::flat_hash_map<std::string, Stored> next;
-    next.reserve(list->items.size());
-    for (auto& item : list->items) {
-      if (options_.transform) options_.transform(item);
-      auto obj = std::make_shared<const Json>(std::move(item));
-      std::string key = ObjectKey(*obj);
+    next.reserve(items.size());
+    for (auto& [key, stored] : items) {
       auto old = store_.find(key);
       if (old != store_.end()) {
-        deltas.push_back({Delta::kUpdate, Unpack(old->second), obj});
+        deltas.push_back({Delta::kUpdate, old->second, stored});
       } else {
-        deltas.push_back({Delta::kAdd, nullptr, obj});
+        deltas.push_back({Delta::kAdd, {}, stored});
       }
-      next[key] = Pack(std::move(obj));
+      next[key] = std::move(stored);
     }
     for (const auto& [key, obj] : store_) {
-      if (!next.contains(key)) deltas.push_back({Delta::kDelete, nullptr, Unpack(obj)});
+      if (!next.contains(key)) deltas.push_back({Delta::kDelete, {}, obj});
     }
     store_ = std::move(next);
     last_rv_ = list->resource_version;
@@ -215,12 +228,12 @@ bool Informer::HandleEvent(WatchEvent& ev) {
     auto it = store_.find(key);
     if (ev.type == WatchEventType::kDeleted) {
       if (it != store_.end()) store_.erase(it);
-      delta = {Delta::kDelete, nullptr, obj};
+      delta = {Delta::kDelete, {}, {obj, {}}};
     } else if (it != store_.end()) {
-      delta = {Delta::kUpdate, Unpack(it->second), obj};
+      delta = {Delta::kUpdate, it->second, {obj, {}}};
       it->second = Pack(obj);
     } else {
-      delta = {Delta::kAdd, nullptr, obj};
+      delta = {Delta::kAdd, {}, {obj, {}}};
       store_[key] = Pack(obj);
     }
     if (!rv.empty()) last_rv_ = rv;
@@ -286,8 +299,7 @@ void Informer::ResyncLoop() {
       absl::MutexLock l(&mu_);
       if (!synced_) continue;
       for (const auto& [k, obj] : store_) {
-        ObjectPtr o = Unpack(obj);
-        deltas.push_back({Delta::kUpdate, o, o});
+        deltas.push_back({Delta::kUpdate, obj, obj});
       }
     }
     Dispatch(handlers_, deltas);

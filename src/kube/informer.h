@@ -21,7 +21,8 @@
 // Memory (a Node cache is most of a controller's heap): `transform` trims every object before it
 // is stored or handed out (client-go's TransformFunc), and `compact_store` keeps stored objects
 // as CBOR bytes (about a quarter of nlohmann::json's in-memory size); Get/List/handlers then get
-// a freshly decoded copy, so pointer identity between calls is not kept.
+// a freshly decoded copy, so pointer identity between calls is not kept. A list is trimmed and
+// packed page by page, and its deltas are decoded one object at a time as handlers get them.
 
 #include <atomic>
 #include <functional>
@@ -67,6 +68,15 @@ struct InformerOptions {
   bool compact_store = false;  // keep stored objects CBOR-encoded (see above)
 };
 
+namespace internal {
+// A stored object: either shared JSON or, with compact_store, its CBOR encoding.
+struct StoredObject {
+  ObjectPtr obj;
+  std::string cbor;
+};
+ObjectPtr Unpack(const StoredObject& s);  // the object (decoded when CBOR); null when empty
+}  // namespace internal
+
 class Informer {
  public:
   Informer(Client& client, Resource resource, InformerOptions options);
@@ -101,13 +111,8 @@ class Informer {
   int64_t watches() const { return watches_.load(); }
 
  private:
-  // A stored object: either shared JSON or, with compact_store, its CBOR encoding.
-  struct Stored {
-    ObjectPtr obj;
-    std::string cbor;
-  };
+  using Stored = internal::StoredObject;
   Stored Pack(ObjectPtr obj) const;
-  static ObjectPtr Unpack(const Stored& s);
 
   void Run();
   void ResyncLoop();

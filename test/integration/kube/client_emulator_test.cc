@@ -219,6 +219,19 @@ TEST_F(EmulatorTest, ListPagingAndListAll) {
   EXPECT_EQ(all->items.size(), 25u);
   EXPECT_FALSE(all->resource_version.empty());
   EXPECT_EQ(emu_.RequestCount("list nodes"), 4);  // 1 + 3 pages
+  // `each` sees every item as its page arrives (pages read so far: 1, 1, ..., 2, ..., 3) and
+  // what it leaves is what is returned.
+  std::vector<int> pages_read;
+  auto trimmed = c->ListAll(Nodes(), "", lo, [&](Json& node) {
+    pages_read.push_back(emu_.RequestCount("list nodes") - 4);
+    node = {{"metadata", {{"name", node["metadata"]["name"]}}}};
+  });
+  ASSERT_TRUE(trimmed.ok()) << trimmed.status();
+  ASSERT_EQ(pages_read.size(), 25u);
+  EXPECT_EQ(pages_read.front(), 1);
+  EXPECT_EQ(pages_read[10], 2);
+  EXPECT_EQ(pages_read.back(), 3);
+  for (const Json& node : trimmed->items) EXPECT_EQ(node.size(), 1u) << node.dump();
   ListOptions sel;
   sel.field_selector = "metadata.name=n3";
   EXPECT_EQ(c->ListAll(Nodes(), "", sel)->items.size(), 1u);
