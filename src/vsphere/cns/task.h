@@ -83,7 +83,8 @@ class TaskWaiter {
 
   absl::Status Join(Waiter& w) ABSL_LOCKS_EXCLUDED(mu_, setup_mu_);
   absl::Status SetUpLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(setup_mu_);
-  void Lead(const Waiter& w) ABSL_LOCKS_EXCLUDED(mu_, setup_mu_);
+  // True when the stream answered (updates or none before maxWait), false when it broke.
+  bool Lead(const Waiter& w) ABSL_LOCKS_EXCLUDED(mu_, setup_mu_);
   void Dispatch(const ObjectUpdate& u) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void StreamBroke(const Stream& broken, const absl::Status& s) ABSL_LOCKS_EXCLUDED(mu_, setup_mu_);
   absl::Status Step(Waiter& w, int& rejoins) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

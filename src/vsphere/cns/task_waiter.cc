@@ -113,9 +113,10 @@ absl::Status TaskWaiter::Step(Waiter& w, int& rejoins) {
   if (!leading_) {
     leading_ = true;
     mu_.Unlock();
-    Lead(w);
+    const bool answered = Lead(w);
     mu_.Lock();
     leading_ = false;
+    if (answered) rejoins = 0;  // the stream works again: breaks count "in a row" afresh
     return absl::OkStatus();
   }
   // Another waiter waits for updates: sleep until this task is done, it hands over, or the
@@ -125,6 +126,8 @@ absl::Status TaskWaiter::Step(Waiter& w, int& rejoins) {
     return w.result.has_value() || !leading_ || current_.id != joined || closing_;
   };
   mu_.AwaitWithTimeout(absl::Condition(&wake), w.deadline - clock_.Now());
+  // The leader handed over on the same stream: its wait was answered.
+  if (!leading_ && current_.id == joined) rejoins = 0;
   return absl::OkStatus();
 }
 
@@ -206,7 +209,7 @@ void TaskWaiter::TearDownLocked() {
 }
 
 // One WaitForUpdatesEx on behalf of every waiter; bounded by `w`'s deadline.
-void TaskWaiter::Lead(const Waiter& w) {
+bool TaskWaiter::Lead(const Waiter& w) {
   Stream stream;
   std::string version;
   {
@@ -223,16 +226,20 @@ void TaskWaiter::Lead(const Waiter& w) {
   absl::Status s = vim_.CallStreaming(
       "WaitForUpdatesEx", WaitForUpdatesExArgs(stream.collector, version, max_wait), parser,
       absl::Seconds(max_wait) + options_.wait_timeout_margin, &closing_);
-  if (closing_) return;
-  if (!s.ok()) return StreamBroke(stream, s);
+  if (closing_) return false;
+  if (!s.ok()) {
+    StreamBroke(stream, s);
+    return false;
+  }
   absl::MutexLock l(&mu_);
-  if (current_.id != stream.id) return;  // set up again meanwhile: this answer is stale
+  if (current_.id != stream.id) return false;  // set up again meanwhile: this answer is stale
   if (parser.has_updates()) version_ = parser.version();
   for (const ObjectUpdate& u : got.objects) Dispatch(u);
   for (const Moref& m : got.missing) {
     auto [from, to] = waiters_.equal_range(m.value);
     for (auto it = from; it != to; ++it) it->second->result = TaskVanishedError(m);
   }
+  return true;
 }
 
 void TaskWaiter::Dispatch(const ObjectUpdate& u) {

@@ -503,6 +503,39 @@ TEST_F(CnsClientTest, ATaskWaiterGoingAwayEndsItsWaits) {
   EXPECT_LT(absl::Now() - start, absl::Milliseconds(2500));
 }
 
+TEST_F(CnsClientTest, StreamBreaksWithAnswersBetweenAreNotInARow) {
+  // One broken stream allowed in a row; the stream breaks twice, but answers in between (waits
+  // of at most 1 s), so the wait goes on.
+  TaskWaitOptions o;
+  o.max_rejoins = 1;
+  o.max_wait_seconds = 1;
+  TaskWaiter waiter(*vim_, o);
+  ASSERT_TRUE(sim().SetCnsDelay("CnsDeleteVolume", 6000).ok());
+  auto task = cns_->Start(DeleteOp("no-such-volume", true));
+  ASSERT_TRUE(task.ok()) << task.status();
+  absl::StatusOr<TaskInfo> got;
+  std::thread wait([&] { got = waiter.Wait(*task); });
+  for (uint64_t round = 1; round <= 2; ++round) {
+    // Stream `round` set up, then two waits begun on it: the first was answered.
+    ASSERT_TRUE(Eventually([&] { return waiter.stats().setups == round; })) << round;
+    const uint64_t waits = waiter.stats().waits;
+    const bool answered = Eventually([&] {
+      TaskWaiterStats st = waiter.stats();
+      return st.setups == round && st.stream_errors == round - 1 && st.waits >= waits + 2;
+    });
+    const TaskWaiterStats st = waiter.stats();
+    EXPECT_TRUE(answered) << "round " << round << ": setups " << st.setups << ", waits " << st.waits
+                          << ", stream errors " << st.stream_errors;
+    ASSERT_TRUE(sim().InvalidateSessions().ok());
+  }
+  wait.join();
+  ASSERT_TRUE(sim().SetCnsDelay("CnsDeleteVolume", 0).ok());
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE(got->done());
+  EXPECT_EQ(waiter.stats().stream_errors, 2u);
+  EXPECT_EQ(waiter.stats().setups, 3u);
+}
+
 TEST_F(CnsClientTest, TransientErrorsAndSessions) {
   // A 503 before CNS ran anything is retried, for queries and changes alike.
   ASSERT_TRUE(sim().SetFault("503", 1, 0, "vsanHealth").ok());
