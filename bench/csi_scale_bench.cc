@@ -177,7 +177,9 @@ void BenchController(SyncerEnv& env, const std::string& conf, int n) {
             << " CnsQueryVolume; goal <= 15)\n"
             << "   controller RSS: before " << Mb(rss_before) << " MB, peak (VmHWM) "
             << Mb(StatusKb(c.pid(), "VmHWM")) << " MB, after " << Mb(StatusKb(c.pid(), "VmRSS"))
-            << " MB (goal <= 40 MB, back to the steady state)\n";
+            << " MB (heap and stacks " << Mb(StatusKb(c.pid(), "RssAnon")) << " MB, program pages "
+            << Mb(StatusKb(c.pid(), "RssFile"))
+            << " MB; goal <= 40 MB, back to the steady state)\n";
   c.Signal(SIGTERM);
   c.WaitExit(absl::Seconds(10));
 }
@@ -240,7 +242,9 @@ void BenchSyncer(SyncerEnv& env, const std::string& conf, int n) {
               << "   CnsQueryVolume " << cns["CnsQueryVolume"] << ", CnsUpdateVolumeMetadata "
               << cns["CnsUpdateVolumeMetadata"] << ", vCenter requests " << SoapTotal(env)
               << " (restart goal: <= 15 queries)\n"
-              << "   syncer RSS " << Mb(StatusKb(p->pid(), "VmRSS")) << " MB, peak "
+              << "   syncer RSS " << Mb(StatusKb(p->pid(), "VmRSS")) << " MB (heap and stacks "
+              << Mb(StatusKb(p->pid(), "RssAnon")) << " MB, program pages "
+              << Mb(StatusKb(p->pid(), "RssFile")) << " MB), peak "
               << Mb(StatusKb(p->pid(), "VmHWM")) << " MB (goal <= 60 MB)\n";
     p->Signal(SIGTERM);
     p->WaitExit(absl::Seconds(30));

@@ -21,6 +21,7 @@
 #include "common/logging.h"
 #include "common/metrics.h"
 #include "csi/syncer/metadata_syncer.h"
+#include "csi/syncer/trim.h"
 #include "kube/client.h"
 #include "kube/config.h"
 #include "kube/informer.h"
@@ -61,10 +62,15 @@ struct SyncerWiring {
 
   // Runs informers and syncer until `stop`.
   void Lead(const CsiSyncerOptions& o, const absl::Notification& stop) {
-    kube::SharedInformerFactory factory(*informer_client);
-    kube::Informer& pvs = factory.For(kube::PersistentVolumes());
-    kube::Informer& pvcs = factory.For(kube::PersistentVolumeClaims());
-    kube::Informer& pods = factory.For(kube::Pods());
+    // Each cache keeps only what the syncer compares (csi/syncer/trim.h), CBOR-encoded.
+    kube::InformerOptions pv_o, pvc_o, pod_o;
+    pv_o.compact_store = pvc_o.compact_store = pod_o.compact_store = true;
+    pv_o.transform = csi::syncer::TrimPvForSyncer;
+    pvc_o.transform = csi::syncer::TrimPvcForSyncer;
+    pod_o.transform = csi::syncer::TrimPodForSyncer;
+    kube::Informer pvs(*informer_client, kube::PersistentVolumes(), std::move(pv_o));
+    kube::Informer pvcs(*informer_client, kube::PersistentVolumeClaims(), std::move(pvc_o));
+    kube::Informer pods(*informer_client, kube::Pods(), std::move(pod_o));
     csi::syncer::MetadataSyncerOptions so;
     so.cluster_id = config.global.cluster_id;
     so.cluster_distribution = config.global.cluster_distribution;
@@ -73,13 +79,13 @@ struct SyncerWiring {
     so.query_page = std::min(1000, std::max(1, config.global.query_limit));
     so.registry = &metrics::Registry::Default();
     csi::syncer::MetadataSyncer syncer(pvs, pvcs, pods, targets, std::move(so));
-    factory.Start();
+    for (kube::Informer* i : {&pvs, &pvcs, &pods}) i->Start();
     syncer.Start();
     LOG_INFO("CNS metadata syncer running for cluster-id {} (full sync every {})",
              config.global.cluster_id, absl::FormatDuration(o.full_sync_interval));
     stop.WaitForNotification();
     syncer.Stop();
-    factory.Stop();
+    for (kube::Informer* i : {&pvs, &pvcs, &pods}) i->Stop();
   }
 };
 

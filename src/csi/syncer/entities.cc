@@ -188,6 +188,15 @@ std::vector<cns::EntityMetadata> PlanEntityUpdate(const std::vector<cns::EntityM
   return plan;
 }
 
+uint64_t OwnEntitiesDigest(const std::vector<cns::EntityMetadata>& current,
+                           const std::string& cluster_id) {
+  std::vector<cns::EntityMetadata> own;
+  for (const cns::EntityMetadata& e : current) {
+    if (e.cluster_id == cluster_id) own.push_back(e);
+  }
+  return EntitiesDigest(own);
+}
+
 bool HasEntitiesOf(const cns::VolumeMetadata& metadata, const std::string& cluster_id) {
   return std::any_of(metadata.entity_metadata.begin(), metadata.entity_metadata.end(),
                      [&](const cns::EntityMetadata& e) { return e.cluster_id == cluster_id; });

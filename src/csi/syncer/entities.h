@@ -63,6 +63,13 @@ std::vector<cns::EntityMetadata> PlanEntityUpdate(const std::vector<cns::EntityM
 // say, and skips the CNS query when the desired entities have that digest.
 uint64_t EntitiesDigest(const std::vector<cns::EntityMetadata>& entities);
 
+// EntitiesDigest of the entities of `cluster_id` in `current`: equal to EntitiesDigest(desired)
+// exactly when PlanEntityUpdate(current, desired, cluster_id) is empty (desired entities all
+// being of `cluster_id`, as DesiredEntities makes them). The full sync keeps this digest per CNS
+// volume instead of the volume's metadata.
+uint64_t OwnEntitiesDigest(const std::vector<cns::EntityMetadata>& current,
+                           const std::string& cluster_id);
+
 // Whether the volume's own entities belong to `cluster_id` (the reference's full sync queries
 // volumes by container cluster id; an entity of ours on a volume of another cluster counts).
 bool HasEntitiesOf(const cns::VolumeMetadata& metadata, const std::string& cluster_id);

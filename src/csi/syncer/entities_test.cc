@@ -185,5 +185,45 @@ TEST(PlanTest, EverythingOfOursRemovedWhenNothingIsDesired) {
   EXPECT_FALSE(HasEntitiesOf(m, "c2"));
 }
 
+// The full sync keeps OwnEntitiesDigest per CNS volume instead of its metadata: it must agree
+// with "the plan is empty" in every case.
+TEST(PlanTest, OwnEntitiesDigestAgreesWithAnEmptyPlan) {
+  const Json pvc = Pvc("pv1");
+  const auto want = DesiredEntities(Pv("pv1"), &pvc, {Pod("web-1", "Running")}, "c1");
+  const cns::EntityMetadata foreign{kEntityPod, "x", "ns9", {}, false, "other-cluster", {}};
+  struct Case {
+    std::string what;
+    std::function<void(std::vector<cns::EntityMetadata>&)> change;
+    bool plan_empty;
+  };
+  const std::vector<Case> cases = {
+      {"same", [](auto&) {}, true},
+      {"other order, labels too",
+       [](auto& h) {
+         std::reverse(h.begin(), h.end());
+         for (auto& e : h) std::reverse(e.labels.begin(), e.labels.end());
+       },
+       true},
+      {"another cluster's entity too", [&](auto& h) { h.push_back(foreign); }, true},
+      {"a label differs", [](auto& h) { h[0].labels[0].second = "old"; }, false},
+      {"the Pod is missing", [](auto& h) { h.pop_back(); }, false},
+      {"a stale Pod of ours",
+       [](auto& h) {
+         h.push_back(h.back());
+         h.back().entity_name = "p0";
+       },
+       false},
+      {"ours only under another cluster", [](auto& h) { h[1].cluster_id = "c2"; }, false},
+      {"nothing in CNS", [](auto& h) { h.clear(); }, false},
+  };
+  for (const Case& c : cases) {
+    std::vector<cns::EntityMetadata> have = want;
+    c.change(have);
+    EXPECT_EQ(PlanEntityUpdate(have, want, "c1").empty(), c.plan_empty) << c.what;
+    EXPECT_EQ(OwnEntitiesDigest(have, "c1") == EntitiesDigest(want), c.plan_empty) << c.what;
+  }
+  EXPECT_EQ(OwnEntitiesDigest({foreign}, "c1"), EntitiesDigest({}));
+}
+
 }  // namespace
 }  // namespace ccm::csi::syncer

@@ -370,8 +370,8 @@ void MetadataSyncer::RunFullSync() {
 }
 
 absl::Status MetadataSyncer::FullSync() {
-  // 1. Every CNS volume of our cluster-id, by CNS id.
-  std::map<std::string, Found> in_cns;
+  // 1. Every CNS volume of our cluster-id, by CNS id: what the sync compares, not the volume.
+  std::map<std::string, Listed> in_cns;
   for (const CnsTarget& t : targets_) {
     vsphere::cns::QueryFilter f;
     f.container_cluster_ids = {cluster_id_};
@@ -385,29 +385,32 @@ absl::Status MetadataSyncer::FullSync() {
                             absl::StrCat("query CNS volumes of cluster ", cluster_id_, " in ",
                                          t.vcenter, ": ", r.status().message()));
       }
-      for (auto& v : r->volumes) {
-        const std::string id = v.volume_id;
-        in_cns[id] = {&t, std::move(v)};
+      for (const vsphere::cns::Volume& v : r->volumes) {
+        const vsphere::cns::VolumeMetadata& m = v.metadata;
+        in_cns[v.volume_id] = {&t, v.name, m.container_cluster.cluster_id == cluster_id_,
+                               HasEntitiesOf(m, cluster_id_),
+                               OwnEntitiesDigest(m.entity_metadata, cluster_id_)};
       }
       if (r->volumes.empty() || r->cursor.offset >= r->cursor.total_records) break;
       f.cursor->offset = r->cursor.offset;
     }
   }
-  // 2. Every PV of ours: queue those CNS disagrees with (or does not list under our cluster).
+  // 2. Every PV of ours (decoded one at a time): queue those CNS disagrees with (or does not
+  // list under our cluster).
   std::set<std::string> named;
   int queued = 0;
-  for (const kube::ObjectPtr& pv : pvs_.List()) {
-    if (!IsOurPv(*pv)) continue;
+  for (const std::string& key : pvs_.Keys()) {
+    const kube::ObjectPtr pv = pvs_.Get(key);
+    if (pv == nullptr || !IsOurPv(*pv)) continue;
     const std::string handle = VolumeHandle(*pv);
     const std::string cns_id = CnsIdOf(handle);
     named.insert(cns_id);
     auto it = in_cns.find(cns_id);
     if (it != in_cns.end()) {
       const Desired want = DesiredForPv(*pv);
-      const vsphere::cns::VolumeMetadata& have = it->second.volume.metadata;
-      if (PlanEntityUpdate(have.entity_metadata, want.entities, cluster_id_).empty() &&
-          have.container_cluster.cluster_id == cluster_id_) {
-        Confirm(cns_id, want, EntitiesDigest(want.entities));
+      const uint64_t digest = EntitiesDigest(want.entities);
+      if (it->second.own_digest == digest && it->second.our_cluster) {
+        Confirm(cns_id, want, digest);
         continue;
       }
     }
@@ -434,9 +437,9 @@ absl::Status MetadataSyncer::FullSync() {
             "CNS volume {} ({}) in vCenter {} belongs to cluster-id {} but no "
             "PersistentVolume names it; it is kept, not deleted (delete it in vSphere if it "
             "is garbage, or create a PV with volumeHandle {})",
-            id, f.volume.name, f.target->vcenter, cluster_id_, KeyFor(id, *f.target));
+            id, f.name, f.target->vcenter, cluster_id_, KeyFor(id, *f.target));
       }
-      if (HasEntitiesOf(f.volume.metadata, cluster_id_)) cleanup.push_back(KeyFor(id, *f.target));
+      if (f.has_our_entities) cleanup.push_back(KeyFor(id, *f.target));
     }
     orphan_candidates_ = std::move(candidates);
     for (auto it = confirmed_.begin(); it != confirmed_.end();) {

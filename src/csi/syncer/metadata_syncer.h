@@ -108,6 +108,14 @@ class MetadataSyncer {
     const CnsTarget* target = nullptr;
     vsphere::cns::Volume volume;
   };
+  // A CNS volume as the full sync keeps it: ~100 bytes instead of the whole volume.
+  struct Listed {
+    const CnsTarget* target = nullptr;
+    std::string name;
+    bool our_cluster = false;       // container cluster is ours
+    bool has_our_entities = false;  // HasEntitiesOf(metadata, cluster_id)
+    uint64_t own_digest = 0;        // OwnEntitiesDigest(entities, cluster_id)
+  };
   struct Desired {
     bool has_pv = false;  // a PV of ours names the volume
     std::string pv_name;

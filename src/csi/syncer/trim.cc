@@ -1,0 +1,54 @@
+#include "csi/syncer/trim.h"
+
+#include <initializer_list>
+
+namespace ccm::csi::syncer {
+
+using Json = nlohmann::json;  // as entities.h, which a unity build may put beside this file
+
+namespace {
+
+// Moves the values at `paths` (those present) from `from` into a new object, same places.
+Json Keep(Json& from, std::initializer_list<const char*> paths) {
+  Json out = Json::object();
+  for (const char* p : paths) {
+    const Json::json_pointer ptr(p);
+    if (from.contains(ptr)) out[ptr] = std::move(from.at(ptr));
+  }
+  return out;
+}
+
+}  // namespace
+
+void TrimPvForSyncer(Json& pv) {
+  if (!pv.is_object()) return;
+  pv = Keep(pv,
+            {"/metadata/name", "/metadata/resourceVersion", "/metadata/labels", "/spec/csi/driver",
+             "/spec/csi/volumeHandle", "/spec/claimRef/namespace", "/spec/claimRef/name"});
+}
+
+void TrimPvcForSyncer(Json& pvc) {
+  if (!pvc.is_object()) return;
+  pvc = Keep(pvc, {"/metadata/name", "/metadata/namespace", "/metadata/resourceVersion",
+                   "/metadata/labels", "/spec/volumeName"});
+}
+
+void TrimPodForSyncer(Json& pod) {
+  if (!pod.is_object()) return;
+  Json claims = Json::array();
+  const Json::json_pointer volumes("/spec/volumes");
+  if (pod.contains(volumes) && pod.at(volumes).is_array()) {
+    for (Json& v : pod.at(volumes)) {
+      const Json::json_pointer name("/persistentVolumeClaim/claimName");
+      if (v.is_object() && v.contains(name)) {
+        claims.push_back({{"persistentVolumeClaim", {{"claimName", std::move(v.at(name))}}}});
+      }
+    }
+  }
+  Json out = Keep(pod, {"/metadata/name", "/metadata/namespace", "/metadata/resourceVersion",
+                        "/metadata/deletionTimestamp", "/status/phase"});
+  if (!claims.empty()) out["spec"]["volumes"] = std::move(claims);
+  pod = std::move(out);
+}
+
+}  // namespace ccm::csi::syncer
