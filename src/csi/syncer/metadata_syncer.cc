@@ -22,13 +22,12 @@ kube::WorkQueueOptions QueueOptions(MetadataSyncerOptions& o, Clock& clock) {
   return q;
 }
 
-// The CNS id of a volume handle ("" when it does not parse).
+}  // namespace
+
 std::string CnsIdOf(const std::string& handle) {
   absl::StatusOr<VolumeRef> ref = ParseVolumeId(handle);
   return ref.ok() ? ref->cns_id : "";
 }
-
-}  // namespace
 
 MetadataSyncer::MetadataSyncer(kube::Informer& pvs, kube::Informer& pvcs, kube::Informer& pods,
                                std::vector<CnsTarget> targets, MetadataSyncerOptions options)
@@ -97,14 +96,14 @@ void MetadataSyncer::Start() {
       // already describes right, so the workers' start-up events cost no query for them.
       .wait_ready =
           [this](const absl::Notification&) {
-            RunFullSync();
+            RunFullSync(/*write_in_batches=*/true);
             return true;
           },
       .workers = workers_,
       .process_next_item = [this] { return ProcessNextItem(); },
       .shut_down_queue = [this] { queue_.ShutDown(); },
       .period = full_sync_period_,
-      .pass = [this] { RunFullSync(); },
+      .pass = [this] { RunFullSync(/*write_in_batches=*/false); },
   });
 }
 
@@ -328,29 +327,38 @@ absl::Status MetadataSyncer::SyncVolume(const std::string& handle) {
     absl::MutexLock l(&mu_);
     if (pvs_without_volume_.erase(handle) > 0) SetGauges();
   }
-  const vsphere::cns::VolumeMetadata& have = found->volume.metadata;
-  std::vector<cns::EntityMetadata> plan =
-      PlanEntityUpdate(have.entity_metadata, want.entities, cluster_id_);
-  // A PV's volume must also name our cluster (a statically provisioned one may not yet).
-  const bool register_cluster = want.has_pv && have.container_cluster.cluster_id != cluster_id_;
-  if (plan.empty() && !register_cluster) {
+  std::optional<vsphere::cns::MetadataUpdate> update =
+      UpdateFor(*found->target, found->volume, want);
+  if (!update) {
     Confirm(cns_id, want, digest);
     return absl::OkStatus();
   }
-
-  vsphere::cns::VolumeMetadata update;
-  update.container_cluster = ClusterFor(*found->target);
-  update.container_cluster_array = {update.container_cluster};
-  update.entity_metadata = std::move(plan);
-  absl::Status s = found->target->cns->UpdateVolumeMetadata(found->volume.volume_id, update);
+  absl::Status s = found->target->cns->UpdateVolumeMetadata(update->volume_id, update->metadata);
   if (absl::IsNotFound(s)) return absl::OkStatus();  // deleted meanwhile: nothing to describe
   updates_->Add({s.ok() ? "success" : "failure"});
   if (!s.ok()) return s;
-  VLOG(2, "CNS metadata of volume {}: {} entities written", handle, update.entity_metadata.size());
+  VLOG(2, "CNS metadata of volume {}: {} entities written", handle,
+       update->metadata.entity_metadata.size());
   Confirm(cns_id, want, digest);
   absl::MutexLock l(&mu_);
   ++metadata_updates_;
   return absl::OkStatus();
+}
+
+std::optional<vsphere::cns::MetadataUpdate> MetadataSyncer::UpdateFor(
+    const CnsTarget& t, const vsphere::cns::Volume& volume, const Desired& want) const {
+  const vsphere::cns::VolumeMetadata& have = volume.metadata;
+  std::vector<cns::EntityMetadata> plan =
+      PlanEntityUpdate(have.entity_metadata, want.entities, cluster_id_);
+  // A PV's volume must also name our cluster (a statically provisioned one may not yet).
+  const bool register_cluster = want.has_pv && have.container_cluster.cluster_id != cluster_id_;
+  if (plan.empty() && !register_cluster) return std::nullopt;
+  vsphere::cns::MetadataUpdate u;
+  u.volume_id = volume.volume_id;
+  u.metadata.container_cluster = ClusterFor(t);
+  u.metadata.container_cluster_array = {u.metadata.container_cluster};
+  u.metadata.entity_metadata = std::move(plan);
+  return u;
 }
 
 void MetadataSyncer::Confirm(const std::string& cns_id, const Desired& want, uint64_t digest) {
@@ -360,105 +368,13 @@ void MetadataSyncer::Confirm(const std::string& cns_id, const Desired& want, uin
 
 // ---- Full sync ----
 
-void MetadataSyncer::RunFullSync() {
+void MetadataSyncer::RunFullSync(bool write_in_batches) {
   const absl::Time start = clock_.Now();
-  absl::Status s = FullSync();
+  absl::Status s = FullSync(write_in_batches);
   const double secs = absl::ToDoubleSeconds(clock_.Now() - start);
   full_sync_hist_->Observe({s.ok() ? "pass" : "fail"}, secs);
   if (!s.ok())
     LOG_WARN("CNS full sync failed (next in {}): {}", absl::FormatDuration(full_sync_period_), s);
-}
-
-absl::Status MetadataSyncer::FullSync() {
-  // 1. Every CNS volume of our cluster-id, by CNS id: what the sync compares, not the volume.
-  std::map<std::string, Listed> in_cns;
-  for (const CnsTarget& t : targets_) {
-    vsphere::cns::QueryFilter f;
-    f.container_cluster_ids = {cluster_id_};
-    f.cursor = vsphere::cns::Cursor{0, query_page_, 0};
-    while (true) {
-      absl::StatusOr<vsphere::cns::QueryResult> r = t.cns->QueryVolume(f);
-      if (!r.ok()) {
-        absl::MutexLock l(&mu_);
-        ++full_sync_failures_;
-        return absl::Status(r.status().code(),
-                            absl::StrCat("query CNS volumes of cluster ", cluster_id_, " in ",
-                                         t.vcenter, ": ", r.status().message()));
-      }
-      for (const vsphere::cns::Volume& v : r->volumes) {
-        const vsphere::cns::VolumeMetadata& m = v.metadata;
-        in_cns[v.volume_id] = {&t, v.name, m.container_cluster.cluster_id == cluster_id_,
-                               HasEntitiesOf(m, cluster_id_),
-                               OwnEntitiesDigest(m.entity_metadata, cluster_id_)};
-      }
-      if (r->volumes.empty() || r->cursor.offset >= r->cursor.total_records) break;
-      f.cursor->offset = r->cursor.offset;
-    }
-  }
-  // 2. Every PV of ours (decoded one at a time): queue those CNS disagrees with (or does not
-  // list under our cluster).
-  std::set<std::string> named;
-  int queued = 0;
-  for (const std::string& key : pvs_.Keys()) {
-    const kube::ObjectPtr pv = pvs_.Get(key);
-    if (pv == nullptr || !IsOurPv(*pv)) continue;
-    const std::string handle = VolumeHandle(*pv);
-    const std::string cns_id = CnsIdOf(handle);
-    named.insert(cns_id);
-    auto it = in_cns.find(cns_id);
-    if (it != in_cns.end()) {
-      const Desired want = DesiredForPv(*pv);
-      const uint64_t digest = EntitiesDigest(want.entities);
-      if (it->second.own_digest == digest && it->second.our_cluster) {
-        Confirm(cns_id, want, digest);
-        continue;
-      }
-    }
-    {
-      absl::MutexLock l(&mu_);
-      confirmed_.erase(cns_id);
-    }
-    queue_.Add(handle);
-    ++queued;
-  }
-  // 3. Orphans: in CNS under our cluster-id, named by no PV in this pass and the previous one.
-  std::vector<std::string> cleanup;
-  {
-    absl::MutexLock l(&mu_);
-    std::set<std::string> candidates;
-    orphans_.clear();
-    for (const auto& [id, f] : in_cns) {
-      if (named.count(id)) continue;
-      candidates.insert(id);
-      if (!orphan_candidates_.count(id)) continue;
-      orphans_[f.target->vcenter].insert(id);
-      if (reported_orphans_.insert(id).second) {
-        LOG_WARN(
-            "CNS volume {} ({}) in vCenter {} belongs to cluster-id {} but no "
-            "PersistentVolume names it; it is kept, not deleted (delete it in vSphere if it "
-            "is garbage, or create a PV with volumeHandle {})",
-            id, f.name, f.target->vcenter, cluster_id_, KeyFor(id, *f.target));
-      }
-      if (f.has_our_entities) cleanup.push_back(KeyFor(id, *f.target));
-    }
-    orphan_candidates_ = std::move(candidates);
-    for (auto it = confirmed_.begin(); it != confirmed_.end();) {
-      if (named.count(it->first)) {
-        ++it;
-      } else {
-        confirmed_.erase(it++);
-      }
-    }
-    for (auto it = reported_orphans_.begin(); it != reported_orphans_.end();) {
-      it = in_cns.count(*it) && !named.count(*it) ? std::next(it) : reported_orphans_.erase(it);
-    }
-    ++full_syncs_;
-    SetGauges();
-  }
-  for (const std::string& k : cleanup) queue_.Add(k);
-  VLOG(2, "CNS full sync: {} volumes of cluster {}, {} queued, {} orphan metadata cleanups",
-       in_cns.size(), cluster_id_, queued, cleanup.size());
-  return absl::OkStatus();
 }
 
 void MetadataSyncer::SetGauges() {

@@ -38,7 +38,8 @@ absl::StatusOr<Moref> CnsClient::Start(const Operation& op) {
   return task;
 }
 
-absl::StatusOr<VolumeOperationResult> CnsClient::Wait(const Moref& task, absl::string_view what) {
+absl::StatusOr<std::vector<VolumeOperationResult>> CnsClient::WaitAll(const Moref& task,
+                                                                      absl::string_view what) {
   absl::StatusOr<TaskInfo> info = tasks_.Wait(task);
   if (!info.ok()) return Transport(info.status(), absl::StrCat(what, " (", task.value, ")"));
   if (info->state == "error") {
@@ -46,7 +47,12 @@ absl::StatusOr<VolumeOperationResult> CnsClient::Wait(const Moref& task, absl::s
   }
   absl::StatusOr<std::vector<VolumeOperationResult>> results = ParseBatchResult(info->result);
   if (!results.ok()) return Annotate(results.status(), what);
-  VolumeOperationResult& v = results->front();
+  return results;
+}
+
+absl::StatusOr<VolumeOperationResult> CnsClient::Wait(const Moref& task, absl::string_view what) {
+  CCM_ASSIGN_OR_RETURN(std::vector<VolumeOperationResult> results, WaitAll(task, what));
+  VolumeOperationResult& v = results.front();  // ParseBatchResult: never empty
   if (!v.fault_name.empty()) return Annotate(FaultStatus(v.fault_name, v.fault_message), what);
   return std::move(v);
 }

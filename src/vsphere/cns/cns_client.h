@@ -28,6 +28,8 @@ class CnsClient final : public VolumeManager {
   absl::StatusOr<QueryResult> QueryVolume(const QueryFilter& filter) override;
   absl::StatusOr<Moref> Start(const Operation& op) override;
   absl::StatusOr<VolumeOperationResult> Wait(const Moref& task, absl::string_view what) override;
+  absl::StatusOr<std::vector<VolumeOperationResult>> WaitAll(const Moref& task,
+                                                             absl::string_view what) override;
   void Report(const Operation& op, bool ok, absl::Duration elapsed) const override;
   // From the VM's config.hardware.device: a VirtualDisk whose vDiskId is the volume id.
   absl::StatusOr<std::string> AttachedDiskUuid(const Moref& vm,

@@ -54,6 +54,12 @@ struct VolumeMetadata {
   bool operator==(const VolumeMetadata&) const = default;
 };
 
+// One volume's part of a CnsUpdateVolumeMetadata call.
+struct MetadataUpdate {
+  std::string volume_id;
+  VolumeMetadata metadata;
+};
+
 // CnsVolumeCreateSpec of a block volume (CnsBlockBackingDetails). Rounding the requested size to
 // whole MiB is the caller's job (CSI core).
 struct CreateSpec {

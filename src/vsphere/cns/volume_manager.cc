@@ -1,5 +1,6 @@
 #include "vsphere/cns/volume_manager.h"
 
+#include <algorithm>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -125,6 +126,42 @@ absl::Status VolumeManager::DetachVolume(const std::string& volume_id, const Mor
 
 absl::Status VolumeManager::ExtendVolume(const std::string& volume_id, int64_t capacity_mb) {
   return Run(ExtendOp(volume_id, capacity_mb)).status();
+}
+
+absl::StatusOr<std::vector<VolumeOperationResult>> VolumeManager::WaitAll(const Moref& task,
+                                                                          absl::string_view what) {
+  CCM_ASSIGN_OR_RETURN(VolumeOperationResult v, Wait(task, what));
+  return std::vector<VolumeOperationResult>{std::move(v)};
+}
+
+absl::StatusOr<std::vector<absl::Status>> VolumeManager::UpdateVolumesMetadata(
+    const std::vector<MetadataUpdate>& updates) {
+  Operation op{"CnsUpdateVolumeMetadata", UpdateVolumeMetadataArgs(updates),
+               absl::StrCat("CNS update metadata of ", updates.size(), " volumes")};
+  const absl::Time start = absl::Now();
+  absl::StatusOr<std::vector<VolumeOperationResult>> results;
+  if (absl::StatusOr<Moref> task = Start(op); task.ok()) {
+    results = WaitAll(*task, op.what);
+  } else {
+    results = task.status();
+  }
+  Report(op, results.ok(), absl::Now() - start);
+  if (!results.ok()) return results.status();
+  std::vector<absl::Status> out;
+  for (const MetadataUpdate& u : updates) {
+    auto it = std::find_if(results->begin(), results->end(), [&](const VolumeOperationResult& r) {
+      return r.volume_id == u.volume_id;
+    });
+    const std::string what = absl::StrCat("CNS update metadata of volume ", u.volume_id);
+    if (it == results->end()) {
+      out.push_back(absl::InternalError(absl::StrCat(what, ": the task has no result for it")));
+    } else if (!it->fault_name.empty()) {
+      out.push_back(Annotate(FaultStatus(it->fault_name, it->fault_message), what));
+    } else {
+      out.push_back(absl::OkStatus());
+    }
+  }
+  return out;
 }
 
 absl::Status VolumeManager::UpdateVolumeMetadata(const std::string& volume_id,

@@ -77,6 +77,9 @@ class VolumeManager {
   // controller's operation store), so a retry after a restart waits instead of starting again.
   virtual absl::StatusOr<Moref> Start(const Operation& op) = 0;
   virtual absl::StatusOr<VolumeOperationResult> Wait(const Moref& task, absl::string_view what) = 0;
+  // As Wait, with every volume result of the task (a batch's), each with its fault if any.
+  virtual absl::StatusOr<std::vector<VolumeOperationResult>> WaitAll(const Moref& task,
+                                                                     absl::string_view what);
   // Tells the metrics about an operation run as Start + Wait by the caller.
   virtual void Report(const Operation& op, bool ok, absl::Duration elapsed) const {}
   // The disk UUID of the volume's disk on the VM, "" when it is not attached there: how an
@@ -98,6 +101,11 @@ class VolumeManager {
   // Entity metadata replaces the same entity's (or removes it when EntityMetadata::remove),
   // container cluster replaced when set.
   absl::Status UpdateVolumeMetadata(const std::string& volume_id, const VolumeMetadata& metadata);
+  // Several volumes in one CnsUpdateVolumeMetadata task: each volume's outcome in the order of
+  // `updates` (OK, or its fault as a status). An error when CNS did not take the call or the
+  // task failed as a whole.
+  absl::StatusOr<std::vector<absl::Status>> UpdateVolumesMetadata(
+      const std::vector<MetadataUpdate>& updates);
 
  protected:
   absl::StatusOr<VolumeOperationResult> Run(const Operation& op);

@@ -44,10 +44,6 @@ struct Extend {
   int64_t capacity_mb = 0;
 };
 std::string ExtendVolumeArgs(const std::vector<Extend>& specs);
-struct MetadataUpdate {
-  std::string volume_id;
-  VolumeMetadata metadata;
-};
 std::string UpdateVolumeMetadataArgs(const std::vector<MetadataUpdate>& specs);
 std::string QueryVolumeArgs(const QueryFilter& filter);
 

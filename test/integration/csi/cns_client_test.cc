@@ -372,6 +372,41 @@ TEST_F(CnsClientTest, UpdatedMetadataShowsInQueries) {
   EXPECT_EQ(q->volumes[0].metadata.entity_metadata, std::vector<EntityMetadata>{pv});
 }
 
+TEST_F(CnsClientTest, SeveralVolumesMetadataInOneCall) {
+  const std::string a = Create("batch-a", 100, {Ds("ds-big")});
+  const std::string b = Create("batch-b", 100, {Ds("ds-big")});
+  auto update = [](const std::string& id, const std::string& pv) {
+    MetadataUpdate u;
+    u.volume_id = id;
+    u.metadata.container_cluster.cluster_id = "cluster-a";
+    u.metadata.entity_metadata = {{"PERSISTENT_VOLUME", pv, "", {}, false, "cluster-a", {}}};
+    return u;
+  };
+  const int calls = recorder_.Count("CnsUpdateVolumeMetadata");
+  auto r = cns_->UpdateVolumesMetadata(
+      {update(a, "pv-a"), update("no-such-volume", "pv-x"), update(b, "pv-b")});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(recorder_.Count("CnsUpdateVolumeMetadata") - calls, 1);
+  ASSERT_EQ(r->size(), 3u);
+  EXPECT_TRUE((*r)[0].ok()) << (*r)[0];
+  EXPECT_EQ((*r)[1].code(), absl::StatusCode::kNotFound) << (*r)[1];
+  EXPECT_THAT((*r)[1].message(), HasSubstr("no-such-volume"));
+  EXPECT_TRUE((*r)[2].ok()) << (*r)[2];
+  QueryFilter f;
+  f.volume_ids = {a, b};
+  auto q = cns_->QueryVolume(f);
+  ASSERT_TRUE(q.ok()) << q.status();
+  ASSERT_EQ(q->volumes.size(), 2u);
+  for (const Volume& v : q->volumes) {
+    ASSERT_EQ(v.metadata.entity_metadata.size(), 1u) << v.volume_id;
+    EXPECT_EQ(v.metadata.entity_metadata[0].entity_name, v.volume_id == a ? "pv-a" : "pv-b");
+  }
+  // The task failing as a whole is the call's error.
+  ASSERT_TRUE(sim().SetCnsFault("CnsUpdateVolumeMetadata", "CnsFault", "injected", 1, "task").ok());
+  auto failed = cns_->UpdateVolumesMetadata({update(a, "pv-a")});
+  EXPECT_FALSE(failed.ok());
+}
+
 TEST_F(CnsClientTest, InjectedFaultsKeepTheirMessage) {
   struct Case {
     std::string where, fault, message;

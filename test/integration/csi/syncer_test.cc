@@ -221,6 +221,8 @@ TEST_F(SyncerTest, StaticPvOfAnUnregisteredDiskIsRegisteredOnce) {
   EXPECT_EQ(v->name, "static-fcd");
   EXPECT_EQ(v->capacity_mb, 2048);
   EXPECT_EQ(v->metadata.container_cluster.cluster_id, kClusterId);
+  // CNS shows the volume as soon as its task ends; the syncer counts it once its wait returns.
+  ASSERT_TRUE(Eventually([&] { return env_.syncer().stats().registered == 1; }));
   ASSERT_TRUE(env_.RunFullSync());
   ASSERT_TRUE(env_.RunFullSync());
   EXPECT_EQ(env_.syncer().stats().registered, 1);
@@ -235,6 +237,28 @@ TEST_F(SyncerTest, ExistingObjectsAreSyncedAtStart) {
   const std::string id = Workload("early");
   ASSERT_TRUE(env_.StartSyncer().ok());
   ASSERT_TRUE(Eventually([&] { return Complete(id, "early"); }));
+}
+
+// A first start with volumes to describe writes them from the first full sync, in one batch: one
+// query of their metadata and one CnsUpdateVolumeMetadata for all three, nothing per volume.
+TEST_F(SyncerTest, FirstStartWritesTheVolumesInOneBatch) {
+  env_.StopSyncer();
+  const std::vector<std::string> names = {"b1", "b2", "b3"};
+  std::vector<std::string> ids;
+  for (const std::string& n : names) ids.push_back(Workload(n));
+  auto before = env_.vcsim().CnsCounters();
+  ASSERT_TRUE(before.ok()) << before.status();
+  ASSERT_TRUE(env_.StartSyncer().ok());
+  // The workers start after the first full sync; their start-up events find CNS already says it.
+  ASSERT_TRUE(Eventually([&] { return env_.syncer().stats().unchanged_skips >= 3; }));
+  auto after = env_.vcsim().CnsCounters();
+  ASSERT_TRUE(after.ok()) << after.status();
+  // The listing in pages of 2 (SyncerEnv), then the batch's query.
+  EXPECT_EQ((*after)["CnsQueryVolume"] - (*before)["CnsQueryVolume"], 3);
+  EXPECT_EQ((*after)["CnsUpdateVolumeMetadata"] - (*before)["CnsUpdateVolumeMetadata"], 1);
+  EXPECT_EQ(env_.syncer().stats().metadata_updates, 1);
+  EXPECT_EQ(Metric("vsphere_syncer_metadata_updates_total", {"success"}), 1);
+  for (size_t i = 0; i < ids.size(); ++i) EXPECT_TRUE(Complete(ids[i], names[i])) << names[i];
 }
 
 // A restart with every volume already described right costs the full sync's bulk query and
