@@ -88,7 +88,6 @@ class TaskWaiter {
   void Dispatch(const ObjectUpdate& u) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void StreamBroke(const Stream& broken, const absl::Status& s) ABSL_LOCKS_EXCLUDED(mu_, setup_mu_);
   absl::Status Step(Waiter& w, int& rejoins) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void Finish(Waiter& w) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void TearDownLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(setup_mu_);
 
   Client& vim_;

@@ -270,6 +270,23 @@ TEST_F(SyncerTest, FirstStartWritesTheVolumesInOneBatch) {
   for (size_t i = 0; i < ids.size(); ++i) EXPECT_TRUE(Complete(ids[i], names[i])) << names[i];
 }
 
+// A batch whose task fails as a whole loses nothing: each of its volumes is written alone by the
+// workers afterwards.
+TEST_F(SyncerTest, AFailedBatchIsWrittenVolumeByVolume) {
+  env_.StopSyncer();
+  const std::vector<std::string> names = {"f1", "f2"};
+  std::vector<std::string> ids;
+  for (const std::string& n : names) ids.push_back(Workload(n));
+  ASSERT_TRUE(
+      env_.vcsim().SetCnsFault("CnsUpdateVolumeMetadata", "CnsFault", "injected", 1, "task").ok());
+  ASSERT_TRUE(env_.StartSyncer().ok());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ASSERT_TRUE(Eventually([&] { return Complete(ids[i], names[i]); })) << names[i];
+  }
+  ASSERT_TRUE(Eventually([&] { return env_.syncer().stats().metadata_updates == 2; }));
+  EXPECT_EQ(Metric("vsphere_syncer_metadata_updates_total", {"failure"}), 1);
+}
+
 // A restart with every volume already described right costs the full sync's bulk query and
 // nothing per volume: the workers' start-up events are answered from what that query showed.
 TEST_F(SyncerTest, RestartWithVolumesInSyncCostsOnlyTheBulkQuery) {
