@@ -23,8 +23,12 @@ absl::StatusOr<NodeWriteResult> UpdateNodeWithRetry(kube::Client& client, kube::
     if (!mutate(wanted)) return NodeWriteResult{std::move(node), false};
     const kube::Json patch = NodeJsonPatch(node, wanted);
     absl::StatusOr<kube::Json> stored =
-        client.Patch(kube::Nodes(), "", name, kube::PatchType::kJson, patch);
-    if (stored.ok()) return NodeWriteResult{*std::move(stored), true};
+        client.PatchForIdentity(kube::Nodes(), "", name, kube::PatchType::kJson, patch);
+    if (stored.ok()) {
+      // Every test held, so the stored Node is `wanted` at the version the server gave it.
+      wanted["metadata"]["resourceVersion"] = (*stored)["metadata"].value("resourceVersion", "");
+      return NodeWriteResult{std::move(wanted), true};
+    }
     last = stored.status();
     stale = true;
     if (kube::IsConflict(last)) continue;

@@ -16,7 +16,9 @@ namespace ccm::controllers {
 using NodeMutation = std::function<bool(kube::Json& node)>;
 
 struct NodeWriteResult {
-  kube::Json node;       // as stored, or as last read when no change was needed
+  // As written (the Node it was computed from, changed, at the stored resourceVersion; the
+  // answer is not parsed), or as last read when no change was needed.
+  kube::Json node;
   bool written = false;  // false: the (fresh) Node needed no change
 };
 

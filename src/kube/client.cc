@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "kube/metadata_scan.h"
 
 namespace ccm::kube {
 namespace {
@@ -84,6 +85,21 @@ absl::string_view PatchContentType(PatchType t) {
       return "application/json-patch+json";
   }
   return "application/merge-patch+json";
+}
+
+absl::StatusOr<Json> Client::CreateForIdentity(const Resource& r, absl::string_view ns,
+                                               const Json& obj) {
+  absl::StatusOr<Json> created = Create(r, ns, obj);
+  if (!created.ok()) return created.status();
+  return IdentityOf(*created);
+}
+
+absl::StatusOr<Json> Client::PatchForIdentity(const Resource& r, absl::string_view ns,
+                                              absl::string_view name, PatchType type,
+                                              const Json& patch, absl::string_view subresource) {
+  absl::StatusOr<Json> patched = Patch(r, ns, name, type, patch, subresource);
+  if (!patched.ok()) return patched.status();
+  return IdentityOf(*patched);
 }
 
 absl::StatusOr<ListResult> Client::ListAll(const Resource& r, absl::string_view ns,
@@ -297,6 +313,15 @@ absl::StatusOr<Json> RestClient::SendForObject(const Call& call) {
   return ParseJson(resp->body, absl::StrCat(call.verb, " ", call.path));
 }
 
+absl::StatusOr<Json> RestClient::SendForIdentity(const Call& call) {
+  auto resp = Send(call);
+  if (!resp.ok()) return resp.status();
+  absl::StatusOr<Json> id = ScanMetadata(resp->body, absl::StrCat(call.verb, " ", call.path));
+  // Not the caller's mistake: an answer we cannot read is the server's.
+  if (!id.ok()) return absl::InternalError(id.status().message());
+  return id;
+}
+
 absl::StatusOr<Json> RestClient::Get(const Resource& r, absl::string_view ns,
                                      absl::string_view name) {
   return SendForObject({"get", "GET", r.Path(ns, name), "", "", ""});
@@ -433,12 +458,22 @@ absl::Status RestClient::Watch(const Resource& r, absl::string_view ns, const Wa
   return absl::OkStatus();
 }
 
-absl::StatusOr<Json> RestClient::Create(const Resource& r, absl::string_view ns, const Json& obj) {
+RestClient::Call RestClient::CreateCall(const Resource& r, absl::string_view ns,
+                                        const Json& obj) const {
   Json body = obj;
   if (!body.contains("apiVersion")) body["apiVersion"] = r.api_version();
   if (!body.contains("kind")) body["kind"] = r.kind;
   if (ns.empty() && r.namespaced) ns = MetaString(obj, "namespace");
-  return SendForObject({"create", "POST", r.Path(ns), "", body.dump(), "application/json"});
+  return {"create", "POST", r.Path(ns), "", body.dump(), "application/json"};
+}
+
+absl::StatusOr<Json> RestClient::Create(const Resource& r, absl::string_view ns, const Json& obj) {
+  return SendForObject(CreateCall(r, ns, obj));
+}
+
+absl::StatusOr<Json> RestClient::CreateForIdentity(const Resource& r, absl::string_view ns,
+                                                   const Json& obj) {
+  return SendForIdentity(CreateCall(r, ns, obj));
 }
 
 absl::StatusOr<Json> RestClient::Update(const Resource& r, const Json& obj,
@@ -462,6 +497,14 @@ absl::StatusOr<Json> RestClient::Patch(const Resource& r, absl::string_view ns,
                                        absl::string_view subresource) {
   return SendForObject({"patch", "PATCH", r.Path(ns, name, subresource), "", patch.dump(),
                         std::string(PatchContentType(type))});
+}
+
+absl::StatusOr<Json> RestClient::PatchForIdentity(const Resource& r, absl::string_view ns,
+                                                  absl::string_view name, PatchType type,
+                                                  const Json& patch,
+                                                  absl::string_view subresource) {
+  return SendForIdentity({"patch", "PATCH", r.Path(ns, name, subresource), "", patch.dump(),
+                          std::string(PatchContentType(type))});
 }
 
 absl::Status RestClient::Delete(const Resource& r, absl::string_view ns, absl::string_view name,

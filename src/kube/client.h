@@ -104,6 +104,16 @@ class Client {
   virtual absl::Status Delete(const Resource& r, absl::string_view ns, absl::string_view name,
                               const DeleteOptions& opts = DeleteOptions()) = 0;
 
+  // Create and Patch for a caller that needs only the identity of what was stored:
+  // {"metadata": {name, namespace, uid, resourceVersion}} (ScanMetadata). The REST client reads
+  // the answer only up to the end of its metadata instead of parsing the whole object.
+  virtual absl::StatusOr<Json> CreateForIdentity(const Resource& r, absl::string_view ns,
+                                                 const Json& obj);
+  virtual absl::StatusOr<Json> PatchForIdentity(const Resource& r, absl::string_view ns,
+                                                absl::string_view name, PatchType type,
+                                                const Json& patch,
+                                                absl::string_view subresource = "");
+
   // Follows `continue` until the last page. The result's resource_version is the first page's
   // (the consistent snapshot). A 410 on a continue token (expired) is returned as IsGone.
   // `each`, when set, runs on every item as its page arrives, before the next page is read, and
@@ -156,6 +166,11 @@ class RestClient final : public Client {
                              absl::string_view subresource = "") override;
   absl::Status Delete(const Resource& r, absl::string_view ns, absl::string_view name,
                       const DeleteOptions& opts = DeleteOptions()) override;
+  absl::StatusOr<Json> CreateForIdentity(const Resource& r, absl::string_view ns,
+                                         const Json& obj) override;
+  absl::StatusOr<Json> PatchForIdentity(const Resource& r, absl::string_view ns,
+                                        absl::string_view name, PatchType type, const Json& patch,
+                                        absl::string_view subresource = "") override;
   std::string DefaultNamespace() const override { return config_.default_namespace; }
 
   const Config& config() const { return config_; }
@@ -172,6 +187,8 @@ class RestClient final : public Client {
   struct Call;
   absl::StatusOr<HttpResponse> Send(const Call& call);
   absl::StatusOr<Json> SendForObject(const Call& call);
+  absl::StatusOr<Json> SendForIdentity(const Call& call);
+  Call CreateCall(const Resource& r, absl::string_view ns, const Json& obj) const;
   std::vector<Header> RequestHeaders();  // auth, User-Agent of a view
   void Throttle();                       // client-side QPS/burst
   void CountRequest();

@@ -21,6 +21,17 @@ std::string Str(const Json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+// The event as written at the name and version the server stored it under (`id` is the
+// answer's identity, ScanMetadata): what a sink returns without parsing the whole answer.
+Event AsStored(const Event& written, const Json& id) {
+  Event e = written;
+  const Json meta = id.value("metadata", Json::object());
+  e.name = meta.value("name", e.name);
+  e.ns = meta.value("namespace", e.ns);
+  e.resource_version = meta.value("resourceVersion", "");
+  return e;
+}
+
 }  // namespace
 
 Json EventToJson(const Event& e) {
@@ -94,20 +105,20 @@ Json EventPatchJson(const Event& e) {
 absl::StatusOr<Event> KubeEventSink::Create(const Event& event) {
   Json body = EventToJson(event);
   body["metadata"].erase("resourceVersion");
-  absl::StatusOr<Json> created = client_.Create(CoreEvents(), event.ns, body);
+  absl::StatusOr<Json> created = client_.CreateForIdentity(CoreEvents(), event.ns, body);
   if (!created.ok()) {
     return Annotate(created.status(), absl::StrCat("create event ", event.ns, "/", event.name));
   }
-  return EventFromJson(*created);
+  return AsStored(event, *created);
 }
 
 absl::StatusOr<Event> KubeEventSink::Patch(const Event& event) {
-  absl::StatusOr<Json> patched = client_.Patch(CoreEvents(), event.ns, event.name,
-                                               PatchType::kStrategicMerge, EventPatchJson(event));
+  absl::StatusOr<Json> patched = client_.PatchForIdentity(
+      CoreEvents(), event.ns, event.name, PatchType::kStrategicMerge, EventPatchJson(event));
   if (!patched.ok()) {
     return Annotate(patched.status(), absl::StrCat("patch event ", event.ns, "/", event.name));
   }
-  return EventFromJson(*patched);
+  return AsStored(event, *patched);
 }
 
 }  // namespace ccm::kube

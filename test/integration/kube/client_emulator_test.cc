@@ -204,6 +204,37 @@ TEST_F(EmulatorTest, EveryRequestKind) {
   ASSERT_TRUE(ns.ok()) << ns.status();
 }
 
+// The identity variants read only the answer's metadata, and agree with what the server stored.
+TEST_F(EmulatorTest, WritesForIdentityAgreeWithTheStoredObject) {
+  auto c = NewClient();
+  Json cm = {{"metadata", {{"name", "id1"}, {"namespace", "default"}}}, {"data", {{"k", "v"}}}};
+  auto created = c->CreateForIdentity(ConfigMaps(), "default", cm);
+  ASSERT_TRUE(created.ok()) << created.status();
+  auto got = c->Get(ConfigMaps(), "default", "id1");
+  ASSERT_TRUE(got.ok()) << got.status();
+  Json want = {{"metadata",
+                {{"name", "id1"},
+                 {"namespace", "default"},
+                 {"uid", Uid(*got)},
+                 {"resourceVersion", ResourceVersion(*got)}}}};
+  EXPECT_EQ(*created, want);
+
+  ASSERT_TRUE(c->Create(Nodes(), "", NodeObj("id-node")).ok());
+  auto patched = c->PatchForIdentity(
+      Nodes(), "", "id-node", PatchType::kStrategicMerge,
+      {{"status", {{"addresses", {{{"type", "InternalIP"}, {"address", "10.0.0.8"}}}}}}}, "status");
+  ASSERT_TRUE(patched.ok()) << patched.status();
+  auto node = c->Get(Nodes(), "", "id-node");
+  ASSERT_TRUE(node.ok()) << node.status();
+  EXPECT_EQ(NodeAddresses(*node), (std::vector<NodeAddress>{{"InternalIP", "10.0.0.8"}}));
+  EXPECT_EQ((*patched)["metadata"]["resourceVersion"], ResourceVersion(*node));
+  EXPECT_EQ((*patched)["metadata"]["uid"], Uid(*node));
+  // Errors are the write's, as with Patch.
+  auto missing = c->PatchForIdentity(Nodes(), "", "no-such-node", PatchType::kMerge,
+                                     {{"metadata", {{"labels", {{"a", "1"}}}}}});
+  EXPECT_TRUE(IsNotFoundError(missing.status())) << missing.status();
+}
+
 TEST_F(EmulatorTest, ListPagingAndListAll) {
   auto c = NewClient();
   for (int i = 0; i < 25; ++i)
