@@ -117,6 +117,51 @@ absl::StatusOr<cns::QueryResult> FakeCns::QueryVolume(const cns::QueryFilter& fi
   return out;
 }
 
+std::vector<cns::Snapshot> FakeCns::SnapshotsOfVolume(const std::string& volume_id) const {
+  absl::MutexLock l(&mu_);
+  auto it = snapshots_.find(volume_id);
+  return it == snapshots_.end() ? std::vector<cns::Snapshot>() : it->second;
+}
+
+absl::StatusOr<cns::SnapshotQueryResult> FakeCns::QuerySnapshots(
+    const cns::SnapshotQueryFilter& filter) {
+  absl::MutexLock l(&mu_);
+  ++calls_["CnsQuerySnapshots"];
+  if (auto it = failures_.find("CnsQuerySnapshots");
+      it != failures_.end() && it->second.count != 0) {
+    --it->second.count;
+    return it->second.status;
+  }
+  std::vector<cns::SnapshotQueryEntry> all;
+  auto add_volume = [&](const std::string& volume_id, const std::string& snapshot_id) {
+    if (!volumes_.contains(volume_id)) {
+      all.push_back({{}, "CnsVolumeNotFoundFault", absl::StrCat("volume ", volume_id)});
+      return;
+    }
+    bool found = false;
+    for (const cns::Snapshot& snap : snapshots_[volume_id]) {
+      if (!snapshot_id.empty() && snap.snapshot_id != snapshot_id) continue;
+      all.push_back({snap, "", ""});
+      found = true;
+    }
+    if (!snapshot_id.empty() && !found) {
+      all.push_back({{}, "CnsSnapshotNotFoundFault", absl::StrCat("snapshot ", snapshot_id)});
+    }
+  };
+  if (filter.specs.empty()) {
+    for (const auto& [id, unused] : volumes_) add_volume(id, "");
+  }
+  for (const cns::SnapshotQuerySpec& spec : filter.specs)
+    add_volume(spec.volume_id, spec.snapshot_id);
+  cns::SnapshotQueryResult out;
+  const int64_t offset = filter.cursor ? filter.cursor->offset : 0;
+  const int64_t limit = filter.cursor && filter.cursor->limit > 0 ? filter.cursor->limit : 128;
+  const int64_t total = static_cast<int64_t>(all.size());
+  for (int64_t i = offset; i < std::min(total, offset + limit); ++i) out.entries.push_back(all[i]);
+  out.cursor = {std::min(total, offset + limit), limit, total};
+  return out;
+}
+
 absl::StatusOr<vsphere::Moref> FakeCns::Start(const cns::Operation& op) {
   absl::MutexLock l(&mu_);
   ++calls_[op.method];
@@ -154,6 +199,10 @@ absl::StatusOr<std::string> FakeCns::AttachedDiskUuid(const vsphere::Moref& vm,
 }
 
 absl::StatusOr<cns::VolumeOperationResult> FakeCns::Apply(const cns::Operation& op) {
+  if (absl::StartsWith(op.method, "CnsCreateSnapshot") ||
+      absl::StartsWith(op.method, "CnsDeleteSnapshot")) {
+    return ApplySnapshot(op);
+  }
   cns::VolumeOperationResult r;
   if (op.method == "CnsCreateVolume") {
     Stored s;
@@ -164,6 +213,12 @@ absl::StatusOr<cns::VolumeOperationResult> FakeCns::Apply(const cns::Operation& 
     s.volume.storage_policy_id = op.create.storage_policy_id;
     s.volume.metadata = op.create.metadata;
     if (!op.create.datastores.empty()) s.datastore = op.create.datastores.front().value;
+    if (!op.create.source_snapshot_id.empty()) {  // CNS: the snapshot's datastore and size
+      auto src = volumes_.find(op.create.source_volume_id);
+      if (src == volumes_.end()) return NotFoundFault(op.create.source_volume_id);
+      s.datastore = src->second.datastore;
+      s.volume.capacity_mb = src->second.volume.capacity_mb;
+    }
     s.volume.datastore_url = urls_[s.datastore];
     volumes_[s.volume.volume_id] = s;
     r.volume_id = s.volume.volume_id;
@@ -175,6 +230,9 @@ absl::StatusOr<cns::VolumeOperationResult> FakeCns::Apply(const cns::Operation& 
   Stored& v = it->second;
   r.volume_id = op.volume_id;
   if (op.method == "CnsDeleteVolume") {
+    if (!snapshots_[op.volume_id].empty()) {
+      return cns::FaultStatus("CnsFault", absl::StrCat("volume ", op.volume_id, " has snapshots"));
+    }
     if (op.delete_disk && !v.attached_vm.empty()) {
       return cns::FaultStatus(
           "ResourceInUse",
@@ -205,6 +263,34 @@ absl::StatusOr<cns::VolumeOperationResult> FakeCns::Apply(const cns::Operation& 
   } else if (op.method == "CnsUpdateVolumeMetadata") {
     v.volume.metadata.entity_metadata = op.metadata.entity_metadata;
   }
+  return r;
+}
+
+absl::StatusOr<cns::VolumeOperationResult> FakeCns::ApplySnapshot(const cns::Operation& op) {
+  if (!volumes_.contains(op.volume_id)) {
+    return cns::FaultStatus("CnsVolumeNotFoundFault", absl::StrCat("volume ", op.volume_id));
+  }
+  std::vector<cns::Snapshot>& snaps = snapshots_[op.volume_id];
+  cns::VolumeOperationResult r;
+  r.volume_id = op.volume_id;
+  if (op.method == "CnsCreateSnapshots") {
+    if (snaps.size() >= 32) {
+      return cns::FaultStatus("CnsFault", "the volume has 32 snapshots, vCenter's maximum");
+    }
+    r.type = "CnsSnapshotCreateResult";
+    r.snapshot = {NewId(), op.volume_id, op.description, absl::FromUnixSeconds(1800000000 + next_)};
+    snaps.push_back(r.snapshot);
+    return r;
+  }
+  auto it = std::find_if(snaps.begin(), snaps.end(),
+                         [&](const cns::Snapshot& s) { return s.snapshot_id == op.snapshot_id; });
+  if (it == snaps.end()) {
+    return cns::FaultStatus("CnsSnapshotNotFoundFault",
+                            absl::StrCat("snapshot ", op.snapshot_id, " of volume ", op.volume_id));
+  }
+  snaps.erase(it);
+  r.type = "CnsSnapshotDeleteResult";
+  r.snapshot_id = op.snapshot_id;
   return r;
 }
 

@@ -45,8 +45,13 @@ class FakeCns final : public vsphere::cns::VolumeManager {
   std::vector<Stored> All() const;
   int Calls(const std::string& method) const;  // Start/QueryVolume calls by CNS method
 
+  // Snapshots as CNS keeps them: per volume, in creation order.
+  std::vector<vsphere::cns::Snapshot> SnapshotsOfVolume(const std::string& volume_id) const;
+
   absl::StatusOr<vsphere::cns::QueryResult> QueryVolume(
       const vsphere::cns::QueryFilter& filter) override;
+  absl::StatusOr<vsphere::cns::SnapshotQueryResult> QuerySnapshots(
+      const vsphere::cns::SnapshotQueryFilter& filter) override;
   absl::StatusOr<vsphere::Moref> Start(const vsphere::cns::Operation& op) override;
   absl::StatusOr<vsphere::cns::VolumeOperationResult> Wait(const vsphere::Moref& task,
                                                            absl::string_view what) override;
@@ -61,10 +66,13 @@ class FakeCns final : public vsphere::cns::VolumeManager {
   };
   absl::StatusOr<vsphere::cns::VolumeOperationResult> Apply(const vsphere::cns::Operation& op)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<vsphere::cns::VolumeOperationResult> ApplySnapshot(
+      const vsphere::cns::Operation& op) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string NewId() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
   std::map<std::string, Stored> volumes_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::vector<vsphere::cns::Snapshot>> snapshots_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> urls_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Failure> failures_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> vanish_ ABSL_GUARDED_BY(mu_);

@@ -502,7 +502,18 @@ absl::StatusOr<Config> BuildConfig(const RawConfig& raw, std::vector<std::string
                                     "are set"));
   }
   CCM_CFG_RETURN_IF_ERROR(BuildTopologyCategories(raw, cfg.labels));
-  cfg.csi_sections_unused = raw.snapshot.has_value() || !raw.net_permissions.empty();
+  cfg.csi_sections_unused = !raw.net_permissions.empty();
+  Reader snapshot(Ptr(raw.snapshot));
+  SnapshotConfig& sc = cfg.snapshot;
+  bool present = false;
+  // Not bounded here, as the reference does not (vCenter itself allows 32 per disk).
+  CCM_CFG_RETURN_IF_ERROR(snapshot.Int("global-max-snapshots-per-block-volume", 0, 1 << 30,
+                                       sc.global_max_per_block_volume, &present));
+  if (sc.global_max_per_block_volume == 0) sc.global_max_per_block_volume = 3;
+  CCM_CFG_RETURN_IF_ERROR(snapshot.Int("granular-max-snapshots-per-block-volume-vsan", 0, 1 << 30,
+                                       sc.vsan_max_per_block_volume, &present));
+  CCM_CFG_RETURN_IF_ERROR(snapshot.Int("granular-max-snapshots-per-block-volume-vvol", 0, 1 << 30,
+                                       sc.vvol_max_per_block_volume, &present));
 
   Reader nodes(Ptr(raw.nodes));
   NodesConfig& n = cfg.nodes;

@@ -148,8 +148,7 @@ absl::StatusOr<ParseResult> ParseConfig(absl::string_view bytes, const Environme
   }
   if (c.csi_sections_unused) {
     result.notices.push_back(
-        "[Snapshot] and [NetPermissions] are accepted; this driver implements neither volume "
-        "snapshots nor file volumes");
+        "[NetPermissions] is accepted; this driver does not implement file volumes");
   }
   if (options.strict && !result.warnings.empty()) {
     return absl::InvalidArgumentError(

@@ -132,6 +132,15 @@ struct LoadBalancerConfig {
   bool operator==(const LoadBalancerConfig&) const = default;
 };
 
+// CSI: [Snapshot], the per-volume snapshot limits (the reference's keys and defaults). A
+// granular limit (> 0) replaces the global one for volumes on vSAN or vVol datastores.
+struct SnapshotConfig {
+  int global_max_per_block_volume = 3;  // global-max-snapshots-per-block-volume
+  int vsan_max_per_block_volume = 0;    // granular-max-snapshots-per-block-volume-vsan
+  int vvol_max_per_block_volume = 0;    // granular-max-snapshots-per-block-volume-vvol
+  bool operator==(const SnapshotConfig&) const = default;
+};
+
 // [Route] / route: not active yet.
 struct RouteConfig {
   std::string router_path;
@@ -146,7 +155,8 @@ struct Config {
   std::optional<NsxtConfig> nsxt;
   std::optional<LoadBalancerConfig> load_balancer;
   std::optional<RouteConfig> route;
-  // CSI: [Snapshot] or [NetPermissions] present (accepted; no snapshots or file volumes here).
+  SnapshotConfig snapshot;
+  // CSI: [NetPermissions] present (accepted; no file volumes here).
   bool csi_sections_unused = false;
 
   // The vCenter with this server address (or label), nullptr if none.

@@ -495,8 +495,36 @@ TEST(ConfigTest, CsiDriverConfigKeys) {
   EXPECT_EQ(c.vcenters[0].migration_datastore_url, "ds:///vmfs/volumes/a/");
   EXPECT_EQ(c.labels.topology_categories, (std::vector<std::string>{"k8s-region", "k8s-zone"}));
   EXPECT_EQ(c.labels.category_labels.at("k8s-zone"), "topology.kubernetes.io/zone");
+  EXPECT_EQ(c.snapshot, (SnapshotConfig{5, 0, 0}));
   EXPECT_TRUE(r->warnings.empty()) << absl::StrJoin(r->warnings, "\n");
-  EXPECT_THAT(absl::StrJoin(r->notices, "\n"), HasSubstr("[Snapshot] and [NetPermissions]"));
+  // [Snapshot] is in effect now: no "accepted, no effect" notice for it.
+  EXPECT_THAT(absl::StrJoin(r->notices, "\n"), Not(HasSubstr("[Snapshot]")));
+}
+
+TEST(ConfigTest, SnapshotLimitsDefaultsEnvironmentAndErrors) {
+  const std::string base = "[VirtualCenter \"v\"]\nuser = u\npassword = p\n";
+  auto plain = ParseConfig(base, {});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->config.snapshot, (SnapshotConfig{3, 0, 0}));  // the reference's default
+
+  auto granular = ParseConfig(base +
+                                  "[Snapshot]\nglobal-max-snapshots-per-block-volume = 0\n"
+                                  "granular-max-snapshots-per-block-volume-vsan = 7\n"
+                                  "granular-max-snapshots-per-block-volume-vvol = 9\n",
+                              {});
+  ASSERT_TRUE(granular.ok()) << granular.status();
+  EXPECT_EQ(granular->config.snapshot, (SnapshotConfig{3, 7, 9}));  // 0 is the default
+
+  auto env = ParseConfig(base + "[Snapshot]\nglobal-max-snapshots-per-block-volume = 5\n",
+                         {{"GLOBAL_MAX_SNAPSHOTS_PER_BLOCK_VOLUME", "12"},
+                          {"GRANULAR_MAX_SNAPSHOTS_PER_BLOCK_VOLUME_VSAN", "4"}});
+  ASSERT_TRUE(env.ok()) << env.status();
+  EXPECT_EQ(env->config.snapshot, (SnapshotConfig{12, 4, 0}));
+
+  auto bad = ParseConfig(base + "[Snapshot]\nglobal-max-snapshots-per-block-volume = -1\n", {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("global-max-snapshots-per-block-volume"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("expected an integer"));
 }
 
 TEST(ConfigTest, UnknownKeysWarnWithTheRightSpelling) {

@@ -42,6 +42,13 @@ constexpr Mapping kNodeVars[] = {
     {"VSPHERE_NODES_EXCLUDE_INTERNAL_NETWORK_SUBNET_CIDR", "exclude-internal-network-subnet-cidr"},
     {"VSPHERE_NODES_EXCLUDE_EXTERNAL_NETWORK_SUBNET_CIDR", "exclude-external-network-subnet-cidr"},
 };
+constexpr Mapping kSnapshotVars[] = {
+    {"GLOBAL_MAX_SNAPSHOTS_PER_BLOCK_VOLUME", "global-max-snapshots-per-block-volume"},
+    {"GRANULAR_MAX_SNAPSHOTS_PER_BLOCK_VOLUME_VSAN",
+     "granular-max-snapshots-per-block-volume-vsan"},
+    {"GRANULAR_MAX_SNAPSHOTS_PER_BLOCK_VOLUME_VVOL",
+     "granular-max-snapshots-per-block-volume-vvol"},
+};
 // Suffixes of VCENTER_<ID>_...
 constexpr Mapping kVCenterVars[] = {
     {"_SERVER", "server"},
@@ -82,6 +89,7 @@ absl::Status ApplyEnvironment(const Environment& env, RawConfig& raw) {
   ApplyTable(env, kGlobalVars, raw.global, "Global");
   ApplyTable(env, kLabelVars, raw.labels, "Labels");
   ApplyTable(env, kNodeVars, raw.nodes, "Nodes");
+  ApplyTable(env, kSnapshotVars, raw.snapshot, "Snapshot");
 
   constexpr absl::string_view kPrefix = "VSPHERE_VCENTER_";
   for (const auto& [var, value] : env) {

@@ -23,6 +23,8 @@
 // | VSPHERE_NODES_EXTERNAL_VM_NETWORK_NAME      | Nodes external-vm-network-name              |
 // | VSPHERE_NODES_EXCLUDE_INTERNAL_NETWORK_SUBNET_CIDR | Nodes exclude-internal-... (ours)    |
 // | VSPHERE_NODES_EXCLUDE_EXTERNAL_NETWORK_SUBNET_CIDR | Nodes exclude-external-... (ours)    |
+// | GLOBAL_MAX_SNAPSHOTS_PER_BLOCK_VOLUME       | Snapshot global-max-snapshots-per-block-... |
+// | GRANULAR_MAX_SNAPSHOTS_PER_BLOCK_VOLUME_VSAN / _VVOL | Snapshot granular-max-...-vsan / -vvol |
 // | VSPHERE_VCENTER_<ID>=<name>                 | adds/updates vCenter <name> (an address,    |
 // |                                             | or a label when VCENTER_<ID>_SERVER is set) |
 // | VCENTER_<ID>_SERVER / _PORT / _USERNAME / _PASSWORD / _INSECURE / _DATACENTERS /          |

@@ -77,6 +77,29 @@ absl::StatusOr<QueryResult> CnsClient::Query(const QueryFilter& filter) {
   return q;
 }
 
+absl::StatusOr<SnapshotQueryResult> CnsClient::QuerySnapshots(const SnapshotQueryFilter& filter) {
+  const absl::Time start = absl::Now();
+  const std::string what = "CNS query snapshots";
+  auto query = [&]() -> absl::StatusOr<SnapshotQueryResult> {
+    absl::StatusOr<SoapResponse> r =
+        vim_.Call(kCnsEndpoint, "CnsQuerySnapshots", QuerySnapshotsArgs(filter), CallKind::kQuery);
+    if (!r.ok()) return Transport(r.status(), what);
+    const Moref task = ParseMoref(r->returnval());
+    if (task.empty()) return absl::InternalError(absl::StrCat(what, ": no task returned"));
+    absl::StatusOr<TaskInfo> info = tasks_.Wait(task);
+    if (!info.ok()) return Transport(info.status(), absl::StrCat(what, " (", task.value, ")"));
+    if (info->state == "error") {
+      return Annotate(FaultStatus(info->error_fault, info->error_message), what);
+    }
+    absl::StatusOr<SnapshotQueryResult> q = ParseSnapshotQueryResult(info->result);
+    if (!q.ok()) return Annotate(q.status(), what);
+    return q;
+  };
+  absl::StatusOr<SnapshotQueryResult> out = query();
+  if (options_.observer) options_.observer("query-snapshots", out.ok(), absl::Now() - start);
+  return out;
+}
+
 absl::StatusOr<std::string> CnsClient::AttachedDiskUuid(const Moref& vm,
                                                         const std::string& volume_id) {
   const std::string what = absl::StrCat("disks of ", vm.ToString());

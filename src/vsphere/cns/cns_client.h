@@ -26,6 +26,7 @@ class CnsClient final : public VolumeManager {
   explicit CnsClient(Client& vim, CnsClientOptions options = {});
 
   absl::StatusOr<QueryResult> QueryVolume(const QueryFilter& filter) override;
+  absl::StatusOr<SnapshotQueryResult> QuerySnapshots(const SnapshotQueryFilter& filter) override;
   absl::StatusOr<Moref> Start(const Operation& op) override;
   absl::StatusOr<VolumeOperationResult> Wait(const Moref& task, absl::string_view what) override;
   absl::StatusOr<std::vector<VolumeOperationResult>> WaitAll(const Moref& task,

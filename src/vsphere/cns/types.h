@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "vsphere/moref.h"
 
 namespace ccm::vsphere::cns {
@@ -73,6 +74,10 @@ struct CreateSpec {
   // Disk's ID (a statically provisioned PV), or the disk's URL path (an in-tree VMDK).
   std::string backing_disk_id;
   std::string backing_disk_url_path;
+  // A volume from a snapshot (CnsSnapshotVolumeSource): CNS makes the new disk on the
+  // snapshot's datastore, of the snapshot's size.
+  std::string source_volume_id;
+  std::string source_snapshot_id;
 };
 
 struct CreateResult {
@@ -119,6 +124,39 @@ struct QueryResult {
   Cursor cursor;
 };
 
+// CnsSnapshot.
+struct Snapshot {
+  std::string snapshot_id;
+  std::string volume_id;
+  std::string description;  // the reference writes "<CSI snapshot name>-<volume id>" here
+  absl::Time create_time = absl::UnixEpoch();
+  bool operator==(const Snapshot&) const = default;
+};
+
+// CnsSnapshotQuerySpec: one volume's snapshots, or one of them.
+struct SnapshotQuerySpec {
+  std::string volume_id;
+  std::string snapshot_id;  // empty: every snapshot of the volume
+};
+
+// CnsSnapshotQueryFilter: no spec asks for every snapshot CNS has.
+struct SnapshotQueryFilter {
+  std::vector<SnapshotQuerySpec> specs;
+  std::optional<Cursor> cursor;
+};
+
+// CnsSnapshotQueryResultEntry: a snapshot, or the fault for a spec (e.g. an unknown snapshot).
+struct SnapshotQueryEntry {
+  Snapshot snapshot;
+  std::string fault_name;
+  std::string fault_message;
+};
+
+struct SnapshotQueryResult {
+  std::vector<SnapshotQueryEntry> entries;
+  Cursor cursor;
+};
+
 // One entry of a task's CnsVolumeOperationBatchResult (CnsVolumeOperationResult and subtypes).
 struct VolumeOperationResult {
   std::string type;  // xsi:type, e.g. "CnsVolumeCreateResult"
@@ -128,6 +166,8 @@ struct VolumeOperationResult {
   std::string name;              // CnsVolumeCreateResult
   std::vector<Moref> placement;  // CnsVolumeCreateResult.placementResults[].datastore
   std::string disk_uuid;         // CnsVolumeAttachResult
+  Snapshot snapshot;             // CnsSnapshotCreateResult
+  std::string snapshot_id;       // CnsSnapshotDeleteResult
 };
 
 }  // namespace ccm::vsphere::cns

@@ -57,6 +57,22 @@ Operation UpdateMetadataOp(const std::string& volume_id, const VolumeMetadata& m
   return op;
 }
 
+Operation CreateSnapshotOp(const std::string& volume_id, const std::string& description) {
+  Operation op{"CnsCreateSnapshots", CreateSnapshotsArgs({{volume_id, "", description}}),
+               absl::StrCat("CNS create snapshot \"", description, "\" of volume ", volume_id)};
+  op.volume_id = volume_id;
+  op.description = description;
+  return op;
+}
+
+Operation DeleteSnapshotOp(const std::string& volume_id, const std::string& snapshot_id) {
+  Operation op{"CnsDeleteSnapshots", DeleteSnapshotsArgs({{volume_id, snapshot_id, ""}}),
+               absl::StrCat("CNS delete snapshot ", snapshot_id, " of volume ", volume_id)};
+  op.volume_id = volume_id;
+  op.snapshot_id = snapshot_id;
+  return op;
+}
+
 absl::StatusOr<CreateResult> CreateResultOf(const Operation& op, const VolumeOperationResult& r) {
   if (r.volume_id.empty()) {
     return absl::InternalError(absl::StrCat(op.what, ": the result names no volume id"));
@@ -71,6 +87,13 @@ absl::StatusOr<std::string> DiskUuidOf(const Operation& op, const VolumeOperatio
     return absl::InternalError(absl::StrCat(op.what, ": the result has no diskUUID"));
   }
   return r.disk_uuid;
+}
+
+absl::StatusOr<Snapshot> SnapshotOf(const Operation& op, const VolumeOperationResult& r) {
+  if (r.snapshot.snapshot_id.empty()) {
+    return absl::InternalError(absl::StrCat(op.what, ": the result names no snapshot"));
+  }
+  return r.snapshot;
 }
 
 absl::string_view CnsOpType(absl::string_view method) {
@@ -162,6 +185,39 @@ absl::StatusOr<std::vector<absl::Status>> VolumeManager::UpdateVolumesMetadata(
     }
   }
   return out;
+}
+
+absl::StatusOr<Snapshot> VolumeManager::CreateSnapshot(const std::string& volume_id,
+                                                       const std::string& description) {
+  const Operation op = CreateSnapshotOp(volume_id, description);
+  CCM_ASSIGN_OR_RETURN(VolumeOperationResult v, Run(op));
+  return SnapshotOf(op, v);
+}
+
+absl::Status VolumeManager::DeleteSnapshot(const std::string& volume_id,
+                                           const std::string& snapshot_id) {
+  return Run(DeleteSnapshotOp(volume_id, snapshot_id)).status();
+}
+
+absl::StatusOr<std::vector<Snapshot>> VolumeManager::SnapshotsOf(const std::string& volume_id) {
+  std::vector<Snapshot> out;
+  SnapshotQueryFilter filter{{{volume_id, ""}}, Cursor{0, 128, 0}};
+  for (;;) {
+    CCM_ASSIGN_OR_RETURN(SnapshotQueryResult page, QuerySnapshots(filter));
+    for (SnapshotQueryEntry& e : page.entries) {
+      if (!e.fault_name.empty()) {
+        return Annotate(FaultStatus(e.fault_name, e.fault_message),
+                        absl::StrCat("CNS query snapshots of volume ", volume_id));
+      }
+      out.push_back(std::move(e.snapshot));
+    }
+    // The cursor's offset is where the next page starts; an answer that does not move ends it.
+    if (page.entries.empty() || page.cursor.offset <= filter.cursor->offset ||
+        page.cursor.offset >= page.cursor.total_records) {
+      return out;
+    }
+    filter.cursor->offset = page.cursor.offset;
+  }
 }
 
 absl::Status VolumeManager::UpdateVolumeMetadata(const std::string& volume_id,

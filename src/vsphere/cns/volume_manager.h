@@ -42,6 +42,8 @@ struct Operation {
   int64_t capacity_mb = 0;  // extend
   bool delete_disk = true;  // delete
   VolumeMetadata metadata;  // update metadata
+  std::string snapshot_id;  // delete snapshot
+  std::string description;  // create snapshot
 };
 Operation CreateOp(const CreateSpec& spec);
 Operation DeleteOp(const std::string& volume_id, bool delete_disk);
@@ -49,10 +51,13 @@ Operation AttachOp(const std::string& volume_id, const Moref& vm);
 Operation DetachOp(const std::string& volume_id, const Moref& vm);
 Operation ExtendOp(const std::string& volume_id, int64_t capacity_mb);
 Operation UpdateMetadataOp(const std::string& volume_id, const VolumeMetadata& metadata);
+Operation CreateSnapshotOp(const std::string& volume_id, const std::string& description);
+Operation DeleteSnapshotOp(const std::string& volume_id, const std::string& snapshot_id);
 
 // The results of a finished task, read for the operation that started it.
 absl::StatusOr<CreateResult> CreateResultOf(const Operation& op, const VolumeOperationResult& r);
 absl::StatusOr<std::string> DiskUuidOf(const Operation& op, const VolumeOperationResult& r);
+absl::StatusOr<Snapshot> SnapshotOf(const Operation& op, const VolumeOperationResult& r);
 
 // The reference's optype of a CNS method ("CnsCreateVolume" -> "create-volume"; "" if none).
 absl::string_view CnsOpType(absl::string_view method);
@@ -70,6 +75,9 @@ class VolumeManager {
   // CnsQueryVolume: one page; pass result.cursor.offset as the next filter's cursor offset while
   // it is below cursor.total_records.
   virtual absl::StatusOr<QueryResult> QueryVolume(const QueryFilter& filter) = 0;
+  // CnsQuerySnapshots (a task on vCenter, waited here): one page; a spec naming an unknown
+  // volume or snapshot gives an entry with its fault, not an error.
+  virtual absl::StatusOr<SnapshotQueryResult> QuerySnapshots(const SnapshotQueryFilter& filter) = 0;
   // The two halves of every change: Start returns the task of `op` (an error: CNS did not take
   // it); Wait waits for a task (a new one, or one recorded before a restart) and returns its
   // single volume result, a fault as its status. A task vCenter no longer knows is Unavailable
@@ -106,6 +114,12 @@ class VolumeManager {
   // task failed as a whole.
   absl::StatusOr<std::vector<absl::Status>> UpdateVolumesMetadata(
       const std::vector<MetadataUpdate>& updates);
+  // CnsCreateSnapshots of one volume: the snapshot as CNS made it.
+  absl::StatusOr<Snapshot> CreateSnapshot(const std::string& volume_id,
+                                          const std::string& description);
+  absl::Status DeleteSnapshot(const std::string& volume_id, const std::string& snapshot_id);
+  // Every snapshot of one volume (all pages); NotFound when CNS does not know the volume.
+  absl::StatusOr<std::vector<Snapshot>> SnapshotsOf(const std::string& volume_id);
 
  protected:
   absl::StatusOr<VolumeOperationResult> Run(const Operation& op);

@@ -4,6 +4,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "common/status_macros.h"
 #include "vsphere/soap.h"
 
 namespace ccm::vsphere::cns {
@@ -63,6 +65,16 @@ absl::StatusOr<int64_t> Int(const pugi::xml_node& parent, absl::string_view chil
   return v;
 }
 
+absl::Status ParseCursor(const pugi::xml_node& cursor, Cursor& out) {
+  for (auto [field, dst] : {std::pair{"offset", &out.offset}, std::pair{"limit", &out.limit},
+                            std::pair{"totalRecords", &out.total_records}}) {
+    auto v = Int(cursor, field, "cursor");
+    if (!v.ok()) return v.status();
+    *dst = *v;
+  }
+  return absl::OkStatus();
+}
+
 KeyValues ParseKeyValues(const pugi::xml_node& n, absl::string_view tag) {
   KeyValues out;
   for (const pugi::xml_node& kv : Children(n, tag)) {
@@ -111,6 +123,11 @@ std::string CreateVolumeArgs(const std::vector<CreateSpec>& specs) {
     if (!s.storage_policy_id.empty()) {
       absl::StrAppend(&out, R"(<profile xsi:type="VirtualMachineDefinedProfileSpec">)",
                       TextXml("profileId", s.storage_policy_id), "</profile>");
+    }
+    if (!s.source_snapshot_id.empty()) {  // the last field of CnsVolumeCreateSpec
+      absl::StrAppend(&out, R"(<volumeSource xsi:type="CnsSnapshotVolumeSource">)",
+                      VolumeIdXml("volumeId", s.source_volume_id),
+                      VolumeIdXml("snapshotId", s.source_snapshot_id), "</volumeSource>");
     }
     absl::StrAppend(&out, "</createSpecs>");
   }
@@ -181,6 +198,75 @@ std::string QueryVolumeArgs(const QueryFilter& filter) {
   return absl::StrCat(This(), QueryFilterXml("filter", filter));
 }
 
+std::string CreateSnapshotsArgs(const std::vector<SnapshotRef>& specs) {
+  std::string out = This();
+  for (const SnapshotRef& s : specs) {
+    absl::StrAppend(&out, "<snapshotSpecs>", VolumeIdXml("volumeId", s.volume_id),
+                    TextXml("description", s.description), "</snapshotSpecs>");
+  }
+  return out;
+}
+
+std::string DeleteSnapshotsArgs(const std::vector<SnapshotRef>& specs) {
+  std::string out = This();
+  for (const SnapshotRef& s : specs) {
+    absl::StrAppend(&out, "<snapshotDeleteSpecs>", VolumeIdXml("volumeId", s.volume_id),
+                    VolumeIdXml("snapshotId", s.snapshot_id), "</snapshotDeleteSpecs>");
+  }
+  return out;
+}
+
+std::string QuerySnapshotsArgs(const SnapshotQueryFilter& filter) {
+  std::string out = absl::StrCat(This(), "<snapshotQueryFilter>");
+  for (const SnapshotQuerySpec& s : filter.specs) {
+    absl::StrAppend(&out, "<snapshotQuerySpecs>", VolumeIdXml("volumeId", s.volume_id));
+    if (!s.snapshot_id.empty()) absl::StrAppend(&out, VolumeIdXml("snapshotId", s.snapshot_id));
+    absl::StrAppend(&out, "</snapshotQuerySpecs>");
+  }
+  if (filter.cursor) {
+    absl::StrAppend(&out, "<cursor>", TextXml("offset", absl::StrCat(filter.cursor->offset)),
+                    TextXml("limit", absl::StrCat(filter.cursor->limit)), "</cursor>");
+  }
+  return absl::StrCat(out, "</snapshotQueryFilter>");
+}
+
+absl::StatusOr<Snapshot> ParseSnapshot(const pugi::xml_node& n) {
+  Snapshot s;
+  s.snapshot_id = ChildText(Child(n, "snapshotId"), "id");
+  s.volume_id = ChildText(Child(n, "volumeId"), "id");
+  s.description = ChildText(n, "description");
+  if (s.snapshot_id.empty() || s.volume_id.empty()) {
+    return absl::InternalError("malformed CNS answer: a snapshot without snapshotId or volumeId");
+  }
+  const std::string when = ChildText(n, "createTime");
+  std::string err;
+  if (!absl::ParseTime(absl::RFC3339_full, when, &s.create_time, &err)) {
+    return absl::InternalError(absl::StrCat("malformed CNS answer: snapshot ", s.snapshot_id,
+                                            " has createTime \"", when, "\" (", err, ")"));
+  }
+  return s;
+}
+
+absl::StatusOr<SnapshotQueryResult> ParseSnapshotQueryResult(const pugi::xml_node& result) {
+  if (!result) return absl::InternalError("malformed CNS answer: no CnsSnapshotQueryResult");
+  SnapshotQueryResult out;
+  for (const pugi::xml_node& e : Children(result, "entries")) {
+    SnapshotQueryEntry entry;
+    if (pugi::xml_node fault = Child(e, "error")) {
+      entry.fault_name = XsiType(Child(fault, "fault"));
+      if (entry.fault_name.empty()) entry.fault_name = "UnknownFault";
+      entry.fault_message = ChildText(fault, "localizedMessage");
+    } else {
+      absl::StatusOr<Snapshot> s = ParseSnapshot(Child(e, "snapshot"));
+      if (!s.ok()) return s.status();
+      entry.snapshot = *std::move(s);
+    }
+    out.entries.push_back(std::move(entry));
+  }
+  CCM_RETURN_IF_ERROR(ParseCursor(Child(result, "cursor"), out.cursor));
+  return out;
+}
+
 VolumeMetadata ParseVolumeMetadata(const pugi::xml_node& n) {
   VolumeMetadata m;
   m.container_cluster = ParseContainerCluster(Child(n, "containerCluster"));
@@ -228,14 +314,7 @@ absl::StatusOr<QueryResult> ParseQueryResult(const pugi::xml_node& returnval) {
     vol.health_status = ChildText(v, "healthStatus");
     out.volumes.push_back(std::move(vol));
   }
-  pugi::xml_node cursor = Child(returnval, "cursor");
-  for (auto [field, dst] :
-       {std::pair{"offset", &out.cursor.offset}, std::pair{"limit", &out.cursor.limit},
-        std::pair{"totalRecords", &out.cursor.total_records}}) {
-    auto v = Int(cursor, field, "cursor");
-    if (!v.ok()) return v.status();
-    *dst = *v;
-  }
+  CCM_RETURN_IF_ERROR(ParseCursor(Child(returnval, "cursor"), out.cursor));
   return out;
 }
 
@@ -273,6 +352,12 @@ absl::StatusOr<std::vector<VolumeOperationResult>> ParseBatchResult(const pugi::
       v.placement.push_back(ParseMoref(Child(p, "datastore")));
     }
     v.disk_uuid = ChildText(r, "diskUUID");
+    if (v.type == "CnsSnapshotCreateResult" && v.fault_name.empty()) {
+      absl::StatusOr<Snapshot> s = ParseSnapshot(Child(r, "snapshot"));
+      if (!s.ok()) return s.status();
+      v.snapshot = *std::move(s);
+    }
+    v.snapshot_id = ChildText(Child(r, "snapshotId"), "id");
     out.push_back(std::move(v));
   }
   if (out.empty()) {
@@ -284,7 +369,8 @@ absl::StatusOr<std::vector<VolumeOperationResult>> ParseBatchResult(const pugi::
 absl::Status FaultStatus(absl::string_view fault_name, absl::string_view message) {
   absl::Status named = NamedFaultStatus(fault_name, message);
   absl::StatusCode code = named.code();
-  if (fault_name == "NotFound" || fault_name == "ManagedObjectNotFound") {
+  if (fault_name == "NotFound" || fault_name == "ManagedObjectNotFound" ||
+      fault_name == "CnsVolumeNotFoundFault" || fault_name == "CnsSnapshotNotFoundFault") {
     code = absl::StatusCode::kNotFound;
   } else if (fault_name == "ResourceInUse" || fault_name == "InvalidPowerState") {
     code = absl::StatusCode::kFailedPrecondition;

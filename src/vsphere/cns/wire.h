@@ -5,7 +5,8 @@
 //
 // Faults (FaultStatus): a CNS fault keeps its type name (FaultName() in soap.h) and message; the
 // codes are the ones the CSI sidecars act on.
-//   NotFound, ManagedObjectNotFound   -> NotFound (an unknown volume id or VM)
+//   NotFound, ManagedObjectNotFound,  -> NotFound (an unknown volume id, snapshot or VM)
+//   CnsVolumeNotFoundFault, CnsSnapshotNotFoundFault
 //   ResourceInUse, InvalidPowerState  -> FailedPrecondition (deleting an attached volume, ...)
 //   TooManyDevices, TooManyDisksOnLegacyHost, NoDiskSpace, InsufficientResourcesFault
 //                                     -> ResourceExhausted (no free SCSI slot, a full disk)
@@ -46,6 +47,14 @@ struct Extend {
 std::string ExtendVolumeArgs(const std::vector<Extend>& specs);
 std::string UpdateVolumeMetadataArgs(const std::vector<MetadataUpdate>& specs);
 std::string QueryVolumeArgs(const QueryFilter& filter);
+struct SnapshotRef {
+  std::string volume_id;
+  std::string snapshot_id;  // CnsDeleteSnapshots
+  std::string description;  // CnsCreateSnapshots
+};
+std::string CreateSnapshotsArgs(const std::vector<SnapshotRef>& specs);
+std::string DeleteSnapshotsArgs(const std::vector<SnapshotRef>& specs);
+std::string QuerySnapshotsArgs(const SnapshotQueryFilter& filter);
 
 // Pieces, exposed for tests.
 std::string VolumeMetadataXml(absl::string_view tag, const VolumeMetadata& m);
@@ -54,6 +63,10 @@ std::string QueryFilterXml(absl::string_view tag, const QueryFilter& f);
 // The returnval of CnsQueryVolume (a CnsQueryResult). Malformed numbers are an error.
 absl::StatusOr<QueryResult> ParseQueryResult(const pugi::xml_node& returnval);
 VolumeMetadata ParseVolumeMetadata(const pugi::xml_node& n);
+// A CnsSnapshotQueryResult (the result of a CnsQuerySnapshots task).
+absl::StatusOr<SnapshotQueryResult> ParseSnapshotQueryResult(const pugi::xml_node& result);
+// A CnsSnapshot; a missing or malformed createTime is an error.
+absl::StatusOr<Snapshot> ParseSnapshot(const pugi::xml_node& n);
 
 // A TaskInfo (the `info` property of a Task).
 struct TaskInfo {

@@ -76,6 +76,9 @@ TEST(CnsWireTest, BuildsArgumentsInSchemaOrder) {
   CreateSpec registration = Spec();
   registration.capacity_mb = 0;
   registration.backing_disk_id = "fcd-1";
+  CreateSpec from_snapshot = with_policy;
+  from_snapshot.source_volume_id = "v1";
+  from_snapshot.source_snapshot_id = "s1";
   CreateSpec by_path = registration;
   by_path.backing_disk_id.clear();
   by_path.backing_disk_url_path = "https://vc/folder/kubevols/a.vmdk?dcPath=dc1&dsName=ds1";
@@ -137,6 +140,29 @@ TEST(CnsWireTest, BuildsArgumentsInSchemaOrder) {
         "<labels><key>k</key><value>v</value></labels>",
         "<cursor><offset>10</offset><limit>5</limit></cursor>", "</filter>"}},
       {"empty query", QueryVolumeArgs({}), {"</_this><filter></filter>"}},
+      {"create from a snapshot (volumeSource last)",
+       CreateVolumeArgs({from_snapshot}),
+       {"</profile>", R"(<volumeSource xsi:type="CnsSnapshotVolumeSource">)",
+        "<volumeId><id>v1</id></volumeId><snapshotId><id>s1</id></snapshotId>",
+        "</volumeSource></createSpecs>"}},
+      {"create snapshots",
+       CreateSnapshotsArgs({{"v1", "", "snap-a-v1"}, {"v2", "", "snap-b-v2"}}),
+       {"</_this><snapshotSpecs><volumeId><id>v1</id></volumeId>",
+        "<description>snap-a-v1</description></snapshotSpecs>",
+        "<snapshotSpecs><volumeId><id>v2</id></volumeId>"}},
+      {"delete snapshots",
+       DeleteSnapshotsArgs({{"v1", "s1", ""}}),
+       {"<snapshotDeleteSpecs><volumeId><id>v1</id></volumeId>",
+        "<snapshotId><id>s1</id></snapshotId></snapshotDeleteSpecs>"}},
+      {"query snapshots",
+       QuerySnapshotsArgs({{{"v1", ""}, {"v2", "s2"}}, Cursor{128, 64, 0}}),
+       {"<snapshotQueryFilter><snapshotQuerySpecs><volumeId><id>v1</id></volumeId>"
+        "</snapshotQuerySpecs>",
+        "<snapshotQuerySpecs><volumeId><id>v2</id></volumeId><snapshotId><id>s2</id>",
+        "<cursor><offset>128</offset><limit>64</limit></cursor></snapshotQueryFilter>"}},
+      {"query every snapshot",
+       QuerySnapshotsArgs({}),
+       {"</_this><snapshotQueryFilter></snapshotQueryFilter>"}},
   };
   for (const BuildCase& c : cases) {
     SCOPED_TRACE(c.name);
@@ -291,6 +317,48 @@ TEST(CnsWireTest, ParsesTaskInfoAndVolumeResults) {
   EXPECT_THAT(none.status().message(), HasSubstr("no volumeResults"));
 }
 
+TEST(CnsWireTest, ParsesSnapshotResults) {
+  auto doc = std::make_shared<pugi::xml_document>();
+  ASSERT_TRUE(doc->load_string(
+      R"(<result xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">)"
+      R"(<volumeResults xsi:type="CnsSnapshotCreateResult"><volumeId><id>v1</id></volumeId>)"
+      R"(<snapshot><snapshotId><id>s1</id></snapshotId><volumeId><id>v1</id></volumeId>)"
+      R"(<description>snap-a-v1</description><createTime>2026-11-26T09:01:02.5Z</createTime>)"
+      R"(</snapshot></volumeResults>)"
+      R"(<volumeResults xsi:type="CnsSnapshotDeleteResult"><volumeId><id>v1</id></volumeId>)"
+      R"(<snapshotId><id>s0</id></snapshotId></volumeResults></result>)"));
+  auto results = ParseBatchResult(doc->child("result"));
+  ASSERT_TRUE(results.ok()) << results.status();
+  const Snapshot want{"s1", "v1", "snap-a-v1",
+                      absl::FromUnixMillis(1795683662000 + 500)};  // 2026-11-26T09:01:02.5Z
+  EXPECT_EQ((*results)[0].snapshot, want);
+  EXPECT_EQ((*results)[1].snapshot_id, "s0");
+
+  ASSERT_TRUE(doc->load_string(
+      R"(<result xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">)"
+      R"(<entries><snapshot><snapshotId><id>s1</id></snapshotId><volumeId><id>v1</id></volumeId>)"
+      R"(<createTime>2026-11-26T10:01:02+01:00</createTime></snapshot></entries>)"
+      R"(<entries><error><fault xsi:type="CnsSnapshotNotFoundFault"/>)"
+      R"(<localizedMessage>no snapshot s9</localizedMessage></error></entries>)"
+      R"(<cursor><offset>2</offset><limit>128</limit><totalRecords>2</totalRecords></cursor>)"
+      R"(</result>)"));
+  auto q = ParseSnapshotQueryResult(doc->child("result"));
+  ASSERT_TRUE(q.ok()) << q.status();
+  ASSERT_EQ(q->entries.size(), 2u);
+  EXPECT_EQ(q->entries[0].snapshot.create_time, absl::FromUnixSeconds(1795683662));
+  EXPECT_EQ(q->entries[1].fault_name, "CnsSnapshotNotFoundFault");
+  EXPECT_EQ(q->entries[1].fault_message, "no snapshot s9");
+  EXPECT_EQ(q->cursor, (Cursor{2, 128, 2}));
+
+  // A snapshot without a readable time is malformed, named.
+  ASSERT_TRUE(doc->load_string(
+      R"(<result><entries><snapshot><snapshotId><id>s1</id></snapshotId><volumeId><id>v1</id>)"
+      R"(</volumeId><createTime>yesterday</createTime></snapshot></entries></result>)"));
+  auto bad = ParseSnapshotQueryResult(doc->child("result"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("snapshot s1 has createTime \"yesterday\""));
+}
+
 TEST(CnsWireTest, MapsFaults) {
   struct Case {
     std::string fault;
@@ -299,6 +367,8 @@ TEST(CnsWireTest, MapsFaults) {
   const std::vector<Case> cases = {
       {"NotFound", absl::StatusCode::kNotFound},
       {"ManagedObjectNotFound", absl::StatusCode::kNotFound},
+      {"CnsVolumeNotFoundFault", absl::StatusCode::kNotFound},
+      {"CnsSnapshotNotFoundFault", absl::StatusCode::kNotFound},
       {"ResourceInUse", absl::StatusCode::kFailedPrecondition},
       {"InvalidPowerState", absl::StatusCode::kFailedPrecondition},
       {"TooManyDevices", absl::StatusCode::kResourceExhausted},

@@ -18,6 +18,7 @@
 #include "fixtures/vcsim/vcsim_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/disk_file.h"
 #include "testing/eventually.h"
 #include "testing/static_credentials.h"
 #include "vsphere/client.h"
@@ -29,6 +30,7 @@ namespace ccm::vsphere::cns {
 namespace {
 
 using ::ccm::testing::Eventually;
+using ::ccm::testing::VcsimCnsVolume;
 using ::testing::HasSubstr;
 
 constexpr char kSpec[] = R"({
@@ -329,6 +331,59 @@ TEST_F(CnsClientTest, ExtendTakesCapacityFromTheDatastore) {
   ASSERT_FALSE(too_big.ok());
   EXPECT_THAT(too_big.message(), HasSubstr("insufficient disk space"));
   EXPECT_EQ(FreeMb("ds-small"), 2048 - 1536);
+}
+
+// Snapshots as vCenter keeps them: a copy of the disk file at that moment; a volume from one
+// starts as that copy; a volume with snapshots is neither deleted nor extended.
+TEST_F(CnsClientTest, SnapshotsCopyTheDiskAndGuardTheVolume) {
+  const std::string v = Create("snap-src", 64, {Ds("ds-small")});
+  auto vols = sim().CnsVolumes();
+  ASSERT_TRUE(vols.ok()) << vols.status();
+  ASSERT_EQ(vols->size(), 1u);
+  const std::string file = (*vols)[0].file;
+  ASSERT_FALSE(file.empty());
+  EXPECT_EQ(ccm::testing::FileSize(file), 64 * kMiB);  // sparse, of the volume's capacity
+  ASSERT_TRUE(ccm::testing::WriteAt(file, 4096, "first").ok());
+
+  auto s1 = cns_->CreateSnapshot(v, "snap-1-" + v);
+  ASSERT_TRUE(s1.ok()) << s1.status();
+  EXPECT_EQ(s1->volume_id, v);
+  EXPECT_EQ(s1->description, "snap-1-" + v);
+  EXPECT_LT(absl::Now() - s1->create_time, absl::Minutes(1));
+  ASSERT_TRUE(ccm::testing::WriteAt(file, 4096, "later").ok());
+
+  auto listed = cns_->SnapshotsOf(v);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0], *s1);
+  EXPECT_EQ(FaultName(cns_->DeleteVolume(v)), "CnsFault");  // it has a snapshot
+  EXPECT_FALSE(cns_->ExtendVolume(v, 128).ok());
+
+  CreateSpec restore = Spec("snap-restore", 64, {});
+  restore.source_volume_id = v;
+  restore.source_snapshot_id = s1->snapshot_id;
+  auto r = cns_->CreateVolume(restore);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->datastore, Ds("ds-small"));  // where the snapshot is
+  vols = sim().CnsVolumes();
+  ASSERT_TRUE(vols.ok());
+  auto restored = std::find_if(vols->begin(), vols->end(),
+                               [&](const VcsimCnsVolume& x) { return x.id == r->volume_id; });
+  ASSERT_NE(restored, vols->end());
+  EXPECT_EQ(ccm::testing::ReadAt(restored->file, 4096, 5), "first");
+  EXPECT_EQ(ccm::testing::ReadAt(file, 4096, 5), "later");
+
+  restore.capacity_mb = 128;  // not the snapshot's size
+  auto wrong = cns_->CreateVolume(restore);
+  EXPECT_EQ(wrong.status().code(), absl::StatusCode::kInvalidArgument) << wrong.status();
+
+  EXPECT_EQ(cns_->DeleteSnapshot(v, "no-such-snapshot").code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(cns_->SnapshotsOf("no-such-volume").status().code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(cns_->DeleteSnapshot(v, s1->snapshot_id).ok());
+  listed = cns_->SnapshotsOf(v);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_TRUE(listed->empty());
+  EXPECT_GE(recorder_.Count("CnsQuerySnapshots"), 3);
 }
 
 TEST_F(CnsClientTest, UpdatedMetadataShowsInQueries) {
