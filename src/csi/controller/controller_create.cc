@@ -7,8 +7,10 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "csi/controller/controller_service.h"
+#include "csi/controller/create_helpers.h"
 #include "csi/core/capacity.h"
 #include "csi/core/publish_context.h"
+#include "csi/core/snapshot.h"
 #include "csi/core/topology.h"
 #include "csi/core/volume_id.h"
 #include "csi/server/grpc_status.h"
@@ -25,6 +27,10 @@ bool Transient(const absl::Status& s) {
   return s.code() == absl::StatusCode::kUnavailable ||
          s.code() == absl::StatusCode::kDeadlineExceeded || s.code() == absl::StatusCode::kAborted;
 }
+
+}  // namespace
+
+namespace internal {
 
 const DatastoreCandidate* FindDatastore(const InventorySnapshot& view, const std::string& vcenter,
                                         const std::string& url) {
@@ -43,7 +49,10 @@ void FillVolume(const std::string& volume_id, int64_t capacity_mib,
   for (const Segments& s : accessible) ToProto(s, out->add_accessible_topology());
 }
 
-}  // namespace
+}  // namespace internal
+
+using internal::FillVolume;
+using internal::FindDatastore;
 
 grpc::Status ControllerService::CreateVolume(Ctx*, const ::csi::v1::CreateVolumeRequest* req,
                                              ::csi::v1::CreateVolumeResponse* resp) {
@@ -54,10 +63,15 @@ absl::Status ControllerService::DoCreate(const ::csi::v1::CreateVolumeRequest& r
                                          ::csi::v1::CreateVolumeResponse* resp) {
   CCM_ASSIGN_OR_RETURN(CreatePlan plan, ParseCreate(req));
   CCM_ASSIGN_OR_RETURN(VolumeLocks::Guard guard, locks_.TryLock(plan.name));
-  CCM_ASSIGN_OR_RETURN(bool exists, FindExisting(plan, resp));
-  if (exists) return absl::OkStatus();
-  CCM_ASSIGN_OR_RETURN(bool resumed, ResumeCreate(plan, resp));
-  if (resumed) return absl::OkStatus();
+  CCM_ASSIGN_OR_RETURN(bool done, FindExisting(plan, resp));
+  if (!done) {
+    CCM_ASSIGN_OR_RETURN(done, ResumeCreate(plan, resp));
+  }
+  if (done) {
+    if (!plan.source_snapshot_id.empty()) SetSnapshotSource(plan.source_snapshot_id, resp);
+    return absl::OkStatus();
+  }
+  if (!plan.source_snapshot_id.empty()) return CreateFromSnapshot(plan, resp);
   CCM_ASSIGN_OR_RETURN(Placed placed, Place(plan));
   return CreateOnChoices(plan, placed, resp);
 }
@@ -73,9 +87,13 @@ absl::StatusOr<ControllerService::CreatePlan> ControllerService::ParseCreate(
   CCM_ASSIGN_OR_RETURN(plan.params, ParseParameters(FromProto(req.parameters())));
   for (const std::string& w : plan.params.warnings) LOG_WARN("CreateVolume {}: {}", plan.name, w);
   if (req.has_volume_content_source()) {
-    return absl::InvalidArgumentError(
-        "volume_content_source is not supported: this driver creates empty volumes only "
-        "(no CLONE_VOLUME or snapshot capability)");
+    if (!req.volume_content_source().has_snapshot()) {  // the reference's vanilla driver too
+      return absl::InvalidArgumentError(
+          "volume_content_source: only a snapshot is supported (volume clones are not: no "
+          "CLONE_VOLUME capability)");
+    }
+    plan.source_snapshot_id = req.volume_content_source().snapshot().snapshot_id();
+    CCM_RETURN_IF_ERROR(ParseSnapshotId(plan.source_snapshot_id).status());
   }
   if (req.has_accessibility_requirements()) {
     TopologyRequirement r = FromProto(req.accessibility_requirements());

@@ -204,6 +204,7 @@ absl::Status ControllerService::DoExpand(const ::csi::v1::ControllerExpandVolume
   CCM_ASSIGN_OR_RETURN(Located loc, FindVolume(req.volume_id()));
   CCM_ASSIGN_OR_RETURN(ExpandPlan plan, PlanExpand(&range, loc.volume.capacity_mb, access));
   if (plan.needs_extend) {
+    CCM_RETURN_IF_ERROR(CheckNoSnapshots(loc, req.volume_id(), "expand"));
     absl::Status s = RunTracked(absl::StrCat("expand-", req.volume_id()), *loc.vc,
                                 vsphere::cns::ExtendOp(loc.cns_id, plan.target_mib))
                          .status();

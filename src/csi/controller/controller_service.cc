@@ -104,6 +104,9 @@ absl::Status ControllerService::DoDelete(const ::csi::v1::DeleteVolumeRequest& r
   absl::StatusOr<Located> loc = Locate(req.volume_id());
   if (absl::IsNotFound(loc.status())) return absl::OkStatus();
   if (!loc.ok()) return loc.status();
+  if (!absl::StrContains(loc->cns_id, ".vmdk")) {  // in-tree disks have no CNS snapshots
+    CCM_RETURN_IF_ERROR(CheckNoSnapshots(*loc, req.volume_id(), "delete"));
+  }
   absl::Status s = RunTracked(absl::StrCat("delete-", req.volume_id()), *loc->vc,
                               cns::DeleteOp(loc->cns_id, /*delete_disk=*/true))
                        .status();
@@ -158,9 +161,11 @@ grpc::Status ControllerService::ControllerGetCapabilities(
   // The reference's vanilla set (CREATE_DELETE_VOLUME, PUBLISH_UNPUBLISH_VOLUME, EXPAND_VOLUME,
   // LIST_VOLUMES and LIST_VOLUMES_PUBLISHED_NODES with its list-volumes feature state on, as in
   // its manifests) plus GET_CAPACITY, which we serve from the datastore inventory (used only
-  // when the external-provisioner runs with --enable-capacity). No snapshots here.
+  // when the external-provisioner runs with --enable-capacity), and the reference's snapshot
+  // capabilities (its block-volume-snapshot feature state on, as in its manifests).
   for (Cap::Type t : {Cap::CREATE_DELETE_VOLUME, Cap::PUBLISH_UNPUBLISH_VOLUME, Cap::LIST_VOLUMES,
-                      Cap::LIST_VOLUMES_PUBLISHED_NODES, Cap::EXPAND_VOLUME, Cap::GET_CAPACITY}) {
+                      Cap::LIST_VOLUMES_PUBLISHED_NODES, Cap::EXPAND_VOLUME, Cap::GET_CAPACITY,
+                      Cap::CREATE_DELETE_SNAPSHOT, Cap::LIST_SNAPSHOTS}) {
     resp->add_capabilities()->mutable_rpc()->set_type(t);
   }
   return grpc::Status::OK;

@@ -23,10 +23,15 @@
 //    published_node_ids (VM UUIDs, the node IDs NodeGetInfo gives).
 //  - GetCapacity: per topology segment from the inventory (CapacityForSegment).
 //  - ControllerExpandVolume: CNS extend, never shrinking; node expansion for filesystems.
-//  - Snapshots, ControllerGetVolume, ControllerModifyVolume: Unimplemented (not announced).
+//  - CreateSnapshot / DeleteSnapshot / ListSnapshots: CNS snapshots (controller_snapshot.cc:
+//    IDs, limits and idempotency as the reference); CreateVolume from a snapshot
+//    (controller_restore.cc); DeleteVolume and ControllerExpandVolume of a volume with snapshots
+//    are FailedPrecondition, as the reference decides.
+//  - ControllerGetVolume, ControllerModifyVolume, volume clones: Unimplemented (not announced).
 // Concurrency: one operation per volume (VolumeLocks: Aborted for a concurrent one), any number
 // on different volumes (gRPC's thread pool).
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -40,6 +45,7 @@
 #include "csi/core/capabilities.h"
 #include "csi/core/parameters.h"
 #include "csi/core/placement.h"
+#include "csi/core/snapshot.h"
 #include "csi/proto/csi.grpc.pb.h"
 #include "csi/server/volume_locks.h"
 #include "vsphere/cns/types.h"
@@ -72,6 +78,12 @@ class ControllerService final : public ::csi::v1::Controller::Service {
       ::csi::v1::ControllerGetCapabilitiesResponse* resp) override;
   grpc::Status ControllerExpandVolume(Ctx*, const ::csi::v1::ControllerExpandVolumeRequest* req,
                                       ::csi::v1::ControllerExpandVolumeResponse* resp) override;
+  grpc::Status CreateSnapshot(Ctx*, const ::csi::v1::CreateSnapshotRequest* req,
+                              ::csi::v1::CreateSnapshotResponse* resp) override;
+  grpc::Status DeleteSnapshot(Ctx*, const ::csi::v1::DeleteSnapshotRequest* req,
+                              ::csi::v1::DeleteSnapshotResponse* resp) override;
+  grpc::Status ListSnapshots(Ctx*, const ::csi::v1::ListSnapshotsRequest* req,
+                             ::csi::v1::ListSnapshotsResponse* resp) override;
 
  private:
   // A volume found in CNS, and the vCenter holding it.
@@ -89,6 +101,7 @@ class ControllerService final : public ::csi::v1::Controller::Service {
     std::optional<TopologyRequirement> requirement;
     // vCenters that could not be asked for the name (FindExisting): not placed on.
     std::vector<std::string> unreachable;
+    std::string source_snapshot_id;  // volume_content_source.snapshot: a restore
   };
   struct Placed {
     PlacementView::SnapshotPtr view;
@@ -116,6 +129,12 @@ class ControllerService final : public ::csi::v1::Controller::Service {
                                                    const InventorySnapshot& view, Placed& placed);
   absl::Status CreateOnChoices(const CreatePlan& plan, const Placed& placed,
                                ::csi::v1::CreateVolumeResponse* resp);
+  // A volume from a snapshot (controller_restore.cc): CNS makes it on the snapshot's datastore.
+  absl::Status CreateFromSnapshot(const CreatePlan& plan, ::csi::v1::CreateVolumeResponse* resp);
+  // The snapshot's volume, after the checks above (NotFound, OutOfRange, InvalidArgument).
+  absl::StatusOr<Located> RestoreSource(const CreatePlan& plan, const SnapshotRef& ref);
+  static void SetSnapshotSource(const std::string& snapshot_id,
+                                ::csi::v1::CreateVolumeResponse* resp);
   absl::Status DoDelete(const ::csi::v1::DeleteVolumeRequest& req);
   absl::Status DoPublish(const ::csi::v1::ControllerPublishVolumeRequest& req,
                          ::csi::v1::ControllerPublishVolumeResponse* resp);
@@ -139,6 +158,25 @@ class ControllerService final : public ::csi::v1::Controller::Service {
                           ::csi::v1::GetCapacityResponse* resp);
   absl::Status DoExpand(const ::csi::v1::ControllerExpandVolumeRequest& req,
                         ::csi::v1::ControllerExpandVolumeResponse* resp);
+
+  // Snapshots (controller_snapshot.cc).
+  absl::Status DoCreateSnapshot(const ::csi::v1::CreateSnapshotRequest& req,
+                                ::csi::v1::CreateSnapshotResponse* resp);
+  absl::Status DoDeleteSnapshot(const ::csi::v1::DeleteSnapshotRequest& req);
+  absl::Status DoListSnapshots(const ::csi::v1::ListSnapshotsRequest& req,
+                               ::csi::v1::ListSnapshotsResponse* resp);
+  absl::Status ListVolumeSnapshots(const Located& loc, const std::string& volume_id,
+                                   const std::string& snapshot_id,
+                                   const ::csi::v1::ListSnapshotsRequest& req,
+                                   ::csi::v1::ListSnapshotsResponse* resp);
+  absl::Status ListAllSnapshots(const ::csi::v1::ListSnapshotsRequest& req,
+                                ::csi::v1::ListSnapshotsResponse* resp);
+  // FailedPrecondition naming the snapshots when the volume has any (DeleteVolume, Expand).
+  absl::Status CheckNoSnapshots(const Located& loc, const std::string& volume_id,
+                                absl::string_view action);
+  // The snapshot name's source volume as this process saw it: AlreadyExists for a name reused
+  // with another source (remembered for the last kRememberedSnapshotNames names).
+  absl::Status CheckSnapshotName(const std::string& name, const std::string& volume_id);
 
   // Runs `op` on `vc` at most once across retries and restarts (operation_store.h): waits for
   // the task an earlier attempt recorded under `name` on this vCenter, else starts and records.
@@ -166,6 +204,9 @@ class ControllerService final : public ::csi::v1::Controller::Service {
   absl::Mutex listing_mu_;
   Listing listing_ ABSL_GUARDED_BY(listing_mu_);
   absl::Time listing_at_ ABSL_GUARDED_BY(listing_mu_);
+  absl::Mutex names_mu_;
+  std::map<std::string, std::string> snapshot_sources_ ABSL_GUARDED_BY(names_mu_);
+  std::deque<std::string> snapshot_names_ ABSL_GUARDED_BY(names_mu_);  // oldest first
 };
 
 }  // namespace ccm::csi

@@ -147,11 +147,11 @@ TEST(ControllerServiceTest, CreateVolume) {
        Code::INVALID_ARGUMENT, "nfs", "", 0},
       {"unknown parameter", [param](Cloud&, Req& r) { param(r, "diskformat", "thick"); },
        Code::INVALID_ARGUMENT, "diskformat", "", 0},
-      {"a content source",
+      {"a content source that is no snapshot ID of ours",
        [](Cloud&, Req& r) {
          r.mutable_volume_content_source()->mutable_snapshot()->set_snapshot_id("s");
        },
-       Code::INVALID_ARGUMENT, "volume_content_source", "", 0},
+       Code::INVALID_ARGUMENT, "snapshot ID \"s\"", "", 0},
       {"requirements without topology configured: InvalidArgument",
        [](Cloud&, Req& r) { RequireZone(r, "zone-a"); }, Code::INVALID_ARGUMENT, "topology", "", 0},
       {"zone-b: a datastore every host of zone-b mounts",
