@@ -42,15 +42,30 @@ absl::Status EnterPrivateMountNamespace() {
 
 absl::StatusOr<std::unique_ptr<LoopDevice>> LoopDevice::Create(const std::string& dir,
                                                                uint64_t size_bytes) {
-  auto dev = std::unique_ptr<LoopDevice>(new LoopDevice());
   static int counter = 0;
-  dev->file_ = absl::StrCat(dir, "/disk-", getpid(), "-", counter++, ".img");
-  int file_fd = open(dev->file_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (file_fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("create ", dev->file_));
+  const std::string file = absl::StrCat(dir, "/disk-", getpid(), "-", counter++, ".img");
+  int file_fd = open(file.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (file_fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("create ", file));
   if (ftruncate(file_fd, static_cast<off_t>(size_bytes)) != 0) {
     close(file_fd);
     return absl::ErrnoToStatus(errno, "ftruncate");
   }
+  close(file_fd);
+  auto dev = Attach(file);
+  if (!dev.ok()) {
+    std::error_code ec;
+    fs::remove(file, ec);
+    return dev.status();
+  }
+  (*dev)->owns_file_ = true;
+  return dev;
+}
+
+absl::StatusOr<std::unique_ptr<LoopDevice>> LoopDevice::Attach(const std::string& file) {
+  auto dev = std::unique_ptr<LoopDevice>(new LoopDevice());
+  dev->file_ = file;
+  int file_fd = open(file.c_str(), O_RDWR | O_CLOEXEC);
+  if (file_fd < 0) return absl::ErrnoToStatus(errno, absl::StrCat("open ", file));
   int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
   if (ctl < 0) {
     close(file_fd);
@@ -73,8 +88,7 @@ absl::StatusOr<std::unique_ptr<LoopDevice>> LoopDevice::Create(const std::string
     std::memset(&config, 0, sizeof(config));
     config.fd = static_cast<uint32_t>(file_fd);
     config.info.lo_flags = LO_FLAGS_AUTOCLEAR;
-    std::strncpy(reinterpret_cast<char*>(config.info.lo_file_name), dev->file_.c_str(),
-                 LO_NAME_SIZE - 1);
+    std::strncpy(reinterpret_cast<char*>(config.info.lo_file_name), file.c_str(), LO_NAME_SIZE - 1);
     if (ioctl(fd, LOOP_CONFIGURE, &config) == 0) {
       dev->path_ = path;
       dev->fd_ = fd;
@@ -93,6 +107,7 @@ absl::StatusOr<std::unique_ptr<LoopDevice>> LoopDevice::Create(const std::string
 
 LoopDevice::~LoopDevice() {
   Release();
+  if (!owns_file_) return;
   std::error_code ec;
   fs::remove(file_, ec);
 }

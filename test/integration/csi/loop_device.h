@@ -30,6 +30,9 @@ class LoopDevice {
   // process takes the same free device first).
   static absl::StatusOr<std::unique_ptr<LoopDevice>> Create(const std::string& dir,
                                                             uint64_t size_bytes);
+  // An existing file (a simulated CNS volume's disk) attached to a free loop device; the file
+  // is left in place when the device goes.
+  static absl::StatusOr<std::unique_ptr<LoopDevice>> Attach(const std::string& file);
   ~LoopDevice();
   LoopDevice(const LoopDevice&) = delete;
   LoopDevice& operator=(const LoopDevice&) = delete;
@@ -49,6 +52,7 @@ class LoopDevice {
   std::string file_;
   std::string path_;
   int fd_ = -1;
+  bool owns_file_ = false;
 };
 
 // Loop devices whose backing file lies under `dir` (from /sys/block/loop*/loop/backing_file),

@@ -1,9 +1,15 @@
-// End to end with the Controller service on the vCenter simulator's CNS: CreateVolume ->
-// ControllerPublishVolume to the node that NodeGetInfo names (its ID read from the Node object's
-// providerID) -> the disk UUID of the simulator's attach linked to a fresh loop device, as udev
-// would -> NodeStage/NodePublish -> write -> NodeUnpublish/NodeUnstage -> stage again: the data is
-// there -> ControllerUnpublishVolume -> DeleteVolume.
+// End to end with the Controller service on the vCenter simulator's CNS and the node plugin on
+// real loop devices. A CNS volume is a real (sparse) file in the simulator's datastore directory;
+// ControllerPublishVolume's attach shows on the node as that file on a fresh loop device, linked
+// under wwn-0x<disk UUID> as udev would. So the data seen through the node plugin is the data
+// of the CNS volume, and a snapshot (a copy of that file) and a restore can be checked byte for
+// byte:
+//  - VolumeFromCreateToDelete: create, publish, stage, write, unstage, stage again (the data is
+//    there), unpublish, delete;
+//  - SnapshotRestoresTheDataOfItsMoment: write a file, snapshot, write another, restore the
+//    snapshot into a new volume and stage it: the first file is there, the later one is not.
 #include <cstdio>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "csi/core/constants.h"
@@ -17,150 +23,253 @@
 namespace ccm::csi::testing {
 namespace {
 
-TEST(NodeControllerE2eTest, VolumeFromCreateToDelete) {
-  auto controller = ControllerEnv::Start(ZonesSpec());
-  ASSERT_TRUE(controller.ok()) << controller.status();
-  auto& c = (*controller)->controller();
-
-  // The node plugin of node-a1: its Node object carries the providerID our CCM writes.
-  ccm::testing::KubeEmulator emu;
-  ASSERT_TRUE(emu.Start().ok());
-  const std::string vm_uuid = (*controller)->VmUuid("node-a1");
-  ASSERT_FALSE(vm_uuid.empty());
-  ASSERT_TRUE(emu.Create("nodes", {{"apiVersion", "v1"},
-                                   {"kind", "Node"},
-                                   {"metadata",
-                                    {{"name", "node-a1"},
-                                     {"labels",
-                                      {{"topology.kubernetes.io/zone", "zone-a"},
-                                       {"topology.kubernetes.io/region", "region-1"}}}}},
-                                   {"spec", {{"providerID", "vsphere://" + vm_uuid}}}})
-                  .ok());
-  node::NodeInfoOptions info;
-  info.node_name = "node-a1";
-  info.topology.zone_category = "k8s-zone";
-  info.topology.region_category = "k8s-region";
-  const std::string kubeconfig = absl::StrCat(TestDirPrefix(), "e2e-kubeconfig");
-  ASSERT_TRUE(emu.WriteKubeconfig(kubeconfig).ok());
-  auto cfg = kube::LoadKubeconfig(kubeconfig);
-  ASSERT_TRUE(cfg.ok()) << cfg.status();
-  std::remove(kubeconfig.c_str());
-  auto client = kube::RestClient::New(*cfg);
-  ASSERT_TRUE(client.ok()) << client.status();
-  info.client = std::shared_ptr<kube::Client>(std::move(*client));
-  auto env = NodeEnv::Start(absl::Seconds(20), info);
-  ASSERT_TRUE(env.ok()) << env.status();
-  auto& node = (*env)->node();
-
-  ::csi::v1::NodeGetInfoResponse node_info;
-  {
-    grpc::ClientContext ctx;
-    grpc::Status s = node.NodeGetInfo(&ctx, {}, &node_info);
-    ASSERT_TRUE(s.ok()) << s.error_message();
+// The controller on the simulator and the node plugin of node-a1, whose Node object carries
+// the providerID our CCM writes.
+class E2e {
+ public:
+  static std::unique_ptr<E2e> Start() {
+    auto e = std::unique_ptr<E2e>(new E2e());
+    auto controller = ControllerEnv::Start(ZonesSpec());
+    EXPECT_TRUE(controller.ok()) << controller.status();
+    if (!controller.ok()) return nullptr;
+    e->controller_ = *std::move(controller);
+    if (!e->StartNode()) return nullptr;
+    return e;
   }
-  EXPECT_EQ(node_info.accessible_topology().segments().at(kZoneKey), "zone-a");
 
-  // CreateVolume, in the node's zone.
-  ::csi::v1::CreateVolumeRequest create = CreateReq("pvc-node-e2e", 512 * int64_t{1024 * 1024});
-  *create.mutable_accessibility_requirements()->add_requisite() = node_info.accessible_topology();
-  ::csi::v1::CreateVolumeResponse created;
-  {
+  ::csi::v1::Controller::Stub& c() { return controller_->controller(); }
+  ::csi::v1::Node::Stub& node() { return node_->node(); }
+  NodeEnv& node_env() { return *node_; }
+  ControllerEnv& controller_env() { return *controller_; }
+  const ::csi::v1::NodeGetInfoResponse& info() const { return info_; }
+
+  // CreateVolume in the node's zone (from `snapshot` when set); the volume, or "" on failure.
+  std::string Create(const std::string& name, const std::string& snapshot = "") {
+    ::csi::v1::CreateVolumeRequest req = CreateReq(name, kDiskSize);
+    *req.mutable_accessibility_requirements()->add_requisite() = info_.accessible_topology();
+    if (!snapshot.empty()) {
+      req.mutable_volume_content_source()->mutable_snapshot()->set_snapshot_id(snapshot);
+    }
+    ::csi::v1::CreateVolumeResponse resp;
     grpc::ClientContext ctx;
-    grpc::Status s = c.CreateVolume(&ctx, create, &created);
-    ASSERT_TRUE(s.ok()) << s.error_message();
+    grpc::Status s = c().CreateVolume(&ctx, req, &resp);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    if (!snapshot.empty()) {
+      EXPECT_EQ(resp.volume().content_source().snapshot().snapshot_id(), snapshot);
+    }
+    return resp.volume().volume_id();
   }
-  const std::string volume = created.volume().volume_id();
 
-  // ControllerPublish to the node ID the node plugin announced.
-  const auto cap = NodeMountCap("ext4");
-  ::csi::v1::ControllerPublishVolumeRequest pub;
-  pub.set_volume_id(volume);
-  pub.set_node_id(node_info.node_id());
-  *pub.mutable_volume_capability() = cap;
-  ::csi::v1::ControllerPublishVolumeResponse published;
-  {
+  // ControllerPublishVolume to the node, then the disk appears on it: the CNS volume's file on a
+  // loop device, linked as wwn-0x<disk UUID>. The publish context.
+  google::protobuf::Map<std::string, std::string> Attach(const std::string& volume) {
+    ::csi::v1::ControllerPublishVolumeRequest pub;
+    pub.set_volume_id(volume);
+    pub.set_node_id(info_.node_id());
+    *pub.mutable_volume_capability() = NodeMountCap("ext4");
+    ::csi::v1::ControllerPublishVolumeResponse published;
     grpc::ClientContext ctx;
-    grpc::Status s = c.ControllerPublishVolume(&ctx, pub, &published);
-    ASSERT_TRUE(s.ok()) << s.error_message();
+    grpc::Status s = c().ControllerPublishVolume(&ctx, pub, &published);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    const std::string disk_uuid = published.publish_context().at(std::string(kPublishDiskUuid));
+    EXPECT_EQ(disk_uuid.size(), 32u) << disk_uuid;
+    auto cns = controller_->CnsVolume(volume);
+    EXPECT_TRUE(cns.ok()) << cns.status();
+    if (!cns.ok()) return {};
+    auto loop = LoopDevice::Attach(cns->file);
+    EXPECT_TRUE(loop.ok()) << loop.status();
+    if (!loop.ok()) return {};
+    EXPECT_TRUE(node_->Link(disk_uuid, (*loop)->path()).ok());
+    disks_[volume] = *std::move(loop);
+    return published.publish_context();
   }
-  const std::string disk_uuid = published.publish_context().at(std::string(kPublishDiskUuid));
-  ASSERT_EQ(disk_uuid.size(), 32u) << disk_uuid;
 
-  // The attach shows up on the node: a fresh loop device under wwn-0x<disk UUID>.
-  auto loop = LoopDevice::Create((*env)->dir(), kDiskSize);
-  ASSERT_TRUE(loop.ok()) << loop.status();
-  ASSERT_TRUE((*env)->Link(disk_uuid, (*loop)->path()).ok());
+  // NodeStage + NodePublish at a new target; the target, "" on failure.
+  std::string Mount(const std::string& volume,
+                    const google::protobuf::Map<std::string, std::string>& context) {
+    const auto cap = NodeMountCap("ext4");
+    staging_[volume] = node_->NewStagingDir();
+    ::csi::v1::NodeStageVolumeRequest stage;
+    stage.set_volume_id(volume);
+    *stage.mutable_publish_context() = context;
+    stage.set_staging_target_path(staging_[volume]);
+    *stage.mutable_volume_capability() = cap;
+    grpc::ClientContext c1;
+    ::csi::v1::NodeStageVolumeResponse r1;
+    grpc::Status s = node().NodeStageVolume(&c1, stage, &r1);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    const std::string target = node_->NewTargetPath();
+    ::csi::v1::NodePublishVolumeRequest pub;
+    pub.set_volume_id(volume);
+    *pub.mutable_publish_context() = context;
+    pub.set_staging_target_path(staging_[volume]);
+    pub.set_target_path(target);
+    *pub.mutable_volume_capability() = cap;
+    grpc::ClientContext c2;
+    ::csi::v1::NodePublishVolumeResponse r2;
+    s = node().NodePublishVolume(&c2, pub, &r2);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return s.ok() ? target : "";
+  }
 
-  const std::string staging = (*env)->NewStagingDir();
-  auto stage = [&] {
-    ::csi::v1::NodeStageVolumeRequest r;
-    r.set_volume_id(volume);
-    *r.mutable_publish_context() = published.publish_context();
-    r.set_staging_target_path(staging);
-    *r.mutable_volume_capability() = cap;
-    *r.mutable_volume_context() = created.volume().volume_context();
-    grpc::ClientContext ctx;
-    ::csi::v1::NodeStageVolumeResponse resp;
-    return node.NodeStageVolume(&ctx, r, &resp);
-  };
-  auto publish = [&](const std::string& target) {
-    ::csi::v1::NodePublishVolumeRequest r;
-    r.set_volume_id(volume);
-    *r.mutable_publish_context() = published.publish_context();
-    r.set_staging_target_path(staging);
-    r.set_target_path(target);
-    *r.mutable_volume_capability() = cap;
-    grpc::ClientContext ctx;
-    ::csi::v1::NodePublishVolumeResponse resp;
-    return node.NodePublishVolume(&ctx, r, &resp);
-  };
-  auto unpublish_unstage = [&](const std::string& target) {
+  void Unmount(const std::string& volume, const std::string& target) {
     grpc::ClientContext c1, c2;
     ::csi::v1::NodeUnpublishVolumeResponse r1;
     ::csi::v1::NodeUnstageVolumeResponse r2;
-    EXPECT_TRUE(node.NodeUnpublishVolume(&c1, UnpublishReq(volume, target), &r1).ok());
-    EXPECT_TRUE(node.NodeUnstageVolume(&c2, UnstageReq(volume, staging), &r2).ok());
-  };
+    EXPECT_TRUE(node().NodeUnpublishVolume(&c1, UnpublishReq(volume, target), &r1).ok());
+    EXPECT_TRUE(node().NodeUnstageVolume(&c2, UnstageReq(volume, staging_[volume]), &r2).ok());
+  }
 
-  const std::string target = (*env)->NewTargetPath();
-  grpc::Status s = stage();
-  ASSERT_TRUE(s.ok()) << s.error_message();
-  s = publish(target);
-  ASSERT_TRUE(s.ok()) << s.error_message();
-  ASSERT_TRUE(WriteFile(target + "/app.db", "rows").ok());
-  unpublish_unstage(target);
-  EXPECT_TRUE(MountsUnder((*env)->dir()).empty());
-
-  // The pod moves back: the same volume stages again with its data.
-  const std::string target2 = (*env)->NewTargetPath();
-  ASSERT_TRUE(stage().ok());
-  ASSERT_TRUE(publish(target2).ok());
-  auto text = ReadFile(target2 + "/app.db");
-  ASSERT_TRUE(text.ok()) << text.status();
-  EXPECT_EQ(*text, "rows");
-  unpublish_unstage(target2);
-
-  // Detach and delete.
-  {
+  // ControllerUnpublishVolume; the disk leaves the node.
+  void Detach(const std::string& volume) {
     ::csi::v1::ControllerUnpublishVolumeRequest r;
     r.set_volume_id(volume);
-    r.set_node_id(node_info.node_id());
+    r.set_node_id(info_.node_id());
     grpc::ClientContext ctx;
     ::csi::v1::ControllerUnpublishVolumeResponse resp;
-    s = c.ControllerUnpublishVolume(&ctx, r, &resp);
-    ASSERT_TRUE(s.ok()) << s.error_message();
+    grpc::Status s = c().ControllerUnpublishVolume(&ctx, r, &resp);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    disks_.erase(volume);
   }
-  (*loop).reset();  // the disk leaves the node
-  {
+
+  grpc::Status Delete(const std::string& volume) {
     ::csi::v1::DeleteVolumeRequest r;
     r.set_volume_id(volume);
     grpc::ClientContext ctx;
     ::csi::v1::DeleteVolumeResponse resp;
-    s = c.DeleteVolume(&ctx, r, &resp);
+    return c().DeleteVolume(&ctx, r, &resp);
+  }
+
+ private:
+  E2e() = default;
+  bool StartNode() {
+    EXPECT_TRUE(emu_.Start().ok());
+    const std::string vm_uuid = controller_->VmUuid("node-a1");
+    EXPECT_FALSE(vm_uuid.empty());
+    EXPECT_TRUE(emu_.Create("nodes", {{"apiVersion", "v1"},
+                                      {"kind", "Node"},
+                                      {"metadata",
+                                       {{"name", "node-a1"},
+                                        {"labels",
+                                         {{"topology.kubernetes.io/zone", "zone-a"},
+                                          {"topology.kubernetes.io/region", "region-1"}}}}},
+                                      {"spec", {{"providerID", "vsphere://" + vm_uuid}}}})
+                    .ok());
+    node::NodeInfoOptions info;
+    info.node_name = "node-a1";
+    info.topology.zone_category = "k8s-zone";
+    info.topology.region_category = "k8s-region";
+    const std::string kubeconfig = absl::StrCat(TestDirPrefix(), "e2e-kubeconfig");
+    EXPECT_TRUE(emu_.WriteKubeconfig(kubeconfig).ok());
+    auto cfg = kube::LoadKubeconfig(kubeconfig);
+    std::remove(kubeconfig.c_str());
+    EXPECT_TRUE(cfg.ok()) << cfg.status();
+    if (!cfg.ok()) return false;
+    auto client = kube::RestClient::New(*cfg);
+    EXPECT_TRUE(client.ok()) << client.status();
+    if (!client.ok()) return false;
+    info.client = std::shared_ptr<kube::Client>(std::move(*client));
+    auto env = NodeEnv::Start(absl::Seconds(20), info);
+    EXPECT_TRUE(env.ok()) << env.status();
+    if (!env.ok()) return false;
+    node_ = *std::move(env);
+    grpc::ClientContext ctx;
+    grpc::Status s = node().NodeGetInfo(&ctx, {}, &info_);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    EXPECT_EQ(info_.accessible_topology().segments().at(kZoneKey), "zone-a");
+    return s.ok();
+  }
+
+  std::unique_ptr<ControllerEnv> controller_;
+  ccm::testing::KubeEmulator emu_;
+  std::unique_ptr<NodeEnv> node_;
+  ::csi::v1::NodeGetInfoResponse info_;
+  std::map<std::string, std::unique_ptr<LoopDevice>> disks_;
+  std::map<std::string, std::string> staging_;
+};
+
+TEST(NodeControllerE2eTest, VolumeFromCreateToDelete) {
+  auto e = E2e::Start();
+  ASSERT_NE(e, nullptr);
+  const std::string volume = e->Create("pvc-node-e2e");
+  ASSERT_FALSE(volume.empty());
+  const auto context = e->Attach(volume);
+  ASSERT_FALSE(context.empty());
+
+  const std::string target = e->Mount(volume, context);
+  ASSERT_FALSE(target.empty());
+  ASSERT_TRUE(WriteFile(target + "/app.db", "rows").ok());
+  e->Unmount(volume, target);
+  EXPECT_TRUE(MountsUnder(e->node_env().dir()).empty());
+
+  // The pod moves back: the same volume stages again with its data.
+  const std::string target2 = e->Mount(volume, context);
+  auto text = ReadFile(target2 + "/app.db");
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(*text, "rows");
+  e->Unmount(volume, target2);
+
+  e->Detach(volume);
+  grpc::Status s = e->Delete(volume);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_FALSE(e->controller_env().CnsVolume(volume).ok());
+}
+
+TEST(NodeControllerE2eTest, SnapshotRestoresTheDataOfItsMoment) {
+  auto e = E2e::Start();
+  ASSERT_NE(e, nullptr);
+  const std::string volume = e->Create("pvc-snap-src");
+  ASSERT_FALSE(volume.empty());
+  const auto context = e->Attach(volume);
+  ASSERT_FALSE(context.empty());
+  const std::string target = e->Mount(volume, context);
+  ASSERT_FALSE(target.empty());
+  ASSERT_TRUE(WriteFile(target + "/first.txt", "before the snapshot").ok());
+
+  // What an application-consistent backup does: the filesystem is quiesced (here: unmounted)
+  // while the snapshot is taken.
+  e->Unmount(volume, target);
+  ::csi::v1::CreateSnapshotRequest snap;
+  snap.set_name("snapshot-e2e");
+  snap.set_source_volume_id(volume);
+  ::csi::v1::CreateSnapshotResponse made;
+  {
+    grpc::ClientContext ctx;
+    grpc::Status s = e->c().CreateSnapshot(&ctx, snap, &made);
     ASSERT_TRUE(s.ok()) << s.error_message();
   }
-  auto gone = (*controller)->CnsVolume(volume);
-  EXPECT_FALSE(gone.ok());
+  EXPECT_TRUE(made.snapshot().ready_to_use());
+  EXPECT_EQ(made.snapshot().size_bytes(), static_cast<int64_t>(kDiskSize));
+
+  const std::string again = e->Mount(volume, context);
+  ASSERT_TRUE(WriteFile(again + "/later.txt", "after the snapshot").ok());
+  e->Unmount(volume, again);
+
+  // Restore into a new volume and stage it on the node.
+  const std::string restored = e->Create("pvc-snap-restored", made.snapshot().snapshot_id());
+  ASSERT_FALSE(restored.empty());
+  const auto restored_context = e->Attach(restored);
+  ASSERT_FALSE(restored_context.empty());
+  const std::string view = e->Mount(restored, restored_context);
+  ASSERT_FALSE(view.empty());
+  auto first = ReadFile(view + "/first.txt");
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(*first, "before the snapshot");
+  EXPECT_FALSE(ReadFile(view + "/later.txt").ok());  // written after the snapshot
+  e->Unmount(restored, view);
+
+  // The source cannot go while its snapshot exists; everything goes in order.
+  e->Detach(volume);
+  e->Detach(restored);
+  EXPECT_EQ(e->Delete(volume).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  ::csi::v1::DeleteSnapshotRequest del;
+  del.set_snapshot_id(made.snapshot().snapshot_id());
+  ::csi::v1::DeleteSnapshotResponse del_resp;
+  grpc::ClientContext ctx;
+  ASSERT_TRUE(e->c().DeleteSnapshot(&ctx, del, &del_resp).ok());
+  EXPECT_TRUE(e->Delete(volume).ok());
+  EXPECT_TRUE(e->Delete(restored).ok());
+  EXPECT_TRUE(MountsUnder(e->node_env().dir()).empty());
 }
 
 }  // namespace
