@@ -1,9 +1,11 @@
 // The Controller service's CSI spec rules over the real gRPC socket, on the simulator's CNS:
 // CreateVolume, DeleteVolume, ValidateVolumeCapabilities, ListVolumes, ControllerGetCapabilities,
-// and Aborted for a concurrent operation on the same volume.
+// CreateSnapshot, DeleteSnapshot, ListSnapshots, a restore, and Aborted for a concurrent operation
+// on the same volume.
 #include <set>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "csi/controller/controller_plugin.h"
 #include "csi/core/constants.h"
@@ -18,7 +20,31 @@ namespace {
 using ::testing::HasSubstr;
 constexpr int64_t kMiB = 1024 * 1024;
 
-class ControllerConformanceTest : public ControllerFixture<ControllerConformanceTest> {};
+class ControllerConformanceTest : public ControllerFixture<ControllerConformanceTest> {
+ protected:
+  static grpc::Status Snap(const std::string& name, const std::string& source,
+                           ::csi::v1::CreateSnapshotResponse* resp) {
+    grpc::ClientContext ctx;
+    ::csi::v1::CreateSnapshotRequest req;
+    req.set_name(name);
+    req.set_source_volume_id(source);
+    return c().CreateSnapshot(&ctx, req, resp);
+  }
+
+  static grpc::Status Unsnap(const std::string& id) {
+    grpc::ClientContext ctx;
+    ::csi::v1::DeleteSnapshotRequest req;
+    req.set_snapshot_id(id);
+    ::csi::v1::DeleteSnapshotResponse resp;
+    return c().DeleteSnapshot(&ctx, req, &resp);
+  }
+
+  static grpc::Status ListSnaps(const ::csi::v1::ListSnapshotsRequest& req,
+                                ::csi::v1::ListSnapshotsResponse* resp) {
+    grpc::ClientContext ctx;
+    return c().ListSnapshots(&ctx, req, resp);
+  }
+};
 
 // ---- CreateVolume ----
 
@@ -337,16 +363,95 @@ TEST_F(ControllerConformanceTest, CapabilitiesAreTheReferencesPlusCapacity) {
   using R = ::csi::v1::ControllerServiceCapability::RPC;
   EXPECT_EQ(types,
             (std::set<int>{R::CREATE_DELETE_VOLUME, R::PUBLISH_UNPUBLISH_VOLUME, R::LIST_VOLUMES,
-                           R::LIST_VOLUMES_PUBLISHED_NODES, R::EXPAND_VOLUME, R::GET_CAPACITY}));
+                           R::LIST_VOLUMES_PUBLISHED_NODES, R::EXPAND_VOLUME, R::GET_CAPACITY,
+                           R::CREATE_DELETE_SNAPSHOT, R::LIST_SNAPSHOTS}));
 }
 
-TEST_F(ControllerConformanceTest, SnapshotsAreUnimplemented) {
-  grpc::ClientContext ctx;
-  ::csi::v1::CreateSnapshotRequest req;
-  req.set_name("snap");
-  req.set_source_volume_id("0f2e8c8a-1111-4a4a-9b9b-123456789abc");
+// ---- Snapshots ----
+
+TEST_F(ControllerConformanceTest, SnapshotRequiredFieldsAndUnknownSource) {
   ::csi::v1::CreateSnapshotResponse resp;
-  EXPECT_EQ(c().CreateSnapshot(&ctx, req, &resp).error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_EQ(Snap("", "0f2e8c8a-1111-4a4a-9b9b-123456789abc", &resp).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(Snap("snap", "", &resp).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(Snap("snap", "0f2e8c8a-1111-4a4a-9b9b-123456789abc", &resp).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(Unsnap("").error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(Unsnap("reallyfakesnapshotid").ok());
+}
+
+TEST_F(ControllerConformanceTest, SnapshotLifecycleOverTheSocket) {
+  const std::string volume = MustCreate("pvc-snap-conf", kGiB);
+  ::csi::v1::CreateSnapshotResponse first, again;
+  ASSERT_TRUE(Snap("snap-conf-1", volume, &first).ok());
+  ASSERT_TRUE(Snap("snap-conf-1", volume, &again).ok());  // idempotent on the name
+  EXPECT_EQ(again.snapshot().snapshot_id(), first.snapshot().snapshot_id());
+  EXPECT_TRUE(absl::StartsWith(first.snapshot().snapshot_id(), volume + "+"));
+  EXPECT_EQ(first.snapshot().size_bytes(), kGiB);
+  EXPECT_TRUE(first.snapshot().ready_to_use());
+  EXPECT_GT(first.snapshot().creation_time().seconds(), 0);
+  ::csi::v1::CreateSnapshotResponse second;
+  ASSERT_TRUE(Snap("snap-conf-2", volume, &second).ok());
+  const std::string other = MustCreate("pvc-snap-conf-other", kGiB);
+  ::csi::v1::CreateSnapshotResponse reused;
+  EXPECT_EQ(Snap("snap-conf-1", other, &reused).error_code(), grpc::StatusCode::ALREADY_EXISTS);
+
+  // By ID, by source, and every one, one entry per page.
+  ::csi::v1::ListSnapshotsRequest req;
+  ::csi::v1::ListSnapshotsResponse resp;
+  req.set_snapshot_id(second.snapshot().snapshot_id());
+  ASSERT_TRUE(ListSnaps(req, &resp).ok());
+  ASSERT_EQ(resp.entries_size(), 1);
+  EXPECT_EQ(resp.entries(0).snapshot().source_volume_id(), volume);
+  req.Clear();
+  req.set_source_volume_id(volume);
+  req.set_max_entries(1);
+  std::set<std::string> seen;
+  for (int page = 0; page < 4; ++page) {
+    resp.Clear();
+    ASSERT_TRUE(ListSnaps(req, &resp).ok());
+    for (const auto& e : resp.entries()) seen.insert(e.snapshot().snapshot_id());
+    if (resp.next_token().empty()) break;
+    req.set_starting_token(resp.next_token());
+  }
+  EXPECT_EQ(seen, (std::set<std::string>{first.snapshot().snapshot_id(),
+                                         second.snapshot().snapshot_id()}));
+
+  // A volume with snapshots stays; the snapshots go, twice without error; then the volume.
+  EXPECT_EQ(Delete(volume).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  for (const auto* s : {&first, &second}) {
+    EXPECT_TRUE(Unsnap(s->snapshot().snapshot_id()).ok());
+    EXPECT_TRUE(Unsnap(s->snapshot().snapshot_id()).ok());
+  }
+  req.Clear();
+  req.set_snapshot_id(first.snapshot().snapshot_id());
+  resp.Clear();
+  ASSERT_TRUE(ListSnaps(req, &resp).ok());
+  EXPECT_EQ(resp.entries_size(), 0);
+  EXPECT_TRUE(Delete(volume).ok());
+  EXPECT_TRUE(Delete(other).ok());
+}
+
+TEST_F(ControllerConformanceTest, RestoreFromASnapshotOverTheSocket) {
+  const std::string volume = MustCreate("pvc-restore-src", kGiB);
+  ::csi::v1::CreateSnapshotResponse snap;
+  ASSERT_TRUE(Snap("snap-restore", volume, &snap).ok());
+  auto req = CreateReq("pvc-restored", kGiB);
+  req.mutable_volume_content_source()->mutable_snapshot()->set_snapshot_id(
+      snap.snapshot().snapshot_id());
+  ::csi::v1::CreateVolumeResponse resp;
+  ASSERT_TRUE(Create(req, &resp).ok());
+  EXPECT_EQ(resp.volume().content_source().snapshot().snapshot_id(), snap.snapshot().snapshot_id());
+  auto src = env().CnsVolume(volume);
+  auto restored = env().CnsVolume(resp.volume().volume_id());
+  ASSERT_TRUE(src.ok() && restored.ok());
+  EXPECT_EQ(restored->datastore, src->datastore);  // where the snapshot is
+  auto bigger = CreateReq("pvc-restored-bigger", 2 * kGiB);
+  *bigger.mutable_volume_content_source() = req.volume_content_source();
+  EXPECT_EQ(Create(bigger).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(Delete(resp.volume().volume_id()).ok());
+  EXPECT_TRUE(Unsnap(snap.snapshot().snapshot_id()).ok());
+  EXPECT_TRUE(Delete(volume).ok());
 }
 
 TEST_F(ControllerConformanceTest, ProbeIsReadyWithSessionsAndCachesUp) {
