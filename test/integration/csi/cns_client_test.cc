@@ -386,6 +386,34 @@ TEST_F(CnsClientTest, SnapshotsCopyTheDiskAndGuardTheVolume) {
   EXPECT_GE(recorder_.Count("CnsQuerySnapshots"), 3);
 }
 
+// vCenter's own limit (32 snapshots of a disk) and faults on demand, named as vCenter names them.
+TEST_F(CnsClientTest, SnapshotLimitAndInjectedFaults) {
+  const std::string v = Create("snap-limit", 16, {Ds("ds-small")});
+  std::vector<std::string> ids;
+  for (int i = 0; i < 32; ++i) {
+    auto s = cns_->CreateSnapshot(v, absl::StrCat("s", i));
+    ASSERT_TRUE(s.ok()) << i << ": " << s.status();
+    ids.push_back(s->snapshot_id);
+  }
+  auto over = cns_->CreateSnapshot(v, "s32");
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(FaultName(over.status()), "CnsFault");
+  EXPECT_THAT(over.status().message(), HasSubstr("32 snapshots"));
+  auto all = cns_->SnapshotsOf(v);  // 32 in pages of 128: one page
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(all->size(), 32u);
+
+  ASSERT_TRUE(sim().SetCnsFault("CnsDeleteSnapshots", "NotSupported", "busy", 1, "task").ok());
+  absl::Status refused = cns_->DeleteSnapshot(v, ids[0]);
+  EXPECT_EQ(FaultName(refused), "NotSupported");
+  EXPECT_THAT(refused.message(), HasSubstr("busy"));
+  ASSERT_TRUE(sim().SetCnsFault("CnsQuerySnapshots", "InvalidState", "restarting", 1, "soap").ok());
+  absl::Status soap = cns_->SnapshotsOf(v).status();
+  EXPECT_EQ(FaultName(soap), "InvalidState");
+  EXPECT_THAT(soap.message(), HasSubstr("restarting"));
+  for (const std::string& id : ids) ASSERT_TRUE(cns_->DeleteSnapshot(v, id).ok()) << id;
+}
+
 TEST_F(CnsClientTest, UpdatedMetadataShowsInQueries) {
   const std::string v = Create("meta", 100, {Ds("ds-big")});
   VolumeMetadata m;

@@ -430,6 +430,19 @@ TEST_F(ControllerConformanceTest, SnapshotLifecycleOverTheSocket) {
   EXPECT_EQ(resp.entries_size(), 0);
   EXPECT_TRUE(Delete(volume).ok());
   EXPECT_TRUE(Delete(other).ok());
+
+  // In the reference's histograms, RPCs and CNS operations alike.
+  auto* csi_ops = env().registry().Find("vsphere_csi_volume_ops_histogram");
+  ASSERT_NE(csi_ops, nullptr);
+  EXPECT_GE(csi_ops->Count({"block", "create-snapshot", "pass", ""}), 2u);
+  EXPECT_GE(csi_ops->Count({"block", "create-snapshot", "fail", "csi.fault.AlreadyExists"}), 1u);
+  EXPECT_GE(csi_ops->Count({"block", "delete-snapshot", "pass", ""}), 4u);
+  EXPECT_GE(csi_ops->Count({"block", "list-snapshot", "pass", ""}), 3u);
+  auto* cns_ops = env().registry().Find("vsphere_cns_volume_ops_histogram");
+  ASSERT_NE(cns_ops, nullptr);
+  EXPECT_GE(cns_ops->Count({"create-snapshot", "pass"}), 2u);
+  EXPECT_GE(cns_ops->Count({"delete-snapshot", "pass"}), 2u);
+  EXPECT_GE(cns_ops->Count({"query-snapshots", "pass"}), 3u);
 }
 
 TEST_F(ControllerConformanceTest, RestoreFromASnapshotOverTheSocket) {
