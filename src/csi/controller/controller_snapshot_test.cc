@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "testing/fake_controller.h"
 
-namespace ccm::csi {
+namespace ccm::csi::snapshot_test {
 namespace {
 
 using testing::FakeControllerCloud;
@@ -304,4 +304,4 @@ TEST(ControllerSnapshotTest, SnapshotCapabilitiesAreAnnounced) {
 }
 
 }  // namespace
-}  // namespace ccm::csi
+}  // namespace ccm::csi::snapshot_test

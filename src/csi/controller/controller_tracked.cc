@@ -66,6 +66,7 @@ absl::StatusOr<cns::VolumeOperationResult> ControllerService::RunTracked(const s
   if (result.ok()) {
     r.status = kTaskSuccess;
     if (!result->volume_id.empty()) r.volume_id = result->volume_id;
+    if (!result->snapshot.snapshot_id.empty()) r.snapshot_id = result->snapshot.snapshot_id;
   } else if (result.status().code() == absl::StatusCode::kUnavailable ||
              result.status().code() == absl::StatusCode::kDeadlineExceeded) {
     return result;  // outcome unknown: the record stays "InProgress" with its task for the retry

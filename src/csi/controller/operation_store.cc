@@ -190,6 +190,7 @@ kube::Json RecordToObject(const OperationRecord& r, const kube::Json* existing,
   obj["spec"]["name"] = r.name;
   kube::Json& st = obj["status"];
   if (!r.volume_id.empty()) st["volumeID"] = r.volume_id;
+  if (!r.snapshot_id.empty()) st["snapshotID"] = r.snapshot_id;
   if (r.capacity_mb > 0) st["capacity"] = r.capacity_mb;
   if (r.error_count > 0) st["errorCount"] = r.error_count;
   const kube::Json d = Details(r);
@@ -218,6 +219,7 @@ absl::StatusOr<OperationRecord> RecordFromObject(const kube::Json& obj) {
   if (r.name.empty()) return absl::InvalidArgumentError("CnsVolumeOperationRequest without a name");
   const kube::Json status = obj.value("status", kube::Json::object());
   r.volume_id = status.value("volumeID", "");
+  r.snapshot_id = status.value("snapshotID", "");
   r.capacity_mb = status.value("capacity", int64_t{0});
   r.error_count = status.value("errorCount", 0);
   kube::Json d = status.value("firstOperationDetails", kube::Json::object());

@@ -10,8 +10,9 @@
 // operation's name (the volume name for a create, "delete-<volume id>", "expand-<volume id>"),
 // status.firstOperationDetails the first attempt, status.latestOperationDetails the last ten, each
 // with taskId, vCenterServer, taskStatus ("InProgress", "Success", "Error"), error and
-// taskInvocationTimestamp; status.volumeID the created volume, status.capacity the size after an
-// extend (MiB).
+// taskInvocationTimestamp; status.volumeID the created volume (a snapshot's volume),
+// status.snapshotID a created snapshot, status.capacity the size after an extend (MiB). A
+// snapshot's record is named "<snapshot name>-<CNS volume ID>", as the reference names it.
 //
 // Protocol (ControllerService::RunTracked): an "InProgress" record with the task ID right after CNS
 // took the task, "Success" or "Error" when it ended (three API requests per operation: the read of
@@ -44,6 +45,7 @@ inline constexpr char kTaskError[] = "Error";
 struct OperationRecord {
   std::string name;  // the operation's name (see above); the object's name is SafeObjectName
   std::string volume_id;
+  std::string snapshot_id;  // a created snapshot's CNS ID (status.snapshotID)
   int64_t capacity_mb = 0;
   std::string task_id;  // "task-123"; empty before CNS took the task
   std::string vcenter;  // the vCenter label it ran on

@@ -87,6 +87,21 @@ TEST(OperationStoreTest, ObjectsOfTheReferenceAreRead) {
   EXPECT_FALSE(RecordFromObject(kube::Json::parse(R"([1, 2])")).ok());
 }
 
+TEST(OperationStoreTest, SnapshotRecordsKeepTheSnapshotId) {
+  // A CreateSnapshot's record as the reference names and fills it.
+  OperationRecord r =
+      Rec("snapshot-1-4f2e", kTaskSuccess, absl::FromUnixSeconds(1'800'000'000), "task-9");
+  r.volume_id = "4f2e";
+  r.snapshot_id = "s-77";
+  kube::Json obj = RecordToObject(r, nullptr, "vmware-system-csi");
+  EXPECT_EQ(obj["status"]["volumeID"], "4f2e");
+  EXPECT_EQ(obj["status"]["snapshotID"], "s-77");
+  auto back = RecordFromObject(obj);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->snapshot_id, "s-77");
+  EXPECT_EQ(back->volume_id, "4f2e");
+}
+
 TEST(OperationStoreTest, StaleRecordsAreEndedAndOld) {
   const absl::Time now = absl::FromUnixSeconds(1'800'000'000);
   std::vector<OperationRecord> all = {
