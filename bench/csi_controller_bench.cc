@@ -1,5 +1,6 @@
-// CSI controller benchmark: create + publish + unpublish + delete of 1,000 volumes through the
-// real gRPC socket against the simulator's CNS, with the wiring the binary uses. Prints per phase
+// CSI controller benchmark: create + publish + unpublish, a snapshot of each, a restore of each,
+// and the deletes, of 1,000 volumes through the real gRPC socket against the simulator's CNS,
+// with the wiring the binary uses. Prints per phase
 // the latency percentiles, the vCenter requests per operation split by method (the simulator's
 // /counters), and the simulator's own CNS task time for comparison. Asserts nothing.
 //
@@ -35,7 +36,7 @@ std::string Spec(int volumes) {
                       kNodes, R"(, "prefix": "node-", "cluster": "c1"},
     "datastores": [{"name": "datastore1", "capacity_mb": 1024},
                    {"name": "shared", "capacity_mb": )",
-                      (volumes + 10) * 1024, R"(}]}]
+                      (2 * volumes + 10) * 1024, R"(}]}]
 })");
 }
 
@@ -170,8 +171,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   ControllerEnv& env = **env_or;
-  for (const char* m :
-       {"CnsCreateVolume", "CnsAttachVolume", "CnsDetachVolume", "CnsDeleteVolume"}) {
+  for (const char* m : {"CnsCreateVolume", "CnsAttachVolume", "CnsDetachVolume", "CnsDeleteVolume",
+                        "CnsCreateSnapshots", "CnsDeleteSnapshots", "CnsQuerySnapshots"}) {
     (void)env.sim().SetCnsDelay(m, delay_ms);
   }
   std::vector<std::string> nodes;
@@ -208,16 +209,51 @@ int main(int argc, char** argv) {
     ::csi::v1::ControllerUnpublishVolumeResponse resp;
     return stub.ControllerUnpublishVolume(&ctx, req, &resp);
   });
-  Phase del = Run("DeleteVolume", n, workers, env, [&](int i) {
+  std::vector<std::string> snaps(n), restored(n);
+  Phase snap = Run("CreateSnapshot", n, workers, env, [&](int i) {
     grpc::ClientContext ctx;
-    ::csi::v1::DeleteVolumeRequest req;
-    req.set_volume_id(ids[i]);
-    ::csi::v1::DeleteVolumeResponse resp;
-    return stub.DeleteVolume(&ctx, req, &resp);
+    ::csi::v1::CreateSnapshotRequest req;
+    req.set_name(absl::StrCat("snapshot-bench-", i));
+    req.set_source_volume_id(ids[i]);
+    ::csi::v1::CreateSnapshotResponse resp;
+    grpc::Status s = stub.CreateSnapshot(&ctx, req, &resp);
+    snaps[i] = resp.snapshot().snapshot_id();
+    return s;
   });
+  Phase restore = Run("CreateVolume from a snapshot", n, workers, env, [&](int i) {
+    grpc::ClientContext ctx;
+    auto req = ccm::csi::testing::CreateReq(absl::StrCat("pvc-restored-", i), 1024 * 1024 * 1024);
+    req.mutable_volume_content_source()->mutable_snapshot()->set_snapshot_id(snaps[i]);
+    ::csi::v1::CreateVolumeResponse resp;
+    grpc::Status s = stub.CreateVolume(&ctx, req, &resp);
+    restored[i] = resp.volume().volume_id();
+    return s;
+  });
+  auto delete_volumes = [&](const std::string& name, const std::vector<std::string>& volumes) {
+    return Run(name, n, workers, env, [&](int i) {
+      grpc::ClientContext ctx;
+      ::csi::v1::DeleteVolumeRequest req;
+      req.set_volume_id(volumes[i]);
+      ::csi::v1::DeleteVolumeResponse resp;
+      return stub.DeleteVolume(&ctx, req, &resp);
+    });
+  };
+  Phase del_restored = delete_volumes("DeleteVolume (restored)", restored);
+  Phase unsnap = Run("DeleteSnapshot", n, workers, env, [&](int i) {
+    grpc::ClientContext ctx;
+    ::csi::v1::DeleteSnapshotRequest req;
+    req.set_snapshot_id(snaps[i]);
+    ::csi::v1::DeleteSnapshotResponse resp;
+    return stub.DeleteSnapshot(&ctx, req, &resp);
+  });
+  Phase del = delete_volumes("DeleteVolume", ids);
   Print(create, n, "CnsCreateVolume");
   Print(publish, n, "CnsAttachVolume");
   Print(unpublish, n, "CnsDetachVolume");
+  Print(snap, n, "CnsCreateSnapshots");
+  Print(restore, n, "CnsCreateVolume");
+  Print(del_restored, n, "CnsDeleteVolume");
+  Print(unsnap, n, "CnsDeleteSnapshots");
   Print(del, n, "CnsDeleteVolume");
   const auto inventory = env.backend().inventory().stats();
   std::printf(
