@@ -190,22 +190,25 @@ absl::Status NodeController::Initialize(const kube::Json& node) {
   if (!md.ok()) {
     return Annotate(md.status(), absl::StrCat("initialize node ", name));
   }
-  // The update starts from the informer's Node; after an address PATCH, at the version that
-  // PATCH stored (the update's patch tests what it changes, or else that version). Only the
-  // identity of the PATCH's answer is read, not the whole Node.
-  kube::Json base = node;
+  // The informer's Node is shared and read-only: copied only when no address PATCH returns a
+  // fresh one to start from (which is moved, not copied, into the update). The PATCH's answer
+  // is read whole on purpose: the update's patch adds labels without a test (RFC 6902 cannot
+  // test for absence), so it must start from the Node as stored, not from a cache that may not
+  // have seen another writer's label yet (NodeControllerTest.ExtraLabelsNeverOverwrite).
+  std::optional<kube::Json> base;
   if (auto addresses = AddressUpdate(node, *md)) {
     absl::StatusOr<kube::Json> patched =
-        client_.PatchForIdentity(kube::Nodes(), "", name, kube::PatchType::kStrategicMerge,
-                                 AddressesPatch(*addresses), "status");
+        client_.Patch(kube::Nodes(), "", name, kube::PatchType::kStrategicMerge,
+                      AddressesPatch(*addresses), "status");
     if (!patched.ok()) {
       return Annotate(patched.status(), absl::StrCat("initialize node ", name, ": set addresses ",
                                                      cloud::DebugString(md->node_addresses)));
     }
-    base["metadata"]["resourceVersion"] = (*patched)["metadata"].value("resourceVersion", "");
+    base = *std::move(patched);  // carries the new resourceVersion
   }
+  if (!base) base = node;  // the Node already had these addresses
   absl::StatusOr<NodeWriteResult> stored = UpdateNodeWithRetry(
-      client_, std::move(base),
+      client_, *std::move(base),
       [&](kube::Json& n) { return ApplyNodeUpdate(n, *md, extra_labels_); }, update_attempts_);
   if (!stored.ok()) {
     return Annotate(stored.status(), absl::StrCat("initialize node ", name));
