@@ -155,6 +155,22 @@ class FakePvs final : public PvCounter {
 // host-2, 100 GiB free), "local-1" (host-1 only, 500 GiB free) and "shared-all" (all three, 50
 // GiB free); node VMs node-1 on host-1 and node-2 on host-2. Topology is not configured unless
 // WithZones() is called.
+class FakeMigrations final : public VolumeMigrations {
+ public:
+  std::map<std::string, std::string> by_path;  // VMDK path -> CNS volume ID
+  std::vector<std::string> forgotten;          // volume IDs Forget() was called with
+  absl::StatusOr<std::string> VolumeIdOf(const std::string& volume_path) const override {
+    auto it = by_path.find(volume_path);
+    if (it == by_path.end()) return absl::NotFoundError("not registered");
+    return it->second;
+  }
+  absl::Status Forget(const std::string& volume_id) override {
+    forgotten.push_back(volume_id);
+    std::erase_if(by_path, [&](const auto& e) { return e.second == volume_id; });
+    return absl::OkStatus();
+  }
+};
+
 class FakeControllerCloud final : public ControllerCloud {
  public:
   FakeControllerCloud();
@@ -169,6 +185,7 @@ class FakeControllerCloud final : public ControllerCloud {
   FakePlacement placement;
   FakeNodes node_vms;
   FakePvs driver_pvs;
+  FakeMigrations volume_migrations;
   cloud::Config cfg;
   TopologyConfig topo;
   bool kube = true;  // false: no Kubernetes API (nodes() and pvs() are null)
@@ -181,6 +198,7 @@ class FakeControllerCloud final : public ControllerCloud {
   NodeVmSource* nodes() override { return kube ? &node_vms : nullptr; }
   PvCounter* pvs() override { return kube ? &driver_pvs : nullptr; }
   OperationStore& operations() override { return *operations_; }
+  VolumeMigrations* migrations() override { return kube ? &volume_migrations : nullptr; }
 
  private:
   std::vector<VCenterEndpoint> endpoints_;

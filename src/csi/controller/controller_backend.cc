@@ -74,6 +74,7 @@ absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
     b->kube_ = options.kube;
     b->nodes_ = std::make_unique<NodeVms>(*b->kube_);
     b->pvs_ = std::make_unique<DriverPvs>(*b->kube_);
+    b->migrations_ = std::make_unique<KubeVolumeMigrations>(*b->kube_);
     b->operations_ = NewKubeOperationStore(*b->kube_, options.csi_namespace);
   } else {
     b->operations_ = NewMemoryOperationStore();
@@ -103,6 +104,7 @@ absl::Status ControllerBackend::Start() {
   }
   if (nodes_ != nullptr) nodes_->Start();
   if (pvs_ != nullptr) pvs_->Start();
+  if (migrations_ != nullptr) migrations_->Start();
   datastores_->Start();
   cleaner_ = std::thread([this] { CleanOperations(); });
   return absl::OkStatus();
@@ -132,6 +134,7 @@ void ControllerBackend::Stop() {
   if (datastores_ != nullptr) datastores_->Stop();
   if (nodes_ != nullptr) nodes_->Stop();
   if (pvs_ != nullptr) pvs_->Stop();
+  if (migrations_ != nullptr) migrations_->Stop();
   for (auto& vc : vcs_) vc->Stop();
   if (credentials_ != nullptr) credentials_->Stop();
 }

@@ -29,6 +29,7 @@
 #include "csi/controller/node_vms.h"
 #include "csi/controller/operation_store.h"
 #include "csi/controller/storage_policies.h"
+#include "csi/controller/volume_migrations.h"
 #include "csi/core/topology.h"
 #include "kube/client.h"
 #include "vsphere/cns/cns_client.h"
@@ -80,6 +81,7 @@ class ControllerBackend final : public ControllerCloud {
   NodeVmSource* nodes() override { return nodes_.get(); }
   PvCounter* pvs() override { return pvs_.get(); }
   OperationStore& operations() override { return *operations_; }
+  VolumeMigrations* migrations() override { return migrations_.get(); }
   DatastoreInventory& inventory() { return *datastores_; }
 
  private:
@@ -95,6 +97,7 @@ class ControllerBackend final : public ControllerCloud {
   std::shared_ptr<kube::Client> kube_;
   std::unique_ptr<NodeVms> nodes_;
   std::unique_ptr<DriverPvs> pvs_;
+  std::unique_ptr<KubeVolumeMigrations> migrations_;
   std::unique_ptr<OperationStore> operations_;
   // Deletes ended operation records older than cnsvolumeoperationrequest-cleanup-intervalinmin.
   void CleanOperations();

@@ -63,7 +63,27 @@ std::vector<std::string> ControllerService::ClusterIds() const {
   return {id};
 }
 
-absl::StatusOr<ControllerService::Located> ControllerService::Locate(const std::string& volume_id) {
+absl::StatusOr<std::string> ControllerService::ResolveHandle(const std::string& volume_id) {
+  if (!IsInTreeVolumePath(volume_id)) return volume_id;
+  VolumeMigrations* migrations = cloud_->migrations();
+  if (migrations == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "in-tree volume ", volume_id,
+        ": the controller has no Kubernetes API to read the CnsVSphereVolumeMigration objects"));
+  }
+  absl::StatusOr<std::string> id = migrations->VolumeIdOf(volume_id);
+  if (absl::IsNotFound(id.status())) {
+    // Never NotFound: DeleteVolume would report success while the disk stays.
+    return absl::FailedPreconditionError(absl::StrCat(
+        "in-tree volume ", volume_id,
+        " is not registered with CNS yet (no CnsVSphereVolumeMigration names it); the metadata "
+        "syncer registers the volumes of migrated PersistentVolumes: retry once it has"));
+  }
+  return id;
+}
+
+absl::StatusOr<ControllerService::Located> ControllerService::Locate(const std::string& handle) {
+  CCM_ASSIGN_OR_RETURN(const std::string volume_id, ResolveHandle(handle));
   CCM_ASSIGN_OR_RETURN(VolumeRef ref, ParseVolumeId(volume_id));
   CCM_ASSIGN_OR_RETURN(std::vector<std::string> ask, VCentersToAsk(ref, Labels()));
   if (ask.size() == 1) return Located{Endpoint(ask.front()), ref.cns_id, {}};
@@ -71,7 +91,8 @@ absl::StatusOr<ControllerService::Located> ControllerService::Locate(const std::
 }
 
 absl::StatusOr<ControllerService::Located> ControllerService::FindVolume(
-    const std::string& volume_id) {
+    const std::string& handle) {
+  CCM_ASSIGN_OR_RETURN(const std::string volume_id, ResolveHandle(handle));
   CCM_ASSIGN_OR_RETURN(VolumeRef ref, ParseVolumeId(volume_id));
   CCM_ASSIGN_OR_RETURN(std::vector<std::string> ask, VCentersToAsk(ref, Labels()));
   std::vector<VCenterAnswer> answers;
@@ -101,16 +122,19 @@ grpc::Status ControllerService::DeleteVolume(Ctx*, const ::csi::v1::DeleteVolume
 absl::Status ControllerService::DoDelete(const ::csi::v1::DeleteVolumeRequest& req) {
   if (req.volume_id().empty()) return absl::InvalidArgumentError("volume_id is required");
   CCM_ASSIGN_OR_RETURN(VolumeLocks::Guard guard, locks_.TryLock(req.volume_id()));
-  absl::StatusOr<Located> loc = Locate(req.volume_id());
-  if (absl::IsNotFound(loc.status())) return absl::OkStatus();
-  if (!loc.ok()) return loc.status();
-  if (!absl::StrContains(loc->cns_id, ".vmdk")) {  // in-tree disks have no CNS snapshots
-    CCM_RETURN_IF_ERROR(CheckNoSnapshots(*loc, req.volume_id(), "delete"));
+  if (IsInTreeVolumePath(req.volume_id())) {
+    absl::MutexLock l(&names_mu_);
+    // Deleted by this controller, its object gone with it: a retried DeleteVolume succeeds.
+    if (deleted_in_tree_.contains(req.volume_id())) return absl::OkStatus();
   }
+  absl::StatusOr<Located> loc = Locate(req.volume_id());
+  if (absl::IsNotFound(loc.status())) return ForgetInTree(req.volume_id());
+  if (!loc.ok()) return loc.status();
+  CCM_RETURN_IF_ERROR(CheckNoSnapshots(*loc, req.volume_id(), "delete"));
   absl::Status s = RunTracked(absl::StrCat("delete-", req.volume_id()), *loc->vc,
                               cns::DeleteOp(loc->cns_id, /*delete_disk=*/true))
                        .status();
-  if (absl::IsNotFound(s)) return absl::OkStatus();  // gone already: the spec's success
+  if (absl::IsNotFound(s)) return ForgetInTree(req.volume_id());  // gone: the spec's success
   if (absl::IsFailedPrecondition(s)) {
     return absl::FailedPreconditionError(
         absl::StrCat("volume ", req.volume_id(),
@@ -119,6 +143,22 @@ absl::Status ControllerService::DoDelete(const ::csi::v1::DeleteVolumeRequest& r
   if (!s.ok()) return Annotate(s, absl::StrCat("delete volume ", req.volume_id()));
   cloud_->datastores().NoteChange(loc->vc->label, "", 0);  // space freed: read it soon
   LOG_INFO("deleted volume {}", req.volume_id());
+  return ForgetInTree(req.volume_id());
+}
+
+absl::Status ControllerService::ForgetInTree(const std::string& handle) {
+  if (!IsInTreeVolumePath(handle) || cloud_->migrations() == nullptr) return absl::OkStatus();
+  absl::StatusOr<std::string> id = cloud_->migrations()->VolumeIdOf(handle);
+  if (!id.ok()) return absl::OkStatus();  // nothing names it (any more)
+  absl::Status s = cloud_->migrations()->Forget(*id);
+  if (!s.ok()) {
+    return Annotate(s, absl::StrCat("delete volume ", handle, ": the CnsVSphereVolumeMigration ",
+                                    *id, " stays"));
+  }
+  LOG_INFO("in-tree volume {} ({}): CnsVSphereVolumeMigration deleted", handle, *id);
+  absl::MutexLock l(&names_mu_);
+  if (deleted_in_tree_.size() >= 10000) deleted_in_tree_.clear();  // bounded; rarely reached
+  deleted_in_tree_.insert(handle);
   return absl::OkStatus();
 }
 

@@ -35,6 +35,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -184,6 +185,12 @@ class ControllerService final : public ::csi::v1::Controller::Service {
                                                                  VCenterEndpoint& vc,
                                                                  const vsphere::cns::Operation& op);
 
+  // A VMDK path (an in-tree volume under CSI migration) as the CNS volume ID it was registered
+  // as (VolumeMigrations); FailedPrecondition while it is not registered, never NotFound; any
+  // other ID as it is. Locate and FindVolume resolve their handle through it.
+  absl::StatusOr<std::string> ResolveHandle(const std::string& volume_id);
+  // After a DeleteVolume of a VMDK path: its CnsVSphereVolumeMigration goes too.
+  absl::Status ForgetInTree(const std::string& handle);
   VCenterEndpoint* Endpoint(const std::string& label);
   std::vector<std::string> Labels() const;
   std::string VolumeId(const std::string& cns_id, const std::string& label) const;
@@ -207,6 +214,8 @@ class ControllerService final : public ::csi::v1::Controller::Service {
   absl::Mutex names_mu_;
   std::map<std::string, std::string> snapshot_sources_ ABSL_GUARDED_BY(names_mu_);
   std::deque<std::string> snapshot_names_ ABSL_GUARDED_BY(names_mu_);  // oldest first
+  // VMDK paths this controller deleted (and their CnsVSphereVolumeMigration objects).
+  std::set<std::string> deleted_in_tree_ ABSL_GUARDED_BY(names_mu_);
 };
 
 }  // namespace ccm::csi

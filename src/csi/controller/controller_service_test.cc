@@ -351,6 +351,37 @@ TEST(ControllerServiceTest, Delete) {
   EXPECT_TRUE(c.cns.Get(other).has_value());
 }
 
+// CSI migration hands the in-tree plugin's VMDK path as the volume handle: it is resolved
+// through the CnsVSphereVolumeMigration objects, and never "deleted" while it is not registered.
+TEST(ControllerServiceTest, InTreeVmdkPathsResolveThroughTheirRegistration) {
+  Rig rig;
+  FakeControllerCloud& c = *rig.cloud;
+  const std::string path = "[datastore1] kubevols/kubernetes-dynamic-pvc-" + std::string(120, 'a') +
+                           ".vmdk";  // longer than the 128 bytes of a CSI volume ID
+  grpc::Status unregistered = Delete(rig, path);
+  EXPECT_EQ(unregistered.error_code(), Code::FAILED_PRECONDITION);
+  EXPECT_THAT(unregistered.error_message(), HasSubstr("not registered with CNS yet"));
+  EXPECT_EQ(c.cns.Calls("CnsDeleteVolume"), 0);
+  EXPECT_EQ(Publish(rig, path, c.node1_uuid).error_code(), Code::FAILED_PRECONDITION);
+
+  const std::string vol =
+      c.cns.Add("in-tree", 1024, "datastore-1", FakeControllerCloud::kClusterId);
+  c.volume_migrations.by_path[path] = vol;
+  ASSERT_TRUE(Publish(rig, path, c.node1_uuid).ok());
+  EXPECT_EQ(c.cns.Get(vol)->attached_vm, c.node1_moid);
+  ASSERT_TRUE(Unpublish(rig, path, c.node1_uuid).ok());
+  ASSERT_TRUE(Delete(rig, path).ok());
+  EXPECT_FALSE(c.cns.Get(vol).has_value());
+  EXPECT_EQ(c.volume_migrations.forgotten, std::vector<std::string>{vol});
+  // A retried delete succeeds (the controller remembers what it deleted).
+  EXPECT_TRUE(Delete(rig, path).ok());
+  EXPECT_EQ(c.cns.Calls("CnsDeleteVolume"), 1);
+
+  c.kube = false;  // no Kubernetes API: the objects cannot be read
+  EXPECT_THAT(Delete(rig, "[datastore1] kubevols/other.vmdk").error_message(),
+              HasSubstr("no Kubernetes API"));
+}
+
 grpc::Status Expand(Rig& rig, const std::string& volume, int64_t bytes, int64_t limit, bool block,
                     ::csi::v1::ControllerExpandVolumeResponse* resp) {
   ::csi::v1::ControllerExpandVolumeRequest req;

@@ -24,9 +24,13 @@ absl::StatusOr<std::string> FormatVolumeId(absl::string_view cns_id, absl::strin
   return std::string(cns_id);
 }
 
+bool IsInTreeVolumePath(absl::string_view volume_id) {
+  return absl::StrContains(volume_id, ".vmdk");  // as the reference tells them
+}
+
 absl::StatusOr<VolumeRef> ParseVolumeId(absl::string_view volume_id) {
   if (volume_id.empty()) return absl::InvalidArgumentError("volume ID is empty");
-  if (volume_id.size() > kMaxVolumeIdBytes) {
+  if (volume_id.size() > kMaxVolumeIdBytes && !IsInTreeVolumePath(volume_id)) {
     return absl::InvalidArgumentError(
         absl::StrCat("volume ID exceeds the CSI limit of ", kMaxVolumeIdBytes, " bytes"));
   }

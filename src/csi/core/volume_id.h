@@ -34,7 +34,13 @@ struct VolumeRef {
 absl::StatusOr<std::string> FormatVolumeId(absl::string_view cns_id, absl::string_view vcenter,
                                            size_t vcenter_count);
 
-// InvalidArgument for an empty ID or one over 128 bytes; anything else parses (an ID that names no
+// A VMDK path ("[datastore1] kubevols/pvc-1.vmdk"): the volume handle of an in-tree vSphere
+// volume that Kubernetes' CSI migration hands to this driver (it contains ".vmdk", as the
+// reference tells them).
+bool IsInTreeVolumePath(absl::string_view volume_id);
+
+// InvalidArgument for an empty ID or one over 128 bytes (not for VMDK paths, which are the
+// in-tree plugin's and may be longer); anything else parses (an ID that names no
 // volume is the look-up's NotFound, which DeleteVolume turns into success).
 absl::StatusOr<VolumeRef> ParseVolumeId(absl::string_view volume_id);
 

@@ -467,6 +467,38 @@ TEST_F(ControllerConformanceTest, RestoreFromASnapshotOverTheSocket) {
   EXPECT_TRUE(Delete(volume).ok());
 }
 
+// ---- In-tree volumes under CSI migration (VMDK paths as handles) ----
+
+TEST_F(ControllerConformanceTest, InTreeVmdkPathResolvesThroughItsCnsVSphereVolumeMigration) {
+  const std::string path = "[ds-shared] kubevols/kubernetes-dynamic-pvc-7f1c.vmdk";
+  // Not registered yet: refused, never "deleted".
+  grpc::Status early = Delete(path);
+  EXPECT_EQ(early.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(early.error_message(), HasSubstr("not registered with CNS yet"));
+
+  // The registration as the reference's syncer records it (named by the CNS volume ID).
+  const std::string volume = MustCreate("in-tree-registered", kGiB);
+  ASSERT_TRUE(env()
+                  .api()
+                  .Create("cnsvspherevolumemigrations",
+                          {{"apiVersion", "cns.vmware.com/v1alpha1"},
+                           {"kind", "CnsVSphereVolumeMigration"},
+                           {"metadata", {{"name", volume}}},
+                           {"spec", {{"volumepath", path}, {"volumeid", volume}}}})
+                  .ok());
+  const std::string node = env().VmUuid("node-a1");
+  EXPECT_TRUE(ccm::testing::Eventually([&] { return Publish(PubReq(path, node)).ok(); }));
+  auto attached = env().CnsVolume(volume);
+  ASSERT_TRUE(attached.ok()) << attached.status();
+  EXPECT_EQ(attached->attached_vm, env().VmMoid("node-a1"));
+  ASSERT_TRUE(Unpublish(path, node).ok());
+  grpc::Status deleted = Delete(path);
+  ASSERT_TRUE(deleted.ok()) << deleted.error_message();
+  EXPECT_FALSE(env().CnsVolume(volume).ok());
+  EXPECT_FALSE(env().api().Get("cnsvspherevolumemigrations", "", volume).ok());  // gone too
+  EXPECT_TRUE(Delete(path).ok());  // a retry of the delete succeeds
+}
+
 TEST_F(ControllerConformanceTest, ProbeIsReadyWithSessionsAndCachesUp) {
   grpc::ClientContext ctx;
   ::csi::v1::ProbeResponse resp;
