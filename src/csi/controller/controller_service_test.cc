@@ -147,6 +147,12 @@ TEST(ControllerServiceTest, CreateVolume) {
        Code::INVALID_ARGUMENT, "nfs", "", 0},
       {"unknown parameter", [param](Cloud&, Req& r) { param(r, "diskformat", "thick"); },
        Code::INVALID_ARGUMENT, "diskformat", "", 0},
+      {"a migrated in-tree StorageClass: refused, not a PV without a VMDK path",
+       [param](Cloud&, Req& r) {
+         param(r, "csimigration", "true");
+         param(r, "datastore-migrationparam", "datastore1");
+       },
+       Code::INVALID_ARGUMENT, "not supported yet", "", 0},
       {"a content source that is no snapshot ID of ours",
        [](Cloud&, Req& r) {
          r.mutable_volume_content_source()->mutable_snapshot()->set_snapshot_id("s");
