@@ -48,6 +48,7 @@ struct Phase {
   absl::Duration wall;
   std::map<std::string, int> soap, rest, cns;
   std::map<std::string, ccm::testing::VcsimCnsTaskStat> tasks;
+  std::string cns_method;  // whose simulator task time Print compares with
 };
 
 double Pct(std::vector<double> v, double p) {
@@ -123,6 +124,56 @@ void Print(const Phase& ph, int n, const std::string& cns_method) {
 }  // namespace
 
 // Creates and publishes n volumes, then leaves the controller idle: prints its vCenter requests.
+grpc::Status Delete(::csi::v1::Controller::Stub& stub, const std::string& volume) {
+  grpc::ClientContext ctx;
+  ::csi::v1::DeleteVolumeRequest req;
+  req.set_volume_id(volume);
+  ::csi::v1::DeleteVolumeResponse resp;
+  return stub.DeleteVolume(&ctx, req, &resp);
+}
+
+// A snapshot of every volume, a restore of each, and their deletes.
+std::vector<Phase> SnapshotPhases(ControllerEnv& env, const std::vector<std::string>& ids,
+                                  int workers) {
+  const int n = static_cast<int>(ids.size());
+  auto& stub = env.controller();
+  std::vector<std::string> snaps(n), restored(n);
+  std::vector<Phase> out;
+  out.push_back(Run("CreateSnapshot", n, workers, env, [&](int i) {
+    grpc::ClientContext ctx;
+    ::csi::v1::CreateSnapshotRequest req;
+    req.set_name(absl::StrCat("snapshot-bench-", i));
+    req.set_source_volume_id(ids[i]);
+    ::csi::v1::CreateSnapshotResponse resp;
+    grpc::Status s = stub.CreateSnapshot(&ctx, req, &resp);
+    snaps[i] = resp.snapshot().snapshot_id();
+    return s;
+  }));
+  out.back().cns_method = "CnsCreateSnapshots";
+  out.push_back(Run("CreateVolume from a snapshot", n, workers, env, [&](int i) {
+    grpc::ClientContext ctx;
+    auto req = ccm::csi::testing::CreateReq(absl::StrCat("pvc-restored-", i), 1024 * 1024 * 1024);
+    req.mutable_volume_content_source()->mutable_snapshot()->set_snapshot_id(snaps[i]);
+    ::csi::v1::CreateVolumeResponse resp;
+    grpc::Status s = stub.CreateVolume(&ctx, req, &resp);
+    restored[i] = resp.volume().volume_id();
+    return s;
+  }));
+  out.back().cns_method = "CnsCreateVolume";
+  out.push_back(Run("DeleteVolume (restored)", n, workers, env,
+                    [&](int i) { return Delete(stub, restored[i]); }));
+  out.back().cns_method = "CnsDeleteVolume";
+  out.push_back(Run("DeleteSnapshot", n, workers, env, [&](int i) {
+    grpc::ClientContext ctx;
+    ::csi::v1::DeleteSnapshotRequest req;
+    req.set_snapshot_id(snaps[i]);
+    ::csi::v1::DeleteSnapshotResponse resp;
+    return stub.DeleteSnapshot(&ctx, req, &resp);
+  }));
+  out.back().cns_method = "CnsDeleteSnapshots";
+  return out;
+}
+
 void Idle(ControllerEnv& env, int n, int workers, const std::vector<std::string>& nodes,
           int seconds) {
   auto& stub = env.controller();
@@ -209,51 +260,12 @@ int main(int argc, char** argv) {
     ::csi::v1::ControllerUnpublishVolumeResponse resp;
     return stub.ControllerUnpublishVolume(&ctx, req, &resp);
   });
-  std::vector<std::string> snaps(n), restored(n);
-  Phase snap = Run("CreateSnapshot", n, workers, env, [&](int i) {
-    grpc::ClientContext ctx;
-    ::csi::v1::CreateSnapshotRequest req;
-    req.set_name(absl::StrCat("snapshot-bench-", i));
-    req.set_source_volume_id(ids[i]);
-    ::csi::v1::CreateSnapshotResponse resp;
-    grpc::Status s = stub.CreateSnapshot(&ctx, req, &resp);
-    snaps[i] = resp.snapshot().snapshot_id();
-    return s;
-  });
-  Phase restore = Run("CreateVolume from a snapshot", n, workers, env, [&](int i) {
-    grpc::ClientContext ctx;
-    auto req = ccm::csi::testing::CreateReq(absl::StrCat("pvc-restored-", i), 1024 * 1024 * 1024);
-    req.mutable_volume_content_source()->mutable_snapshot()->set_snapshot_id(snaps[i]);
-    ::csi::v1::CreateVolumeResponse resp;
-    grpc::Status s = stub.CreateVolume(&ctx, req, &resp);
-    restored[i] = resp.volume().volume_id();
-    return s;
-  });
-  auto delete_volumes = [&](const std::string& name, const std::vector<std::string>& volumes) {
-    return Run(name, n, workers, env, [&](int i) {
-      grpc::ClientContext ctx;
-      ::csi::v1::DeleteVolumeRequest req;
-      req.set_volume_id(volumes[i]);
-      ::csi::v1::DeleteVolumeResponse resp;
-      return stub.DeleteVolume(&ctx, req, &resp);
-    });
-  };
-  Phase del_restored = delete_volumes("DeleteVolume (restored)", restored);
-  Phase unsnap = Run("DeleteSnapshot", n, workers, env, [&](int i) {
-    grpc::ClientContext ctx;
-    ::csi::v1::DeleteSnapshotRequest req;
-    req.set_snapshot_id(snaps[i]);
-    ::csi::v1::DeleteSnapshotResponse resp;
-    return stub.DeleteSnapshot(&ctx, req, &resp);
-  });
-  Phase del = delete_volumes("DeleteVolume", ids);
+  std::vector<Phase> snapshot_phases = SnapshotPhases(env, ids, workers);
+  Phase del = Run("DeleteVolume", n, workers, env, [&](int i) { return Delete(stub, ids[i]); });
   Print(create, n, "CnsCreateVolume");
   Print(publish, n, "CnsAttachVolume");
   Print(unpublish, n, "CnsDetachVolume");
-  Print(snap, n, "CnsCreateSnapshots");
-  Print(restore, n, "CnsCreateVolume");
-  Print(del_restored, n, "CnsDeleteVolume");
-  Print(unsnap, n, "CnsDeleteSnapshots");
+  for (const Phase& ph : snapshot_phases) Print(ph, n, ph.cns_method);
   Print(del, n, "CnsDeleteVolume");
   const auto inventory = env.backend().inventory().stats();
   std::printf(

@@ -31,6 +31,17 @@ absl::Status NotFoundFault(const std::string& id) {
                           absl::StrCat("The object or item referred to could not be found: ", id));
 }
 
+// One page of `all` from the cursor's offset (CNS's paging); the answer's cursor.
+template <typename T>
+cns::Cursor Page(const std::vector<T>& all, const std::optional<cns::Cursor>& cursor,
+                 int64_t default_limit, std::vector<T>& page) {
+  const int64_t offset = cursor ? cursor->offset : 0;
+  const int64_t limit = cursor && cursor->limit > 0 ? cursor->limit : default_limit;
+  const int64_t total = static_cast<int64_t>(all.size());
+  for (int64_t i = offset; i < std::min(total, offset + limit); ++i) page.push_back(all[i]);
+  return {std::min(total, offset + limit), limit, total};
+}
+
 }  // namespace
 
 void FakeCns::SetDatastoreUrl(const std::string& moid, const std::string& url) {
@@ -109,11 +120,7 @@ absl::StatusOr<cns::QueryResult> FakeCns::QueryVolume(const cns::QueryFilter& fi
     }
   }
   cns::QueryResult out;
-  const int64_t offset = filter.cursor ? filter.cursor->offset : 0;
-  const int64_t limit = filter.cursor && filter.cursor->limit > 0 ? filter.cursor->limit : 100;
-  const int64_t total = static_cast<int64_t>(all.size());
-  for (int64_t i = offset; i < std::min(total, offset + limit); ++i) out.volumes.push_back(all[i]);
-  out.cursor = {std::min(total, offset + limit), limit, total};
+  out.cursor = Page(all, filter.cursor, 100, out.volumes);
   return out;
 }
 
@@ -154,11 +161,7 @@ absl::StatusOr<cns::SnapshotQueryResult> FakeCns::QuerySnapshots(
   for (const cns::SnapshotQuerySpec& spec : filter.specs)
     add_volume(spec.volume_id, spec.snapshot_id);
   cns::SnapshotQueryResult out;
-  const int64_t offset = filter.cursor ? filter.cursor->offset : 0;
-  const int64_t limit = filter.cursor && filter.cursor->limit > 0 ? filter.cursor->limit : 128;
-  const int64_t total = static_cast<int64_t>(all.size());
-  for (int64_t i = offset; i < std::min(total, offset + limit); ++i) out.entries.push_back(all[i]);
-  out.cursor = {std::min(total, offset + limit), limit, total};
+  out.cursor = Page(all, filter.cursor, 128, out.entries);
   return out;
 }
 
