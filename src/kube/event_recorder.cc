@@ -39,18 +39,19 @@ EventCorrelator::EventCorrelator(Clock& clock, const EventRecorderOptions& optio
     : clock_(clock), options_(options) {}
 
 template <typename Map>
-void EventCorrelator::EvictOldest(Map& m) {
+void EventCorrelator::Touch(Map& m, UseOrder& order, typename Map::iterator it, bool inserted) {
+  if (inserted) {
+    it->second.use = order.insert(order.end(), it->first);
+  } else {
+    order.splice(order.end(), order, it->second.use);  // iterators stay valid
+  }
   while (m.size() > options_.cache_size) {
-    auto oldest = m.begin();
-    for (auto it = m.begin(); it != m.end(); ++it) {
-      if (it->second.used < oldest->second.used) oldest = it;
-    }
-    m.erase(oldest);
+    m.erase(order.front());
+    order.pop_front();
   }
 }
 
 EventCorrelator::Result EventCorrelator::Correlate(Event event) {
-  const absl::Time now = clock_.Now();
   Result r;
   // The caches are keyed by 64-bit fingerprints of client-go's keys, not the keys themselves
   // (which hold the whole message): 4,096 remembered events cost ~8 bytes of key each, and a
@@ -59,18 +60,19 @@ EventCorrelator::Result EventCorrelator::Correlate(Event event) {
   const absl::Hash<std::string> hash;
 
   // Spam filter first: a dropped event changes no aggregation state.
-  auto [bit, inserted] = buckets_.try_emplace(hash(object_key));
+  const uint64_t object = hash(object_key);
+  auto [bit, inserted] = buckets_.try_emplace(object);
   if (inserted) {
     bit->second.bucket =
         std::make_unique<TokenBucket>(options_.spam_qps, options_.spam_burst, clock_);
   }
-  bit->second.used = now;
-  if (!bit->second.bucket->TryTake()) {
+  const bool allowed = bit->second.bucket->TryTake();
+  Touch(buckets_, bucket_order_, bit, inserted);  // may evict: `bit` is not used after it
+  if (!allowed) {
     r.skip = true;
     r.event = std::move(event);
     return r;
   }
-  EvictOldest(buckets_);
 
   const uint64_t key = hash(
       absl::StrCat(object_key, "\x1f", event.type, "\x1f", event.reason, "\x1f", event.message));
@@ -80,7 +82,7 @@ EventCorrelator::Result EventCorrelator::Correlate(Event event) {
     Seen& s = it->second;
     s.count++;
     s.last_timestamp = event.last_timestamp;
-    s.used = now;
+    Touch(seen_, seen_order_, it, false);  // the entry itself is the most recent: not evicted
     event.name = s.name;
     event.count = s.count;
     event.first_timestamp = s.first_timestamp;
@@ -92,8 +94,13 @@ EventCorrelator::Result EventCorrelator::Correlate(Event event) {
     event.name = absl::StrFormat("%s.%x", event.involved_object.name, last_name_nanos_);
     event.count = 1;
     event.first_timestamp = event.last_timestamp;
-    seen_[key] = Seen{event.name, 1, event.first_timestamp, event.last_timestamp, now};
-    EvictOldest(seen_);
+    if (it != seen_.end()) {  // its aggregation window passed: this is a new event
+      seen_order_.erase(it->second.use);
+      seen_.erase(it);
+    }
+    auto [sit, unused] = seen_.try_emplace(
+        key, Seen{event.name, 1, event.first_timestamp, event.last_timestamp, {}});
+    Touch(seen_, seen_order_, sit, true);
   }
   r.event = std::move(event);
   return r;

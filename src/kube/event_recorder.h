@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <list>
 #include <string>
 #include <thread>
 
@@ -68,23 +69,29 @@ class EventCorrelator {
   Result Correlate(Event event);
 
  private:
+  // Each cache keeps its keys in use order (least recently used first), so an eviction is O(1)
+  // (it was a scan of all 4,096 entries per new event).
+  using UseOrder = std::list<uint64_t>;
   struct Seen {
     std::string name;
     int count = 0;
     absl::Time first_timestamp, last_timestamp;
-    absl::Time used;
+    UseOrder::iterator use;
   };
   struct Bucket {
     std::unique_ptr<TokenBucket> bucket;
-    absl::Time used;
+    UseOrder::iterator use;
   };
+  // Marks the entry `it` (new when `inserted`) as the most recently used, then evicts the least
+  // recently used entries beyond cache_size.
   template <typename Map>
-  void EvictOldest(Map& m);
+  void Touch(Map& m, UseOrder& order, typename Map::iterator it, bool inserted);
 
   Clock& clock_;
   const EventRecorderOptions& options_;
   absl::flat_hash_map<uint64_t, Seen> seen_;       // fingerprint of the aggregation key
   absl::flat_hash_map<uint64_t, Bucket> buckets_;  // fingerprint of the involved object
+  UseOrder seen_order_, bucket_order_;
   int64_t last_name_nanos_ = 0;
 };
 

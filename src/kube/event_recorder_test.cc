@@ -118,6 +118,30 @@ TEST(EventCorrelatorTest, AggregationWindowBoundary) {
   }
 }
 
+// The caches forget the least recently used entry: a repeat of the event used most recently
+// still aggregates, the one used least recently starts again. On one clock tick too (the
+// former eviction compared use times, so equal times evicted an arbitrary entry).
+TEST(EventCorrelatorTest, EvictsTheLeastRecentlyUsed) {
+  FakeClock clock;
+  EventRecorderOptions options;
+  options.cache_size = 2;
+  EventCorrelator correlator(clock, options);
+  auto event = [&](const std::string& node) {
+    Event e{.involved_object = Node(node), .reason = "R", .message = "m", .type = "Normal"};
+    e.last_timestamp = clock.Now();
+    return correlator.Correlate(e);
+  };
+  ASSERT_FALSE(event("a").patch);
+  ASSERT_FALSE(event("b").patch);
+  EXPECT_TRUE(event("a").patch);   // a is now the most recent, b the least
+  EXPECT_FALSE(event("c").patch);  // c in, b out
+  EXPECT_TRUE(event("a").patch);
+  EXPECT_TRUE(event("c").patch);
+  EventCorrelator::Result b = event("b");  // forgotten: a new event
+  EXPECT_FALSE(b.patch);
+  EXPECT_EQ(b.event.count, 1);
+}
+
 TEST(EventRecorderTest, AggregatedEventThatExpiredIsCreatedAgainKeepingItsCount) {
   Fixture f;
   f.recorder->Warning(Node("w1"), "R", "m");

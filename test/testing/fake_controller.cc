@@ -140,7 +140,8 @@ absl::StatusOr<cns::SnapshotQueryResult> FakeCns::QuerySnapshots(
     return it->second.status;
   }
   std::vector<cns::SnapshotQueryEntry> all;
-  auto add_volume = [&](const std::string& volume_id, const std::string& snapshot_id) {
+  auto add_volume = [&](const std::string& volume_id,
+                        const std::string& snapshot_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (!volumes_.contains(volume_id)) {
       all.push_back({{}, "CnsVolumeNotFoundFault", absl::StrCat("volume ", volume_id)});
       return;
