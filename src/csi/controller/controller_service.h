@@ -175,9 +175,13 @@ class ControllerService final : public ::csi::v1::Controller::Service {
   // FailedPrecondition naming the snapshots when the volume has any (DeleteVolume, Expand).
   absl::Status CheckNoSnapshots(const Located& loc, const std::string& volume_id,
                                 absl::string_view action);
-  // The snapshot name's source volume as this process saw it: AlreadyExists for a name reused
-  // with another source (remembered for the last kRememberedSnapshotNames names).
+  // The snapshot names this process made or found, with their source volume: AlreadyExists for
+  // a name reused with another source while its snapshot exists (the last 10,000 names are
+  // remembered; a deleted snapshot's name is forgotten).
   absl::Status CheckSnapshotName(const std::string& name, const std::string& volume_id);
+  void RememberSnapshotName(const std::string& name, const std::string& volume_id,
+                            const std::string& snapshot_id);
+  void ForgetSnapshotName(const std::string& snapshot_id);
 
   // Runs `op` on `vc` at most once across retries and restarts (operation_store.h): waits for
   // the task an earlier attempt recorded under `name` on this vCenter, else starts and records.
@@ -212,7 +216,9 @@ class ControllerService final : public ::csi::v1::Controller::Service {
   Listing listing_ ABSL_GUARDED_BY(listing_mu_);
   absl::Time listing_at_ ABSL_GUARDED_BY(listing_mu_);
   absl::Mutex names_mu_;
-  std::map<std::string, std::string> snapshot_sources_ ABSL_GUARDED_BY(names_mu_);
+  // name -> (source volume ID, CSI snapshot ID)
+  std::map<std::string, std::pair<std::string, std::string>> snapshot_sources_
+      ABSL_GUARDED_BY(names_mu_);
   std::deque<std::string> snapshot_names_ ABSL_GUARDED_BY(names_mu_);  // oldest first
   // VMDK paths this controller deleted (and their CnsVSphereVolumeMigration objects).
   std::set<std::string> deleted_in_tree_ ABSL_GUARDED_BY(names_mu_);

@@ -60,19 +60,35 @@ grpc::Status ControllerService::ListSnapshots(Ctx*, const ::csi::v1::ListSnapsho
 absl::Status ControllerService::CheckSnapshotName(const std::string& name,
                                                   const std::string& volume_id) {
   absl::MutexLock l(&names_mu_);
-  auto [it, inserted] = snapshot_sources_.try_emplace(name, volume_id);
-  if (!inserted && it->second != volume_id) {
+  auto it = snapshot_sources_.find(name);
+  if (it != snapshot_sources_.end() && it->second.first != volume_id) {
     return absl::AlreadyExistsError(absl::StrCat("snapshot ", name, " exists already, of volume ",
-                                                 it->second, " (requested of ", volume_id, ")"));
-  }
-  if (inserted) {
-    snapshot_names_.push_back(name);
-    if (snapshot_names_.size() > kRememberedSnapshotNames) {
-      snapshot_sources_.erase(snapshot_names_.front());
-      snapshot_names_.pop_front();
-    }
+                                                 it->second.first, " (requested of ", volume_id,
+                                                 ")"));
   }
   return absl::OkStatus();
+}
+
+void ControllerService::RememberSnapshotName(const std::string& name, const std::string& volume_id,
+                                             const std::string& snapshot_id) {
+  absl::MutexLock l(&names_mu_);
+  auto [it, inserted] = snapshot_sources_.insert_or_assign(name, std::pair{volume_id, snapshot_id});
+  if (!inserted) return;
+  snapshot_names_.push_back(name);
+  if (snapshot_names_.size() > kRememberedSnapshotNames) {
+    snapshot_sources_.erase(snapshot_names_.front());
+    snapshot_names_.pop_front();
+  }
+}
+
+void ControllerService::ForgetSnapshotName(const std::string& snapshot_id) {
+  absl::MutexLock l(&names_mu_);
+  for (auto it = snapshot_sources_.begin(); it != snapshot_sources_.end(); ++it) {
+    if (it->second.second != snapshot_id) continue;
+    std::erase(snapshot_names_, it->first);
+    snapshot_sources_.erase(it);
+    return;
+  }
 }
 
 absl::Status ControllerService::DoCreateSnapshot(const ::csi::v1::CreateSnapshotRequest& req,
@@ -96,6 +112,7 @@ absl::Status ControllerService::DoCreateSnapshot(const ::csi::v1::CreateSnapshot
     if (s.description != description) continue;  // a retry finds the snapshot it made
     CCM_RETURN_IF_ERROR(CheckSnapshotName(req.name(), volume_id));
     FillSnapshot(s, volume_id, loc->volume.capacity_mb, resp->mutable_snapshot());
+    RememberSnapshotName(req.name(), volume_id, resp->snapshot().snapshot_id());
     return absl::OkStatus();
   }
   CCM_RETURN_IF_ERROR(CheckSnapshotName(req.name(), volume_id));
@@ -111,6 +128,7 @@ absl::Status ControllerService::DoCreateSnapshot(const ::csi::v1::CreateSnapshot
   CCM_ASSIGN_OR_RETURN(cns::VolumeOperationResult ran, RunTracked(description, *loc->vc, op));
   CCM_ASSIGN_OR_RETURN(cns::Snapshot made, cns::SnapshotOf(op, ran));
   FillSnapshot(made, volume_id, loc->volume.capacity_mb, resp->mutable_snapshot());
+  RememberSnapshotName(req.name(), volume_id, resp->snapshot().snapshot_id());
   LOG_INFO("created snapshot {} ({}) of volume {}", req.name(), resp->snapshot().snapshot_id(),
            volume_id);
   return absl::OkStatus();
@@ -133,8 +151,10 @@ absl::Status ControllerService::DoDeleteSnapshot(const ::csi::v1::DeleteSnapshot
   absl::Status s = RunTracked(absl::StrCat("deletesnapshot-", req.snapshot_id()), *loc->vc,
                               cns::DeleteSnapshotOp(loc->cns_id, ref->cns_snapshot_id))
                        .status();
-  if (absl::IsNotFound(s)) return absl::OkStatus();  // the snapshot or its volume is gone
-  if (!s.ok()) return Annotate(s, absl::StrCat("delete snapshot ", req.snapshot_id()));
+  if (!s.ok() && !absl::IsNotFound(s)) {  // NotFound: the snapshot or its volume is gone
+    return Annotate(s, absl::StrCat("delete snapshot ", req.snapshot_id()));
+  }
+  ForgetSnapshotName(req.snapshot_id());
   LOG_INFO("deleted snapshot {}", req.snapshot_id());
   return absl::OkStatus();
 }

@@ -88,6 +88,12 @@ TEST(ControllerSnapshotTest, CreateIsIdempotentOnTheNameAndFormsTheReferenceId) 
   grpc::Status reused = rig.Snap("snapshot-1", other);
   EXPECT_EQ(reused.error_code(), Code::ALREADY_EXISTS);
   EXPECT_THAT(reused.error_message(), HasSubstr(rig.volume));
+  // Once that snapshot is gone, its name is free again; a failed create does not take a name.
+  ASSERT_TRUE(rig.Unsnap(s.snapshot_id()).ok());
+  EXPECT_TRUE(rig.Snap("snapshot-1", other).ok());
+  rig.cloud->cns.Fail("CnsCreateSnapshots", absl::InternalError("refused"), true);
+  EXPECT_FALSE(rig.Snap("snapshot-2", rig.volume).ok());
+  EXPECT_TRUE(rig.Snap("snapshot-2", other).ok());
 }
 
 TEST(ControllerSnapshotTest, CreateRefusesWhatTheSpecAndTheReferenceRefuse) {
