@@ -14,7 +14,9 @@ absl::StatusCode CodeForFault(absl::string_view name) {
   if (name == "InvalidLogin" || name == "NotAuthenticated") {
     return absl::StatusCode::kUnauthenticated;
   }
-  if (name == "ManagedObjectNotFound") return absl::StatusCode::kNotFound;
+  if (name == "ManagedObjectNotFound" || name == "NotFound" || name == "FileNotFound") {
+    return absl::StatusCode::kNotFound;
+  }
   if (name == "InvalidArgument" || name == "InvalidProperty" || name == "InvalidRequest" ||
       name == "InvalidType") {
     return absl::StatusCode::kInvalidArgument;

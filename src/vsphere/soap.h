@@ -5,6 +5,7 @@
 // Fault mapping (the fault's type name is kept as a payload, see FaultName()):
 //   InvalidLogin, NotAuthenticated           -> Unauthenticated
 //   ManagedObjectNotFound                    -> NotFound (message names the object)
+//   NotFound, FileNotFound                   -> NotFound
 //   InvalidArgument, InvalidProperty,
 //   InvalidRequest, InvalidType              -> InvalidArgument
 //   NoPermission                             -> PermissionDenied

@@ -85,6 +85,60 @@ void FakeCns::AttachTo(const std::string& volume_id, const std::string& vm_moid)
   s.disk_uuid = absl::StrCat("6000C29", volume_id.substr(volume_id.size() - 12), "0000000000000");
 }
 
+void FakeCns::AddDisk(const std::string& url_path, const std::string& file_path,
+                      int64_t capacity_mb, const std::string& datastore) {
+  absl::MutexLock l(&mu_);
+  disks_[url_path] = {file_path, capacity_mb, datastore};
+}
+
+absl::StatusOr<cns::VolumeOperationResult> FakeCns::Register(const cns::Operation& op) {
+  auto disk = disks_.find(op.create.backing_disk_url_path);
+  if (disk == disks_.end()) {
+    return cns::FaultStatus(
+        "FileNotFound", absl::StrCat("File ", op.create.backing_disk_url_path, " was not found"));
+  }
+  for (const auto& [id, s] : volumes_) {
+    if (s.file_path != disk->second.file_path) continue;
+    cns::VolumeOperationResult already;
+    already.fault_name = "CnsAlreadyRegisteredFault";
+    already.fault_message = "The input volume is already registered as a container volume.";
+    already.fault_volume_id = id;
+    return cns::ResultFaultStatus(already);
+  }
+  Stored s;
+  s.volume.volume_id = NewId();
+  s.volume.name = op.create.name;
+  s.volume.volume_type = "BLOCK";
+  s.volume.capacity_mb = disk->second.capacity_mb;
+  s.volume.storage_policy_id = op.create.storage_policy_id;
+  s.volume.metadata = op.create.metadata;
+  s.datastore = disk->second.datastore;
+  s.volume.datastore_url = urls_[s.datastore];
+  s.file_path = disk->second.file_path;
+  volumes_[s.volume.volume_id] = s;
+  cns::VolumeOperationResult r;
+  r.volume_id = s.volume.volume_id;
+  r.placement = {vsphere::Moref{"Datastore", s.datastore}};
+  return r;
+}
+
+absl::Status FakeCns::KeepAfterVmDeletion(const std::string& volume_id,
+                                          const vsphere::Moref& datastore) {
+  absl::MutexLock l(&mu_);
+  ++calls_["SetVStorageObjectControlFlags"];
+  if (auto it = failures_.find("SetVStorageObjectControlFlags");
+      it != failures_.end() && it->second.count != 0) {
+    --it->second.count;
+    return it->second.status;
+  }
+  auto it = volumes_.find(volume_id);
+  if (it == volumes_.end() || it->second.datastore != datastore.value) {
+    return cns::FaultStatus("NotFound", absl::StrCat("disk ", volume_id, " on ", datastore.value));
+  }
+  it->second.keep_after_delete_vm = true;
+  return absl::OkStatus();
+}
+
 std::optional<FakeCns::Stored> FakeCns::Get(const std::string& volume_id) const {
   absl::MutexLock l(&mu_);
   auto it = volumes_.find(volume_id);
@@ -208,6 +262,9 @@ absl::StatusOr<cns::VolumeOperationResult> FakeCns::Apply(const cns::Operation& 
     return ApplySnapshot(op);
   }
   cns::VolumeOperationResult r;
+  if (op.method == "CnsCreateVolume" && !op.create.backing_disk_url_path.empty()) {
+    return Register(op);
+  }
   if (op.method == "CnsCreateVolume") {
     Stored s;
     s.volume.volume_id = NewId();
@@ -243,6 +300,13 @@ absl::StatusOr<cns::VolumeOperationResult> FakeCns::Apply(const cns::Operation& 
           absl::StrCat("The resource 'volume' is in use: ", op.volume_id, " is attached"));
     }
     volumes_.erase(it);
+  } else if (op.method == "CnsQueryVolumeInfo") {
+    r.backing.file_path = v.file_path.empty()
+                              ? absl::StrCat("[", v.datastore, "] fcd/", op.volume_id, ".vmdk")
+                              : v.file_path;
+    r.backing.datastore = {"Datastore", v.datastore};
+    // A disk CNS made has the flag from the start; a registered VMDK gets it when set.
+    r.backing.keep_after_delete_vm = v.keep_after_delete_vm || v.file_path.empty();
   } else if (op.method == "CnsAttachVolume") {
     if (!v.attached_vm.empty()) {
       return cns::FaultStatus("ResourceInUse",

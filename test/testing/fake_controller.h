@@ -29,6 +29,8 @@ class FakeCns final : public vsphere::cns::VolumeManager {
     std::string datastore;    // MOID
     std::string attached_vm;  // MOID, "" when detached
     std::string disk_uuid;
+    std::string file_path;  // "[ds] path" (CnsQueryVolumeInfo)
+    bool keep_after_delete_vm = false;
   };
   // The URL of a datastore MOID, for the volumes created there.
   void SetDatastoreUrl(const std::string& moid, const std::string& url);
@@ -41,6 +43,10 @@ class FakeCns final : public vsphere::cns::VolumeManager {
   std::string Add(const std::string& name, int64_t capacity_mb, const std::string& datastore,
                   const std::string& cluster_id, const std::string& policy_id = "");
   void AttachTo(const std::string& volume_id, const std::string& vm_moid);
+  // An in-tree disk CnsCreateVolume can register by `url_path` (backingDiskUrlPath); its file is
+  // `file_path` ("[ds] kubevols/x.vmdk").
+  void AddDisk(const std::string& url_path, const std::string& file_path, int64_t capacity_mb,
+               const std::string& datastore);
   std::optional<Stored> Get(const std::string& volume_id) const;
   std::vector<Stored> All() const;
   int Calls(const std::string& method) const;  // Start/QueryVolume calls by CNS method
@@ -57,8 +63,15 @@ class FakeCns final : public vsphere::cns::VolumeManager {
                                                            absl::string_view what) override;
   absl::StatusOr<std::string> AttachedDiskUuid(const vsphere::Moref& vm,
                                                const std::string& volume_id) override;
+  absl::Status KeepAfterVmDeletion(const std::string& volume_id,
+                                   const vsphere::Moref& datastore) override;
 
  private:
+  struct Disk {
+    std::string file_path;
+    int64_t capacity_mb = 0;
+    std::string datastore;
+  };
   struct Failure {
     absl::Status status;
     bool at_start = false;
@@ -68,12 +81,16 @@ class FakeCns final : public vsphere::cns::VolumeManager {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<vsphere::cns::VolumeOperationResult> ApplySnapshot(
       const vsphere::cns::Operation& op) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // CnsCreateVolume with backingDiskUrlPath.
+  absl::StatusOr<vsphere::cns::VolumeOperationResult> Register(const vsphere::cns::Operation& op)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string NewId() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
   std::map<std::string, Stored> volumes_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::vector<vsphere::cns::Snapshot>> snapshots_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> urls_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, Disk> disks_ ABSL_GUARDED_BY(mu_);  // by URL path
   std::map<std::string, Failure> failures_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> vanish_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, absl::StatusOr<vsphere::cns::VolumeOperationResult>> tasks_
@@ -157,16 +174,31 @@ class FakePvs final : public PvCounter {
 // WithZones() is called.
 class FakeMigrations final : public VolumeMigrations {
  public:
-  std::map<std::string, std::string> by_path;  // VMDK path -> CNS volume ID
-  std::vector<std::string> forgotten;          // volume IDs Forget() was called with
-  absl::StatusOr<std::string> VolumeIdOf(const std::string& volume_path) const override {
+  std::map<std::string, InTreeVolume> by_path;  // VMDK path -> its registration
+  std::vector<std::string> forgotten;           // volume IDs Forget() was called with
+  absl::Status fail_save;                       // Save's answer (then nothing is saved)
+  void Add(const std::string& path, const std::string& id, bool protect = false) {
+    by_path[path] = {path, id, protect};
+  }
+  absl::StatusOr<InTreeVolume> Find(const std::string& volume_path) const override {
     auto it = by_path.find(volume_path);
     if (it == by_path.end()) return absl::NotFoundError("not registered");
     return it->second;
   }
+  absl::Status Save(const InTreeVolume& v) override {
+    if (!fail_save.ok()) return fail_save;
+    by_path.emplace(v.volume_path, v);
+    return absl::OkStatus();
+  }
+  absl::Status MarkProtected(const std::string& volume_id) override {
+    for (auto& [path, v] : by_path) {
+      if (v.volume_id == volume_id) v.protected_from_vm_delete = true;
+    }
+    return absl::OkStatus();
+  }
   absl::Status Forget(const std::string& volume_id) override {
     forgotten.push_back(volume_id);
-    std::erase_if(by_path, [&](const auto& e) { return e.second == volume_id; });
+    std::erase_if(by_path, [&](const auto& e) { return e.second.volume_id == volume_id; });
     return absl::OkStatus();
   }
 };

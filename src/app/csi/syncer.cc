@@ -20,6 +20,9 @@
 #include "cloud/vsphere/vcenter.h"
 #include "common/logging.h"
 #include "common/metrics.h"
+#include "csi/controller/storage_policies.h"
+#include "csi/migration/registrar.h"
+#include "csi/migration/volume_migrations.h"
 #include "csi/syncer/metadata_syncer.h"
 #include "csi/syncer/trim.h"
 #include "kube/client.h"
@@ -28,6 +31,8 @@
 #include "kube/resource.h"
 #include "vsphere/client.h"
 #include "vsphere/cns/cns_client.h"
+#include "vsphere/datacenter.h"
+#include "vsphere/pbm/pbm_client.h"
 
 namespace ccm::app {
 namespace {
@@ -59,6 +64,32 @@ struct SyncerWiring {
   std::vector<std::unique_ptr<vsphere::Client>> vim;
   std::vector<std::unique_ptr<vsphere::cns::CnsClient>> cns;
   std::vector<csi::syncer::CnsTarget> targets;
+  // In-tree volumes (CSI migration): with one vCenter only, as the reference.
+  std::unique_ptr<vsphere::pbm::PbmClient> pbm;
+  std::unique_ptr<csi::StoragePolicies> policies;
+
+  std::unique_ptr<csi::InTreeRegistrar> Registrar(csi::VolumeMigrations& migrations) {
+    const cloud::VirtualCenterConfig& vc = config.vcenters.front();
+    pbm = std::make_unique<vsphere::pbm::PbmClient>(*vim.front());
+    policies = std::make_unique<csi::StoragePolicies>(*pbm, csi::StoragePoliciesOptions{vc.label});
+    csi::InTreeRegistrarOptions ro;
+    ro.vcenter_host = vc.server;
+    vsphere::Client* client = vim.front().get();
+    const std::vector<std::string> configured = vc.datacenters;
+    ro.datacenters = [client, configured]() -> absl::StatusOr<std::vector<std::string>> {
+      if (!configured.empty()) return configured;
+      absl::StatusOr<std::vector<vsphere::Datacenter>> all = vsphere::ListDatacenters(*client);
+      if (!all.ok()) return all.status();
+      std::vector<std::string> paths;
+      for (const vsphere::Datacenter& dc : *all) paths.push_back(dc.path);
+      return paths;
+    };
+    ro.cluster.cluster_id = config.global.cluster_id;
+    ro.cluster.vsphere_user = targets.front().vsphere_user;
+    ro.cluster.cluster_distribution = config.global.cluster_distribution;
+    ro.policy_id_of = [this](const std::string& name) { return policies->IdOf(name); };
+    return std::make_unique<csi::InTreeRegistrar>(*cns.front(), migrations, std::move(ro));
+  }
 
   // Runs informers and syncer until `stop`.
   void Lead(const CsiSyncerOptions& o, const absl::Notification& stop) {
@@ -78,6 +109,20 @@ struct SyncerWiring {
     so.workers = o.workers;
     so.query_page = std::min(1000, std::max(1, config.global.query_limit));
     so.registry = &metrics::Registry::Default();
+    csi::KubeVolumeMigrations migrations(*informer_client);
+    std::unique_ptr<csi::InTreeRegistrar> registrar;
+    if (targets.size() == 1) {
+      registrar = Registrar(migrations);
+      so.migrations = &migrations;
+      so.migrations_informer = &migrations.informer();
+      so.registrar = registrar.get();
+      migrations.Start();
+    } else {
+      LOG_INFO(
+          "in-tree vSphere volumes are not registered with CNS: {} vCenters are configured "
+          "(CSI migration supports one, as the reference driver)",
+          targets.size());
+    }
     csi::syncer::MetadataSyncer syncer(pvs, pvcs, pods, targets, std::move(so));
     for (kube::Informer* i : {&pvs, &pvcs, &pods}) i->Start();
     syncer.Start();
@@ -86,6 +131,7 @@ struct SyncerWiring {
     stop.WaitForNotification();
     syncer.Stop();
     for (kube::Informer* i : {&pvs, &pvcs, &pods}) i->Stop();
+    migrations.Stop();
   }
 };
 

@@ -25,6 +25,7 @@
 #include "csi/controller/operation_store.h"
 #include "csi/controller/placement_view.h"
 #include "csi/core/topology.h"
+#include "csi/migration/volume_migrations.h"
 #include "vsphere/cns/volume_manager.h"
 #include "vsphere/inventory_cache.h"
 #include "vsphere/vm_facts.h"
@@ -83,21 +84,6 @@ class PvCounter {
   virtual ~PvCounter() = default;
   // The PersistentVolumes of this driver; Unavailable before they are known.
   virtual absl::StatusOr<size_t> Count() const = 0;
-};
-
-// The CnsVSphereVolumeMigration objects (cns.vmware.com/v1alpha1, cluster-scoped, named by the
-// CNS volume ID; spec.volumepath, spec.volumeid): which CNS volume an in-tree VMDK became when it
-// was registered with CNS. They are written by the metadata syncer of the reference (and by ours,
-// once it registers in-tree volumes); the controller reads them for the RPCs that get a VMDK
-// path as the volume handle.
-class VolumeMigrations {
- public:
-  virtual ~VolumeMigrations() = default;
-  // The CNS volume ID of a VMDK path; NotFound when it has not been registered; Unavailable
-  // before the objects are known.
-  virtual absl::StatusOr<std::string> VolumeIdOf(const std::string& volume_path) const = 0;
-  // Deletes the object of a deleted volume (absent: OK).
-  virtual absl::Status Forget(const std::string& volume_id) = 0;
 };
 
 class ControllerCloud {

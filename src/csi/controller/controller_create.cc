@@ -63,6 +63,13 @@ absl::Status ControllerService::DoCreate(const ::csi::v1::CreateVolumeRequest& r
                                          ::csi::v1::CreateVolumeResponse* resp) {
   CCM_ASSIGN_OR_RETURN(CreatePlan plan, ParseCreate(req));
   CCM_ASSIGN_OR_RETURN(VolumeLocks::Guard guard, locks_.TryLock(plan.name));
+  CCM_RETURN_IF_ERROR(FindOrCreate(plan, resp));
+  if (plan.params.csi_migration) return AddInTreePath(resp);
+  return absl::OkStatus();
+}
+
+absl::Status ControllerService::FindOrCreate(CreatePlan& plan,
+                                             ::csi::v1::CreateVolumeResponse* resp) {
   CCM_ASSIGN_OR_RETURN(bool done, FindExisting(plan, resp));
   if (!done) {
     CCM_ASSIGN_OR_RETURN(done, ResumeCreate(plan, resp));
@@ -85,15 +92,7 @@ absl::StatusOr<ControllerService::CreatePlan> ControllerService::ParseCreate(
   plan.range = FromProto(req.capacity_range());
   CCM_ASSIGN_OR_RETURN(plan.size_mib, CreateSizeMib(plan.range));
   CCM_ASSIGN_OR_RETURN(plan.params, ParseParameters(FromProto(req.parameters())));
-  if (plan.params.csi_migration) {
-    // The external-provisioner stores the volume of a migrated in-tree StorageClass as an in-tree
-    // PV whose VMDK path comes from volume_context "initialvolumefilepath": without it the PV
-    // would name no disk. Refused until the driver gives it (the CSI migration work).
-    return absl::InvalidArgumentError(
-        "csimigration: provisioning for in-tree vSphere StorageClasses (kubernetes.io/"
-        "vsphere-volume, translated by CSI migration) is not supported yet; use a StorageClass "
-        "of csi.vsphere.vmware.com");
-  }
+  if (plan.params.csi_migration) CCM_RETURN_IF_ERROR(ResolveMigrationDatastore(plan.params));
   for (const std::string& w : plan.params.warnings) LOG_WARN("CreateVolume {}: {}", plan.name, w);
   if (req.has_volume_content_source()) {
     if (!req.volume_content_source().has_snapshot()) {  // the reference's vanilla driver too

@@ -10,6 +10,7 @@
 #include "csi/core/parameters.h"
 #include "csi/core/placement.h"
 #include "csi/core/publish_context.h"
+#include "csi/core/volume_id.h"
 #include "csi/server/grpc_status.h"
 #include "csi/server/proto_convert.h"
 
@@ -68,6 +69,7 @@ absl::Status ControllerService::DoPublish(const ::csi::v1::ControllerPublishVolu
   CCM_RETURN_IF_ERROR(ValidateCapability(FromProto(req.volume_capability()), cap_options_));
   CCM_ASSIGN_OR_RETURN(VolumeLocks::Guard guard, locks_.TryLock(req.volume_id()));
   CCM_ASSIGN_OR_RETURN(Located loc, Locate(req.volume_id()));
+  CCM_RETURN_IF_ERROR(ProtectInTree(req.volume_id(), loc));
   CCM_ASSIGN_OR_RETURN(vsphere::Moref vm, FindNodeVm(*loc.vc, req.node_id()));
 
   const vsphere::cns::Operation attach = vsphere::cns::AttachOp(loc.cns_id, vm);
@@ -93,6 +95,26 @@ absl::Status ControllerService::DoPublish(const ::csi::v1::ControllerPublishVolu
   ToProto(context, resp->mutable_publish_context());
   VLOG(2, "published volume {} to node {} ({})", req.volume_id(), req.node_id(), vm.value);
   return absl::OkStatus();
+}
+
+// An in-tree volume's disk must outlive a node VM deleted with the disk attached, as it did
+// under the in-tree plugin: keepAfterDeleteVm, set once (the reference's
+// ProtectVolumeFromVMDeletion) and recorded in its CnsVSphereVolumeMigration.
+absl::Status ControllerService::ProtectInTree(const std::string& handle, const Located& loc) {
+  if (!IsInTreeVolumePath(handle)) return absl::OkStatus();
+  VolumeMigrations* migrations = cloud_->migrations();
+  absl::StatusOr<InTreeVolume> known = migrations->Find(handle);
+  if (!known.ok()) return known.status();
+  if (known->protected_from_vm_delete) return absl::OkStatus();
+  const std::string what = absl::StrCat("protect in-tree volume ", handle, " from VM deletion");
+  absl::StatusOr<vsphere::cns::DiskBacking> disk = loc.vc->cns->VolumeInfo(loc.cns_id);
+  if (!disk.ok()) return Annotate(disk.status(), what);
+  if (!disk->keep_after_delete_vm) {
+    absl::Status s = loc.vc->cns->KeepAfterVmDeletion(loc.cns_id, disk->datastore);
+    if (!s.ok()) return Annotate(s, what);
+    LOG_INFO("in-tree volume {} ({}): keepAfterDeleteVm set", handle, loc.cns_id);
+  }
+  return Annotate(migrations->MarkProtected(known->volume_id), what);
 }
 
 // ---- ControllerUnpublishVolume ----

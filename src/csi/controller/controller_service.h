@@ -93,6 +93,7 @@ class ControllerService final : public ::csi::v1::Controller::Service {
     std::string cns_id;
     vsphere::cns::Volume volume;  // filled by FindVolume only
   };
+  absl::Status ProtectInTree(const std::string& handle, const Located& loc);
   // CreateVolume in named steps (controller_create.cc).
   struct CreatePlan {
     std::string name;
@@ -112,6 +113,10 @@ class ControllerService final : public ::csi::v1::Controller::Service {
   absl::Status DoCreate(const ::csi::v1::CreateVolumeRequest& req,
                         ::csi::v1::CreateVolumeResponse* resp);
   absl::StatusOr<CreatePlan> ParseCreate(const ::csi::v1::CreateVolumeRequest& req) const;
+  absl::Status FindOrCreate(CreatePlan& plan, ::csi::v1::CreateVolumeResponse* resp);
+  // Migrated in-tree StorageClasses (controller_migration.cc).
+  absl::Status ResolveMigrationDatastore(VolumeParameters& params) const;
+  absl::Status AddInTreePath(::csi::v1::CreateVolumeResponse* resp);
   // The volume CNS already has under the plan's name: true (and `resp` filled) when it matches
   // the plan, AlreadyExists when it does not, false when there is none.
   // A vCenter that cannot be asked is skipped (and left out of placement) unless the operation

@@ -147,12 +147,45 @@ TEST(ControllerServiceTest, CreateVolume) {
        Code::INVALID_ARGUMENT, "nfs", "", 0},
       {"unknown parameter", [param](Cloud&, Req& r) { param(r, "diskformat", "thick"); },
        Code::INVALID_ARGUMENT, "diskformat", "", 0},
-      {"a migrated in-tree StorageClass: refused, not a PV without a VMDK path",
+      {"a migrated in-tree StorageClass: its datastore by name, thin",
+       [param](Cloud&, Req& r) {
+         param(r, "csimigration", "true");
+         param(r, "datastore-migrationparam", "shared-all");
+         param(r, "diskformat-migrationparam", "thin");
+       },
+       Code::OK, "", "datastore-3", 1},
+      {"a migrated in-tree StorageClass without datastore: migration-datastore-url",
+       [param](Cloud& c, Req& r) {
+         c.cfg.vcenters.push_back({});
+         c.cfg.vcenters.back().label = Cloud::kVCenter;
+         c.cfg.vcenters.back().migration_datastore_url = "ds:///vmfs/volumes/shared-all/";
+         param(r, "csimigration", "true");
+       },
+       Code::OK, "", "datastore-3", 1},
+      {"a migrated in-tree StorageClass, a datastore name vCenter does not have",
        [param](Cloud&, Req& r) {
          param(r, "csimigration", "true");
          param(r, "datastore-migrationparam", "datastore1");
        },
-       Code::INVALID_ARGUMENT, "not supported yet", "", 0},
+       Code::INVALID_ARGUMENT, "no datastore named \"datastore1\"", "", 0},
+      {"a migrated in-tree StorageClass, thick: InvalidArgument",
+       [param](Cloud&, Req& r) {
+         param(r, "csimigration", "true");
+         param(r, "diskformat-migrationparam", "eagerzeroedthick");
+       },
+       Code::INVALID_ARGUMENT, "only thin", "", 0},
+      {"a migrated in-tree StorageClass with vSAN capabilities: InvalidArgument",
+       [param](Cloud&, Req& r) {
+         param(r, "csimigration", "true");
+         param(r, "hostfailurestotolerate-migrationparam", "1");
+       },
+       Code::INVALID_ARGUMENT, "use a storage policy", "", 0},
+      {"a migrated in-tree StorageClass without a Kubernetes API: FailedPrecondition",
+       [param](Cloud& c, Req& r) {
+         c.kube = false;
+         param(r, "csimigration", "true");
+       },
+       Code::FAILED_PRECONDITION, "CnsVSphereVolumeMigration", "", 0},
       {"a content source that is no snapshot ID of ours",
        [](Cloud&, Req& r) {
          r.mutable_volume_content_source()->mutable_snapshot()->set_snapshot_id("s");
@@ -203,6 +236,39 @@ TEST(ControllerServiceTest, CreateVolume) {
     EXPECT_EQ(resp.volume().capacity_bytes(), made->volume.capacity_mb << 20) << c.name;
     EXPECT_EQ(resp.volume().volume_context().at("type"), "vSphere CNS Block Volume") << c.name;
   }
+}
+
+// The external-provisioner makes an in-tree PV of a migrated StorageClass's volume: its VMDK path
+// is in volume_context "initialvolumefilepath", and the mapping is saved (the disk, made by CNS,
+// is protected from VM deletion already). A retried create answers the same.
+TEST(ControllerServiceTest, CreateForAnInTreeStorageClassNamesTheVmdk) {
+  Rig rig;
+  FakeControllerCloud& c = *rig.cloud;
+  ::csi::v1::CreateVolumeRequest req = CreateReq("pvc-intree");
+  (*req.mutable_parameters())["csimigration"] = "true";
+  (*req.mutable_parameters())["datastore-migrationparam"] = "shared-a";
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    grpc::ServerContext ctx;
+    ::csi::v1::CreateVolumeResponse resp;
+    grpc::Status s = rig.service.CreateVolume(&ctx, &req, &resp);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    const std::string& id = resp.volume().volume_id();
+    const std::string path = "[datastore-1] fcd/" + id + ".vmdk";  // FakeCns's file path
+    EXPECT_EQ(resp.volume().volume_context().at("initialvolumefilepath"), path);
+    ASSERT_EQ(c.volume_migrations.by_path.count(path), 1u);
+    EXPECT_EQ(c.volume_migrations.by_path[path].volume_id, id);
+    EXPECT_TRUE(c.volume_migrations.by_path[path].protected_from_vm_delete);
+  }
+  EXPECT_EQ(c.cns.Calls("CnsCreateVolume"), 1);
+
+  // The file path cannot be read: the create fails (the provisioner retries), nothing saved.
+  c.cns.Fail("CnsQueryVolumeInfo", absl::UnavailableError("vCenter down"), true);
+  c.volume_migrations.by_path.clear();
+  grpc::ServerContext ctx;
+  ::csi::v1::CreateVolumeResponse resp;
+  grpc::Status s = rig.service.CreateVolume(&ctx, &req, &resp);
+  EXPECT_EQ(s.error_code(), Code::UNAVAILABLE) << s.error_message();
+  EXPECT_TRUE(c.volume_migrations.by_path.empty());
 }
 
 TEST(ControllerServiceTest, CreateRecordsThePolicyTheClusterAndTheTopology) {
@@ -372,9 +438,14 @@ TEST(ControllerServiceTest, InTreeVmdkPathsResolveThroughTheirRegistration) {
 
   const std::string vol =
       c.cns.Add("in-tree", 1024, "datastore-1", FakeControllerCloud::kClusterId);
-  c.volume_migrations.by_path[path] = vol;
+  c.volume_migrations.Add(path, vol);
   ASSERT_TRUE(Publish(rig, path, c.node1_uuid).ok());
   EXPECT_EQ(c.cns.Get(vol)->attached_vm, c.node1_moid);
+  // The disk outlives a deleted node VM, as under the in-tree plugin: set once, recorded.
+  EXPECT_TRUE(c.cns.Get(vol)->keep_after_delete_vm);
+  EXPECT_TRUE(c.volume_migrations.by_path[path].protected_from_vm_delete);
+  ASSERT_TRUE(Publish(rig, path, c.node1_uuid).ok());
+  EXPECT_EQ(c.cns.Calls("SetVStorageObjectControlFlags"), 1);
   ASSERT_TRUE(Unpublish(rig, path, c.node1_uuid).ok());
   ASSERT_TRUE(Delete(rig, path).ok());
   EXPECT_FALSE(c.cns.Get(vol).has_value());

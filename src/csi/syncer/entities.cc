@@ -82,8 +82,12 @@ uint64_t EntitiesDigest(const std::vector<cns::EntityMetadata>& entities) {
 
 bool PvUpdateMatters(const Json& old_pv, const Json& new_pv) {
   auto facts = [](const Json& pv) {
-    return Pick(pv, {"/metadata/name", "/metadata/labels", "/spec/csi/driver",
-                     "/spec/csi/volumeHandle", "/spec/claimRef/namespace", "/spec/claimRef/name"});
+    return Pick(pv, {"/metadata/name", "/metadata/labels",
+                     "/metadata/annotations/pv.kubernetes.io~1provisioned-by",
+                     "/metadata/annotations/pv.kubernetes.io~1migrated-to", "/spec/csi/driver",
+                     "/spec/csi/volumeHandle", "/spec/vsphereVolume/volumePath",
+                     "/spec/vsphereVolume/storagePolicyName", "/spec/claimRef/namespace",
+                     "/spec/claimRef/name"});
   };
   return facts(old_pv) != facts(new_pv);
 }

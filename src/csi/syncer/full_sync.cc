@@ -69,10 +69,20 @@ int MetadataSyncer::CheckPvs(const std::map<std::string, Listed>& in_cns, bool w
   int queued = 0;
   for (const std::string& key : pvs_.Keys()) {
     const kube::ObjectPtr pv = pvs_.Get(key);
-    if (pv == nullptr || !IsOurPv(*pv)) continue;
-    const std::string handle = VolumeHandle(*pv);
-    const std::string cns_id = CnsIdOf(handle);
+    if (pv == nullptr || !Ours(*pv)) continue;
+    const std::string handle = HandleOf(*pv);
+    const std::string cns_id = CnsIdOfPv(*pv);
+    if (cns_id.empty()) {  // an in-tree volume to register
+      queue_.Add(handle);
+      ++queued;
+      continue;
+    }
     named.insert(cns_id);
+    if (!IsOurPv(*pv)) {
+      absl::MutexLock l(&mu_);
+      pv_by_cns_id_[cns_id] = kube::Name(*pv);
+      pv_by_path_[handle] = kube::Name(*pv);
+    }
     auto it = in_cns.find(cns_id);
     if (it != in_cns.end()) {
       const Desired want = DesiredForPv(*pv);

@@ -40,6 +40,9 @@ MetadataSyncer::MetadataSyncer(kube::Informer& pvs, kube::Informer& pvcs, kube::
       full_sync_period_(options.full_sync_period),
       workers_(std::max(1, options.workers)),
       query_page_(std::max(1, options.query_page)),
+      migrations_(options.registrar ? options.migrations : nullptr),
+      migrations_informer_(options.registrar ? options.migrations_informer : nullptr),
+      registrar_(options.migrations ? options.registrar : nullptr),
       clock_(options.clock ? *options.clock : Clock::Real()),
       own_registry_(options.registry ? nullptr : std::make_unique<metrics::Registry>()),
       registry_(options.registry ? *options.registry : *own_registry_),
@@ -89,9 +92,11 @@ MetadataSyncer::~MetadataSyncer() {
 }
 
 void MetadataSyncer::Start() {
+  std::vector<kube::Informer*> informers = {&pvs_, &pvcs_, &pods_};
+  if (migrations_informer_ != nullptr) informers.push_back(migrations_informer_);
   runner_.Start({
       .name = "CNS metadata syncer",
-      .informers = {&pvs_, &pvcs_, &pods_},
+      .informers = informers,
       // The first full sync before the workers start: its bulk queries confirm the volumes CNS
       // already describes right, so the workers' start-up events cost no query for them.
       .wait_ready =
@@ -118,15 +123,18 @@ void MetadataSyncer::OnPv(const Json* old_pv, const Json* new_pv) {
   std::vector<std::string> handles;
   {
     absl::MutexLock l(&mu_);
-    if (old_pv != nullptr && IsOurPv(*old_pv)) {
-      std::string id = CnsIdOf(VolumeHandle(*old_pv));
-      auto it = pv_by_cns_id_.find(id);
+    if (old_pv != nullptr && Ours(*old_pv)) {
+      auto it = pv_by_cns_id_.find(CnsIdOfPv(*old_pv));
       if (it != pv_by_cns_id_.end() && it->second == kube::Name(*old_pv)) pv_by_cns_id_.erase(it);
-      handles.push_back(VolumeHandle(*old_pv));
+      auto p = pv_by_path_.find(HandleOf(*old_pv));
+      if (p != pv_by_path_.end() && p->second == kube::Name(*old_pv)) pv_by_path_.erase(p);
+      handles.push_back(HandleOf(*old_pv));
     }
-    if (new_pv != nullptr && IsOurPv(*new_pv)) {
-      pv_by_cns_id_[CnsIdOf(VolumeHandle(*new_pv))] = kube::Name(*new_pv);
-      handles.push_back(VolumeHandle(*new_pv));
+    if (new_pv != nullptr && Ours(*new_pv)) {
+      const std::string id = CnsIdOfPv(*new_pv);
+      if (!id.empty()) pv_by_cns_id_[id] = kube::Name(*new_pv);
+      if (!IsOurPv(*new_pv)) pv_by_path_[HandleOf(*new_pv)] = kube::Name(*new_pv);
+      handles.push_back(HandleOf(*new_pv));
     }
   }
   for (const std::string& h : handles) queue_.Add(h);
@@ -137,7 +145,7 @@ void MetadataSyncer::OnPvc(const Json& pvc) {
   const std::string volume = pvc.value("/spec/volumeName"_json_pointer, std::string());
   if (volume.empty()) return;
   kube::ObjectPtr pv = pvs_.Get(volume);
-  if (pv != nullptr && IsOurPv(*pv)) queue_.Add(VolumeHandle(*pv));
+  if (pv != nullptr && Ours(*pv)) queue_.Add(HandleOf(*pv));
 }
 
 void MetadataSyncer::OnPod(const Json* old_pod, const Json* new_pod) {
@@ -220,7 +228,7 @@ MetadataSyncer::Desired MetadataSyncer::DesiredFor(const std::string& cns_id) co
     if (it != pv_by_cns_id_.end()) pv_name = it->second;
   }
   kube::ObjectPtr pv = pv_name.empty() ? nullptr : pvs_.Get(pv_name);
-  if (pv == nullptr || !IsOurPv(*pv) || CnsIdOf(VolumeHandle(*pv)) != cns_id) return {};
+  if (pv == nullptr || !Ours(*pv) || CnsIdOfPv(*pv) != cns_id) return {};
   return DesiredForPv(*pv);
 }
 
@@ -291,6 +299,7 @@ std::string MetadataSyncer::KeyFor(const std::string& cns_id, const CnsTarget& t
 }
 
 absl::Status MetadataSyncer::SyncVolume(const std::string& handle) {
+  if (registrar_ != nullptr && IsInTreeVolumePath(handle)) return SyncInTree(handle);
   const std::string cns_id = CnsIdOf(handle);
   if (cns_id.empty()) return absl::OkStatus();  // nothing CNS could know; logged nowhere twice
   const Desired want = DesiredFor(cns_id);
@@ -392,6 +401,7 @@ SyncerStats MetadataSyncer::stats() const {
   s.full_sync_failures = full_sync_failures_;
   s.metadata_updates = metadata_updates_;
   s.registered = registered_;
+  s.in_tree_registered = in_tree_registered_;
   s.unchanged_skips = unchanged_skips_;
   for (const auto& [vc, ids] : orphans_) s.orphans.insert(ids.begin(), ids.end());
   s.pvs_without_volume = pvs_without_volume_;

@@ -24,6 +24,13 @@
 // CNS; deciding that a disk is garbage is left to a person. Two passes, because a volume exists in
 // CNS for a moment before the external-provisioner creates its PV.
 //
+// In-tree volumes (CSI migration, csi/migration): with an InTreeRegistrar (one vCenter only, as
+// the reference), the PVs of the in-tree vSphere plugin that are static or marked migrated-to
+// csi.vsphere.vmware.com are ours too. Their VMDK path is their key: SyncVolume(path) registers
+// the disk with CNS (once; the CnsVSphereVolumeMigration is the memory) and then syncs the
+// metadata of the CNS volume like any other. When such a PV is gone with its disk kept
+// (reclaim policy Retain), CNS forgets the volume (the disk stays) and the object is deleted.
+//
 // Errors: a failed sync is retried through the queue's per-item backoff; a failed full sync is
 // counted and tried again at the next period. Nothing is dropped: a PV whose CNS volume is not
 // found (NotFound from every vCenter that was asked) is counted in
@@ -47,6 +54,7 @@
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "common/metrics.h"
+#include "csi/migration/registrar.h"
 #include "csi/syncer/entities.h"
 #include "kube/controller_runner.h"
 #include "kube/informer.h"
@@ -76,14 +84,19 @@ struct MetadataSyncerOptions {
   std::unique_ptr<kube::RateLimiter> rate_limiter;  // null: the default controller limiter
   kube::WorkQueueMetricsProvider* queue_metrics = nullptr;
   metrics::Registry* registry = nullptr;  // null: a private one
+  // In-tree volumes: all three or none (then in-tree PVs are not looked at).
+  VolumeMigrations* migrations = nullptr;
+  kube::Informer* migrations_informer = nullptr;  // started by the caller
+  InTreeRegistrar* registrar = nullptr;
 };
 
 // Counters for tests and logs (the metrics carry the same).
 struct SyncerStats {
   int64_t full_syncs = 0;
   int64_t full_sync_failures = 0;
-  int64_t metadata_updates = 0;   // CnsUpdateVolumeMetadata calls that succeeded
-  int64_t registered = 0;         // static PVs' disks registered with CNS
+  int64_t metadata_updates = 0;    // CnsUpdateVolumeMetadata calls that succeeded
+  int64_t registered = 0;          // static PVs' disks registered with CNS
+  int64_t in_tree_registered = 0;  // in-tree volumes registered (or found registered)
   int64_t unchanged_skips = 0;    // volumes synced with no CNS call: CNS known to hold the entities
   std::set<std::string> orphans;  // CNS volume ids without a PV (confirmed)
   std::set<std::string> pvs_without_volume;  // volume handles CNS does not know
@@ -140,6 +153,13 @@ class MetadataSyncer {
   // backingDiskId, as the reference does for a statically provisioned PV) in the vCenter that
   // has the disk. NotFound when no vCenter has such a disk.
   absl::Status Register(const std::string& handle, const Desired& want);
+  // In-tree volumes (intree_sync.cc). A PV of ours: a CSI PV of this driver, or an in-tree PV
+  // to register; its key (the CSI volume handle, or the VMDK path) and its CNS volume ID ("" for
+  // an in-tree volume not registered yet).
+  bool Ours(const Json& pv) const;
+  std::string HandleOf(const Json& pv) const;
+  std::string CnsIdOfPv(const Json& pv) const;
+  absl::Status SyncInTree(const std::string& volume_path);
   // Remembers that CNS holds `want`'s entities for `cns_id` (when it has a PV).
   void Confirm(const std::string& cns_id, const Desired& want, uint64_t digest)
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -181,6 +201,9 @@ class MetadataSyncer {
   const absl::Duration full_sync_period_;
   const int workers_;
   const int query_page_;
+  VolumeMigrations* const migrations_;
+  kube::Informer* const migrations_informer_;
+  InTreeRegistrar* const registrar_;
   Clock& clock_;
   std::unique_ptr<metrics::Registry> own_registry_;
   metrics::Registry& registry_;
@@ -195,6 +218,8 @@ class MetadataSyncer {
   mutable absl::Mutex mu_;
   // CNS volume id -> name of the PV naming it (kept from PV events).
   absl::flat_hash_map<std::string, std::string> pv_by_cns_id_ ABSL_GUARDED_BY(mu_);
+  // VMDK path -> name of the in-tree PV naming it (kept from PV events).
+  absl::flat_hash_map<std::string, std::string> pv_by_path_ ABSL_GUARDED_BY(mu_);
   // PVC key -> keys of the Pods mounting it (kept from Pod events).
   absl::flat_hash_map<std::string, std::set<std::string>> pods_by_claim_ ABSL_GUARDED_BY(mu_);
   // Orphan candidates of the previous full sync, and confirmed orphans, by vCenter.
@@ -210,6 +235,7 @@ class MetadataSyncer {
   int64_t full_sync_failures_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t metadata_updates_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t registered_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t in_tree_registered_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t unchanged_skips_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

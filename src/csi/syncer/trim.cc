@@ -22,9 +22,12 @@ Json Keep(Json& from, std::initializer_list<const char*> paths) {
 
 void TrimPvForSyncer(Json& pv) {
   if (!pv.is_object()) return;
-  pv = Keep(pv,
-            {"/metadata/name", "/metadata/resourceVersion", "/metadata/labels", "/spec/csi/driver",
-             "/spec/csi/volumeHandle", "/spec/claimRef/namespace", "/spec/claimRef/name"});
+  pv = Keep(pv, {"/metadata/name", "/metadata/resourceVersion", "/metadata/labels",
+                 "/metadata/annotations/pv.kubernetes.io~1provisioned-by",
+                 "/metadata/annotations/pv.kubernetes.io~1migrated-to", "/spec/csi/driver",
+                 "/spec/csi/volumeHandle", "/spec/vsphereVolume/volumePath",
+                 "/spec/vsphereVolume/storagePolicyName", "/spec/claimRef/namespace",
+                 "/spec/claimRef/name"});
 }
 
 void TrimPvcForSyncer(Json& pvc) {

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "csi/migration/intree.h"
 #include "csi/syncer/entities.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -66,6 +67,20 @@ Json FullPod(const std::string& name, const std::string& phase, bool terminating
   return pod;
 }
 
+// An in-tree vSphere PV under CSI migration.
+Json FullInTreePv() {
+  Json pv = FullPv("", true);
+  pv["spec"].erase("csi");
+  pv["spec"]["vsphereVolume"] = {{"volumePath", "[ds1] kubevols/pv-1.vmdk"},
+                                 {"fsType", "ext4"},
+                                 {"storagePolicyName", "gold"}};
+  pv["metadata"]["annotations"] = {
+      {"pv.kubernetes.io/provisioned-by", "kubernetes.io/vsphere-volume"},
+      {"pv.kubernetes.io/migrated-to", "csi.vsphere.vmware.com"},
+      {"kubernetes.io/createdby", "vsphere-volume-dynamic-provisioner"}};
+  return pv;
+}
+
 template <typename F>
 Json Trimmed(Json obj, F trim) {
   trim(obj);
@@ -75,7 +90,8 @@ Json Trimmed(Json obj, F trim) {
 TEST(SyncerTrimTest, KeepsExactlyWhatTheEntitiesRead) {
   EXPECT_EQ(Trimmed(FullPv("csi.vsphere.vmware.com", true), TrimPvForSyncer), Json::parse(R"({
     "metadata": {"name": "pv-1", "resourceVersion": "17",
-                 "labels": {"app": "db", "tier": "gold"}},
+                 "labels": {"app": "db", "tier": "gold"},
+                 "annotations": {"pv.kubernetes.io/provisioned-by": "csi.vsphere.vmware.com"}},
     "spec": {"csi": {"driver": "csi.vsphere.vmware.com",
                      "volumeHandle": "0b7e2c1a-1111-2222-3333-444455556666"},
              "claimRef": {"namespace": "ns1", "name": "data"}}})"));
@@ -121,6 +137,7 @@ TEST(SyncerTrimTest, EntitiesAreTheSameFromTrimmedObjects) {
       {"claim not bound to this PV", FullPv("csi.vsphere.vmware.com", true), FullPvc("pv-2"), {}},
       {"unbound PV", FullPv("csi.vsphere.vmware.com", false), FullPvc(""), {}},
       {"other driver", FullPv("other.csi.example.com", true), FullPvc("pv-1"), {}},
+      {"in-tree, migrated", FullInTreePv(), FullPvc("pv-1"), {FullPod("a", "Running", false)}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -135,6 +152,9 @@ TEST(SyncerTrimTest, EntitiesAreTheSameFromTrimmedObjects) {
     EXPECT_EQ(IsOurPv(pv), IsOurPv(c.pv));
     EXPECT_EQ(VolumeHandle(pv), VolumeHandle(c.pv));
     EXPECT_EQ(ClaimKey(pv), ClaimKey(c.pv));
+    EXPECT_EQ(IsMigratedInTreePv(pv), IsMigratedInTreePv(c.pv));
+    EXPECT_EQ(InTreeVolumePath(pv), InTreeVolumePath(c.pv));
+    EXPECT_EQ(InTreeStoragePolicyName(pv), InTreeStoragePolicyName(c.pv));
     EXPECT_FALSE(PvUpdateMatters(c.pv, pv));
     EXPECT_FALSE(PvcUpdateMatters(c.pvc, pvc));
     EXPECT_EQ(DesiredEntities(pv, &pvc, pods, "c1"), DesiredEntities(c.pv, &c.pvc, c.pods, "c1"));

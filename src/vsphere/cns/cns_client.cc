@@ -53,7 +53,7 @@ absl::StatusOr<std::vector<VolumeOperationResult>> CnsClient::WaitAll(const More
 absl::StatusOr<VolumeOperationResult> CnsClient::Wait(const Moref& task, absl::string_view what) {
   CCM_ASSIGN_OR_RETURN(std::vector<VolumeOperationResult> results, WaitAll(task, what));
   VolumeOperationResult& v = results.front();  // ParseBatchResult: never empty
-  if (!v.fault_name.empty()) return Annotate(FaultStatus(v.fault_name, v.fault_message), what);
+  if (!v.fault_name.empty()) return Annotate(ResultFaultStatus(v), what);
   return std::move(v);
 }
 
@@ -116,6 +116,21 @@ absl::StatusOr<std::string> CnsClient::AttachedDiskUuid(const Moref& vm,
     return ChildText(Child(d, "backing"), "uuid");
   }
   return std::string();
+}
+
+absl::Status CnsClient::KeepAfterVmDeletion(const std::string& volume_id, const Moref& datastore) {
+  const std::string what = absl::StrCat("set keepAfterDeleteVm on disk ", volume_id);
+  absl::StatusOr<ServiceContent> sc = vim_.GetServiceContent();
+  if (!sc.ok()) return Transport(sc.status(), what);
+  if (sc->vstorage_object_manager.empty()) {
+    return absl::UnimplementedError(absl::StrCat(what, ": vCenter has no VStorageObjectManager"));
+  }
+  absl::StatusOr<SoapResponse> r = vim_.Call(
+      kVim25Endpoint, "SetVStorageObjectControlFlags",
+      SetControlFlagsArgs(sc->vstorage_object_manager, volume_id, datastore, {"keepAfterDeleteVm"}),
+      CallKind::kChange);
+  if (!r.ok()) return Transport(r.status(), what);
+  return absl::OkStatus();
 }
 
 }  // namespace ccm::vsphere::cns

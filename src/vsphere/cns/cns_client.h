@@ -35,6 +35,7 @@ class CnsClient final : public VolumeManager {
   // From the VM's config.hardware.device: a VirtualDisk whose vDiskId is the volume id.
   absl::StatusOr<std::string> AttachedDiskUuid(const Moref& vm,
                                                const std::string& volume_id) override;
+  absl::Status KeepAfterVmDeletion(const std::string& volume_id, const Moref& datastore) override;
 
  private:
   absl::StatusOr<QueryResult> Query(const QueryFilter& filter);

@@ -158,16 +158,25 @@ struct SnapshotQueryResult {
 };
 
 // One entry of a task's CnsVolumeOperationBatchResult (CnsVolumeOperationResult and subtypes).
+// A volume's disk as CnsQueryVolumeInfo gives it (CnsBlockVolumeInfo.vStorageObject).
+struct DiskBacking {
+  std::string file_path;  // "[datastore1] kubevols/pvc-1.vmdk"
+  Moref datastore;
+  bool keep_after_delete_vm = false;
+};
+
 struct VolumeOperationResult {
   std::string type;  // xsi:type, e.g. "CnsVolumeCreateResult"
   std::string volume_id;
   std::string fault_name;        // xsi:type of fault.fault; empty when the operation succeeded
   std::string fault_message;     // fault.localizedMessage
+  std::string fault_volume_id;   // CnsAlreadyRegisteredFault.volumeId: the disk's volume
   std::string name;              // CnsVolumeCreateResult
   std::vector<Moref> placement;  // CnsVolumeCreateResult.placementResults[].datastore
   std::string disk_uuid;         // CnsVolumeAttachResult
   Snapshot snapshot;             // CnsSnapshotCreateResult
   std::string snapshot_id;       // CnsSnapshotDeleteResult
+  DiskBacking backing;           // CnsQueryVolumeInfoResult
 };
 
 }  // namespace ccm::vsphere::cns

@@ -73,6 +73,13 @@ Operation DeleteSnapshotOp(const std::string& volume_id, const std::string& snap
   return op;
 }
 
+Operation QueryVolumeInfoOp(const std::string& volume_id) {
+  Operation op{"CnsQueryVolumeInfo", QueryVolumeInfoArgs({volume_id}),
+               absl::StrCat("CNS query volume info of ", volume_id)};
+  op.volume_id = volume_id;
+  return op;
+}
+
 absl::StatusOr<CreateResult> CreateResultOf(const Operation& op, const VolumeOperationResult& r) {
   if (r.volume_id.empty()) {
     return absl::InternalError(absl::StrCat(op.what, ": the result names no volume id"));
@@ -96,6 +103,13 @@ absl::StatusOr<Snapshot> SnapshotOf(const Operation& op, const VolumeOperationRe
   return r.snapshot;
 }
 
+absl::StatusOr<DiskBacking> DiskBackingOf(const Operation& op, const VolumeOperationResult& r) {
+  if (r.backing.file_path.empty()) {
+    return absl::InternalError(absl::StrCat(op.what, ": the result names no disk file"));
+  }
+  return r.backing;
+}
+
 absl::string_view CnsOpType(absl::string_view method) {
   static const auto* const ops = new std::map<absl::string_view, absl::string_view>{
       {"CnsCreateVolume", "create-volume"},
@@ -109,6 +123,7 @@ absl::string_view CnsOpType(absl::string_view method) {
       {"CnsCreateSnapshots", "create-snapshot"},
       {"CnsDeleteSnapshots", "delete-snapshot"},
       {"CnsQuerySnapshots", "query-snapshots"},
+      {"CnsQueryVolumeInfo", "query-volume-info"},
   };
   auto it = ops->find(method);
   return it == ops->end() ? absl::string_view() : it->second;
@@ -197,6 +212,12 @@ absl::StatusOr<Snapshot> VolumeManager::CreateSnapshot(const std::string& volume
 absl::Status VolumeManager::DeleteSnapshot(const std::string& volume_id,
                                            const std::string& snapshot_id) {
   return Run(DeleteSnapshotOp(volume_id, snapshot_id)).status();
+}
+
+absl::StatusOr<DiskBacking> VolumeManager::VolumeInfo(const std::string& volume_id) {
+  const Operation op = QueryVolumeInfoOp(volume_id);
+  CCM_ASSIGN_OR_RETURN(VolumeOperationResult v, Run(op));
+  return DiskBackingOf(op, v);
 }
 
 absl::StatusOr<std::vector<Snapshot>> VolumeManager::SnapshotsOf(const std::string& volume_id) {

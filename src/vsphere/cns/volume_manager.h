@@ -53,11 +53,18 @@ Operation ExtendOp(const std::string& volume_id, int64_t capacity_mb);
 Operation UpdateMetadataOp(const std::string& volume_id, const VolumeMetadata& metadata);
 Operation CreateSnapshotOp(const std::string& volume_id, const std::string& description);
 Operation DeleteSnapshotOp(const std::string& volume_id, const std::string& snapshot_id);
+// CnsQueryVolumeInfo of one volume: a task, run as the changes are.
+Operation QueryVolumeInfoOp(const std::string& volume_id);
 
 // The results of a finished task, read for the operation that started it.
 absl::StatusOr<CreateResult> CreateResultOf(const Operation& op, const VolumeOperationResult& r);
 absl::StatusOr<std::string> DiskUuidOf(const Operation& op, const VolumeOperationResult& r);
 absl::StatusOr<Snapshot> SnapshotOf(const Operation& op, const VolumeOperationResult& r);
+absl::StatusOr<DiskBacking> DiskBackingOf(const Operation& op, const VolumeOperationResult& r);
+
+// The volume ID a CnsAlreadyRegisteredFault of CreateVolume names: the registration of a disk CNS
+// has already ("" when the status carries none).
+std::string RegisteredVolumeId(const absl::Status& s);
 
 // The reference's optype of a CNS method ("CnsCreateVolume" -> "create-volume"; "" if none).
 absl::string_view CnsOpType(absl::string_view method);
@@ -95,6 +102,11 @@ class VolumeManager {
   // is gone.
   virtual absl::StatusOr<std::string> AttachedDiskUuid(const Moref& vm,
                                                        const std::string& volume_id) = 0;
+  // Sets keepAfterDeleteVm on the volume's First Class Disk (vim25
+  // VcenterVStorageObjectManager.SetVStorageObjectControlFlags; `datastore` is the disk's): the
+  // disk then survives the deletion of a VM it is attached to, as an in-tree volume must.
+  virtual absl::Status KeepAfterVmDeletion(const std::string& volume_id,
+                                           const Moref& datastore) = 0;
 
   // Each change as one call: Start, Wait, Report.
   // CnsCreateVolume of one block volume; CNS places it on one of spec.datastores.
@@ -118,6 +130,8 @@ class VolumeManager {
   absl::StatusOr<Snapshot> CreateSnapshot(const std::string& volume_id,
                                           const std::string& description);
   absl::Status DeleteSnapshot(const std::string& volume_id, const std::string& snapshot_id);
+  // The volume's disk file and datastore (CnsQueryVolumeInfo); NotFound for an unknown volume.
+  absl::StatusOr<DiskBacking> VolumeInfo(const std::string& volume_id);
   // Every snapshot of one volume (all pages); NotFound when CNS does not know the volume.
   absl::StatusOr<std::vector<Snapshot>> SnapshotsOf(const std::string& volume_id);
 

@@ -11,7 +11,7 @@
 namespace ccm::vsphere::cns {
 namespace {
 
-std::string This() { return MorefXml("_this", VolumeManager()); }
+std::string This() { return MorefXml("_this", VolumeManagerRef()); }
 
 std::string VolumeIdXml(absl::string_view tag, absl::string_view id) {
   return absl::StrCat("<", tag, ">", TextXml("id", id), "</", tag, ">");
@@ -230,6 +230,20 @@ std::string QuerySnapshotsArgs(const SnapshotQueryFilter& filter) {
   return absl::StrCat(out, "</snapshotQueryFilter>");
 }
 
+std::string QueryVolumeInfoArgs(const std::vector<std::string>& volume_ids) {
+  std::string out = This();
+  for (const std::string& id : volume_ids) absl::StrAppend(&out, VolumeIdXml("volumes", id));
+  return out;
+}
+
+std::string SetControlFlagsArgs(const Moref& manager, const std::string& volume_id,
+                                const Moref& datastore, const std::vector<std::string>& flags) {
+  std::string out = absl::StrCat(MorefXml("_this", manager), "<id>", TextXml("id", volume_id),
+                                 "</id>", MorefXml("datastore", datastore));
+  for (const std::string& f : flags) absl::StrAppend(&out, TextXml("controlFlags", f));
+  return out;
+}
+
 absl::StatusOr<Snapshot> ParseSnapshot(const pugi::xml_node& n) {
   Snapshot s;
   s.snapshot_id = ChildText(Child(n, "snapshotId"), "id");
@@ -346,6 +360,7 @@ absl::StatusOr<std::vector<VolumeOperationResult>> ParseBatchResult(const pugi::
       v.fault_name = XsiType(Child(fault, "fault"));
       if (v.fault_name.empty()) v.fault_name = "UnknownFault";
       v.fault_message = ChildText(fault, "localizedMessage");
+      v.fault_volume_id = ChildText(Child(Child(fault, "fault"), "volumeId"), "id");
     }
     v.name = ChildText(r, "name");
     for (const pugi::xml_node& p : Children(r, "placementResults")) {
@@ -358,6 +373,13 @@ absl::StatusOr<std::vector<VolumeOperationResult>> ParseBatchResult(const pugi::
       v.snapshot = *std::move(s);
     }
     v.snapshot_id = ChildText(Child(r, "snapshotId"), "id");
+    if (v.type == "CnsQueryVolumeInfoResult") {
+      pugi::xml_node config = Child(Child(Child(r, "volumeInfo"), "vStorageObject"), "config");
+      pugi::xml_node backing = Child(config, "backing");
+      v.backing.file_path = ChildText(backing, "filePath");
+      v.backing.datastore = ParseMoref(Child(backing, "datastore"));
+      v.backing.keep_after_delete_vm = ChildText(config, "keepAfterDeleteVm") == "true";
+    }
     out.push_back(std::move(v));
   }
   if (out.empty()) {
@@ -366,11 +388,28 @@ absl::StatusOr<std::vector<VolumeOperationResult>> ParseBatchResult(const pugi::
   return out;
 }
 
+namespace {
+constexpr absl::string_view kRegisteredVolumePayload = "ccm/cns-registered-volume-id";
+}  // namespace
+
+absl::Status ResultFaultStatus(const VolumeOperationResult& r) {
+  absl::Status s = FaultStatus(r.fault_name, r.fault_message);
+  if (!r.fault_volume_id.empty())
+    s.SetPayload(kRegisteredVolumePayload, absl::Cord(r.fault_volume_id));
+  return s;
+}
+
+std::string RegisteredVolumeId(const absl::Status& s) {
+  auto p = s.GetPayload(kRegisteredVolumePayload);
+  return p ? std::string(*p) : std::string();
+}
+
 absl::Status FaultStatus(absl::string_view fault_name, absl::string_view message) {
   absl::Status named = NamedFaultStatus(fault_name, message);
   absl::StatusCode code = named.code();
   if (fault_name == "NotFound" || fault_name == "ManagedObjectNotFound" ||
-      fault_name == "CnsVolumeNotFoundFault" || fault_name == "CnsSnapshotNotFoundFault") {
+      fault_name == "CnsVolumeNotFoundFault" || fault_name == "CnsSnapshotNotFoundFault" ||
+      fault_name == "FileNotFound") {
     code = absl::StatusCode::kNotFound;
   } else if (fault_name == "ResourceInUse" || fault_name == "InvalidPowerState") {
     code = absl::StatusCode::kFailedPrecondition;

@@ -6,7 +6,7 @@
 // Faults (FaultStatus): a CNS fault keeps its type name (FaultName() in soap.h) and message; the
 // codes are the ones the CSI sidecars act on.
 //   NotFound, ManagedObjectNotFound,  -> NotFound (an unknown volume id, snapshot or VM)
-//   CnsVolumeNotFoundFault, CnsSnapshotNotFoundFault
+//   CnsVolumeNotFoundFault, CnsSnapshotNotFoundFault, FileNotFound
 //   ResourceInUse, InvalidPowerState  -> FailedPrecondition (deleting an attached volume, ...)
 //   TooManyDevices, TooManyDisksOnLegacyHost, NoDiskSpace, InsufficientResourcesFault
 //                                     -> ResourceExhausted (no free SCSI slot, a full disk)
@@ -29,7 +29,7 @@ namespace ccm::vsphere::cns {
 
 // CNS is spoken to at vCenter's vsanHealth endpoint, "urn:vsan" namespace (vsphere::
 // kCnsEndpoint), on the vim25 session.
-inline const Moref& VolumeManager();  // CnsVolumeManager:cns-volume-manager
+inline const Moref& VolumeManagerRef();  // CnsVolumeManager:cns-volume-manager
 
 // Arguments (starting with _this) of each method.
 std::string CreateVolumeArgs(const std::vector<CreateSpec>& specs);
@@ -55,6 +55,10 @@ struct SnapshotRef {
 std::string CreateSnapshotsArgs(const std::vector<SnapshotRef>& specs);
 std::string DeleteSnapshotsArgs(const std::vector<SnapshotRef>& specs);
 std::string QuerySnapshotsArgs(const SnapshotQueryFilter& filter);
+std::string QueryVolumeInfoArgs(const std::vector<std::string>& volume_ids);
+// VcenterVStorageObjectManager.SetVStorageObjectControlFlags (vim25) of one First Class Disk.
+std::string SetControlFlagsArgs(const Moref& manager, const std::string& volume_id,
+                                const Moref& datastore, const std::vector<std::string>& flags);
 
 // Pieces, exposed for tests.
 std::string VolumeMetadataXml(absl::string_view tag, const VolumeMetadata& m);
@@ -87,8 +91,11 @@ absl::StatusOr<std::vector<VolumeOperationResult>> ParseBatchResult(const pugi::
 
 // The status for a CNS fault (see the table at the top).
 absl::Status FaultStatus(absl::string_view fault_name, absl::string_view message);
+// The status of a volume result's fault; a CnsAlreadyRegisteredFault keeps the volume ID CNS
+// has the disk under, for RegisteredVolumeId (volume_manager.h).
+absl::Status ResultFaultStatus(const VolumeOperationResult& r);
 
-inline const Moref& VolumeManager() {
+inline const Moref& VolumeManagerRef() {
   static const Moref* const m = new Moref{"CnsVolumeManager", "cns-volume-manager"};
   return *m;
 }

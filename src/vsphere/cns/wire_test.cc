@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "vsphere/cns/volume_manager.h"
 #include "vsphere/soap.h"
 
 namespace ccm::vsphere::cns {
@@ -109,6 +111,16 @@ TEST(CnsWireTest, BuildsArgumentsInSchemaOrder) {
        DeleteVolumeArgs({"v1", "v2"}, true),
        {"<volumeIds><id>v1</id></volumeIds>", "<volumeIds><id>v2</id></volumeIds>",
         "<deleteDisk>true</deleteDisk>"}},
+      {"query volume info",
+       QueryVolumeInfoArgs({"v1"}),
+       {R"(<_this type="CnsVolumeManager">cns-volume-manager</_this>)",
+        "<volumes><id>v1</id></volumes>"}},
+      {"keepAfterDeleteVm (vim25)",
+       SetControlFlagsArgs({"VcenterVStorageObjectManager", "VStorageObjectManager"}, "v1",
+                           {"Datastore", "datastore-1"}, {"keepAfterDeleteVm"}),
+       {R"(<_this type="VcenterVStorageObjectManager">VStorageObjectManager</_this>)"
+        R"(<id><id>v1</id></id><datastore type="Datastore">datastore-1</datastore>)"
+        "<controlFlags>keepAfterDeleteVm</controlFlags>"}},
       {"delete keeping the disk",
        DeleteVolumeArgs({"v1"}, false),
        {"<deleteDisk>false</deleteDisk>"}},
@@ -315,6 +327,37 @@ TEST(CnsWireTest, ParsesTaskInfoAndVolumeResults) {
   auto none = ParseBatchResult(empty.child("result"));
   ASSERT_FALSE(none.ok());
   EXPECT_THAT(none.status().message(), HasSubstr("no volumeResults"));
+}
+
+// CnsQueryVolumeInfo's results, and the volume ID of a CnsAlreadyRegisteredFault.
+TEST(CnsWireTest, ParsesVolumeInfoAndAlreadyRegistered) {
+  auto doc = std::make_shared<pugi::xml_document>();
+  ASSERT_TRUE(doc->load_string(
+      R"(<result xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">)"
+      R"(<volumeResults xsi:type="CnsQueryVolumeInfoResult"><volumeId><id>v1</id></volumeId>)"
+      R"(<volumeInfo xsi:type="CnsBlockVolumeInfo"><vStorageObject><config><id><id>v1</id></id>)"
+      R"(<name>pv-1</name><keepAfterDeleteVm>true</keepAfterDeleteVm>)"
+      R"(<backing xsi:type="BaseConfigInfoDiskFileBackingInfo">)"
+      R"(<datastore type="Datastore">datastore-1</datastore>)"
+      R"(<filePath>[ds1] kubevols/pv-1.vmdk</filePath><provisioningType>thin</provisioningType>)"
+      R"(</backing><capacityInMB>1024</capacityInMB></config></vStorageObject></volumeInfo>)"
+      R"(</volumeResults>)"
+      R"(<volumeResults xsi:type="CnsVolumeCreateResult"><volumeId></volumeId>)"
+      R"(<fault><fault xsi:type="CnsAlreadyRegisteredFault"><reason>already registered</reason>)"
+      R"(<volumeId><id>v9</id></volumeId></fault>)"
+      R"(<localizedMessage>The input volume is already registered.</localizedMessage></fault>)"
+      R"(</volumeResults></result>)"));
+  auto results = ParseBatchResult(doc->child("result"));
+  ASSERT_TRUE(results.ok()) << results.status();
+  const DiskBacking& b = (*results)[0].backing;
+  EXPECT_EQ(b.file_path, "[ds1] kubevols/pv-1.vmdk");
+  EXPECT_EQ(b.datastore, (Moref{"Datastore", "datastore-1"}));
+  EXPECT_TRUE(b.keep_after_delete_vm);
+  const absl::Status already = ResultFaultStatus((*results)[1]);
+  EXPECT_EQ(FaultName(already), "CnsAlreadyRegisteredFault");
+  EXPECT_EQ(RegisteredVolumeId(Annotate(already, "context")), "v9");  // kept through Annotate
+  EXPECT_EQ(RegisteredVolumeId(absl::UnknownError("x")), "");
+  EXPECT_TRUE(absl::IsNotFound(FaultStatus("FileNotFound", "File [ds1] x.vmdk was not found")));
 }
 
 TEST(CnsWireTest, ParsesSnapshotResults) {

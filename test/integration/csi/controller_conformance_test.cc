@@ -2,6 +2,8 @@
 // CreateVolume, DeleteVolume, ValidateVolumeCapabilities, ListVolumes, ControllerGetCapabilities,
 // CreateSnapshot, DeleteSnapshot, ListSnapshots, a restore, and Aborted for a concurrent operation
 // on the same volume.
+#include <sys/stat.h>
+
 #include <set>
 #include <thread>
 
@@ -9,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "csi/controller/controller_plugin.h"
 #include "csi/core/constants.h"
+#include "csi/migration/registrar.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "integration/csi/controller_fixture.h"
@@ -469,34 +472,85 @@ TEST_F(ControllerConformanceTest, RestoreFromASnapshotOverTheSocket) {
 
 // ---- In-tree volumes under CSI migration (VMDK paths as handles) ----
 
+// An in-tree VMDK (made as the in-tree plugin makes it), registered with CNS by its URL path as
+// the syncer does, goes through the RPCs CSI migration sends with the VMDK path as the handle.
 TEST_F(ControllerConformanceTest, InTreeVmdkPathResolvesThroughItsCnsVSphereVolumeMigration) {
-  const std::string path = "[ds-shared] kubevols/kubernetes-dynamic-pvc-7f1c.vmdk";
+  const std::string file = "kubevols/kubernetes-dynamic-pvc-7f1c.vmdk";
+  const std::string path = "[ds-shared] " + file;
   // Not registered yet: refused, never "deleted".
   grpc::Status early = Delete(path);
   EXPECT_EQ(early.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_THAT(early.error_message(), HasSubstr("not registered with CNS yet"));
 
-  // The registration as the reference's syncer records it (named by the CNS volume ID).
-  const std::string volume = MustCreate("in-tree-registered", kGiB);
-  ASSERT_TRUE(env()
-                  .api()
-                  .Create("cnsvspherevolumemigrations",
-                          {{"apiVersion", "cns.vmware.com/v1alpha1"},
-                           {"kind", "CnsVSphereVolumeMigration"},
-                           {"metadata", {{"name", volume}}},
-                           {"spec", {{"volumepath", path}, {"volumeid", volume}}}})
-                  .ok());
+  absl::StatusOr<ccm::testing::VcsimInTreeDisk> disk =
+      env().sim().CreateInTreeDisk("dc1", "ds-shared", file, 1024);
+  ASSERT_TRUE(disk.ok()) << disk.status();
+  ASSERT_EQ(disk->path, path);
+  InTreeRegistrarOptions ro;
+  ro.vcenter_host = "127.0.0.1";
+  ro.datacenters = []() -> absl::StatusOr<std::vector<std::string>> {
+    return std::vector<std::string>{"/dc1"};
+  };
+  ro.cluster.cluster_id = env().config().global.cluster_id;
+  InTreeRegistrar registrar(*env().backend().vcenters().front().cns, *env().backend().migrations(),
+                            std::move(ro));
+  absl::StatusOr<std::string> volume = registrar.Register(path, "pv-in-tree");
+  ASSERT_TRUE(volume.ok()) << volume.status();
+
   const std::string node = env().VmUuid("node-a1");
-  EXPECT_TRUE(ccm::testing::Eventually([&] { return Publish(PubReq(path, node)).ok(); }));
-  auto attached = env().CnsVolume(volume);
+  ASSERT_TRUE(Publish(PubReq(path, node)).ok());
+  auto attached = env().CnsVolume(*volume);
   ASSERT_TRUE(attached.ok()) << attached.status();
   EXPECT_EQ(attached->attached_vm, env().VmMoid("node-a1"));
+  EXPECT_EQ(attached->file, disk->file);
+  // Its disk outlives a deleted node VM, as under the in-tree plugin, and that is recorded.
+  EXPECT_THAT(attached->control_flags, ::testing::ElementsAre("keepAfterDeleteVm"));
+  auto cr = env().api().Get("cnsvspherevolumemigrations", "", *volume);
+  ASSERT_TRUE(cr.ok()) << cr.status();
+  EXPECT_EQ(cr->at("spec").at("protectvolumefromvmdelete"), true);
+
+  ::csi::v1::ControllerExpandVolumeRequest grow;
+  grow.set_volume_id(path);
+  grow.mutable_capacity_range()->set_required_bytes(2 * kGiB);
+  grpc::ClientContext ctx;
+  ::csi::v1::ControllerExpandVolumeResponse grown;
+  ASSERT_TRUE(c().ControllerExpandVolume(&ctx, grow, &grown).ok());
+  EXPECT_EQ(env().CnsVolume(*volume)->capacity_mb, 2048);
+  struct stat st;
+  ASSERT_EQ(stat(disk->file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 2 * kGiB);  // the VMDK's own extent grew
+
   ASSERT_TRUE(Unpublish(path, node).ok());
   grpc::Status deleted = Delete(path);
   ASSERT_TRUE(deleted.ok()) << deleted.error_message();
-  EXPECT_FALSE(env().CnsVolume(volume).ok());
-  EXPECT_FALSE(env().api().Get("cnsvspherevolumemigrations", "", volume).ok());  // gone too
+  EXPECT_FALSE(env().CnsVolume(*volume).ok());
+  EXPECT_NE(stat(disk->file.c_str(), &st), 0);  // the disk is deleted
+  EXPECT_FALSE(env().api().Get("cnsvspherevolumemigrations", "", *volume).ok());  // gone too
   EXPECT_TRUE(Delete(path).ok());  // a retry of the delete succeeds
+}
+
+// CreateVolume of a migrated in-tree StorageClass: the datastore by name, and the VMDK path the
+// external-provisioner puts in the in-tree PV, from CnsQueryVolumeInfo.
+TEST_F(ControllerConformanceTest, CreateForAnInTreeStorageClassGivesTheVmdkPath) {
+  ::csi::v1::CreateVolumeRequest req = CreateReq("pvc-in-tree-sc", kGiB);
+  (*req.mutable_parameters())["csimigration"] = "true";
+  (*req.mutable_parameters())["datastore-migrationparam"] = "ds-shared";
+  (*req.mutable_parameters())["diskformat-migrationparam"] = "thin";
+  ::csi::v1::CreateVolumeResponse resp;
+  grpc::Status s = Create(req, &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  auto v = env().CnsVolume(resp.volume().volume_id());
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->datastore_name, "ds-shared");
+  const std::string path = resp.volume().volume_context().at("initialvolumefilepath");
+  EXPECT_EQ(path, v->path);
+  EXPECT_TRUE(absl::StartsWith(path, "[ds-shared] ")) << path;
+  auto cr = env().api().Get("cnsvspherevolumemigrations", "", resp.volume().volume_id());
+  ASSERT_TRUE(cr.ok()) << cr.status();
+  EXPECT_EQ(cr->at("spec").at("volumepath"), path);
+  // CSI migration then hands that path back as the handle.
+  ASSERT_TRUE(ccm::testing::Eventually([&] { return Delete(path).ok(); }));
+  EXPECT_FALSE(env().CnsVolume(resp.volume().volume_id()).ok());
 }
 
 TEST_F(ControllerConformanceTest, ProbeIsReadyWithSessionsAndCachesUp) {

@@ -3,7 +3,7 @@
 if(TARGET ccm_csi_syncer AND TARGET ccm_vcsim_testing AND TARGET ccm_kube_emulator)
   add_ccm_test(NAME csi_syncer_test
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/syncer_env.cc ${CMAKE_CURRENT_LIST_DIR}/syncer_test.cc
-            ${CMAKE_CURRENT_LIST_DIR}/syncer_faults_test.cc
+            ${CMAKE_CURRENT_LIST_DIR}/syncer_faults_test.cc ${CMAKE_CURRENT_LIST_DIR}/syncer_intree_test.cc
     LIBS ccm_csi_syncer ccm_vcsim_testing ccm_kube_emulator yaml-cpp
     LABELS integration TIMEOUT 300)
   target_compile_definitions(csi_syncer_test PRIVATE CCM_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

@@ -63,6 +63,7 @@ SyncerEnv::SyncerEnv() {
 
 SyncerEnv::~SyncerEnv() {
   StopSyncer();
+  if (migrations_) migrations_->Stop();
   emu_.Stop();
   if (factory_) factory_->Stop();
   std::error_code ec;
@@ -105,6 +106,17 @@ absl::Status SyncerEnv::Start(bool start_syncer) {
   pods_ = &factory_->For(kube::Pods());
   factory_->Start();
   if (!factory_->WaitForSync(absl::Seconds(20))) return absl::DeadlineExceededError("sync");
+  migrations_ = std::make_unique<KubeVolumeMigrations>(*rest_);
+  migrations_->Start();
+  InTreeRegistrarOptions ro;
+  ro.vcenter_host = vcenter_;
+  ro.datacenters = []() -> absl::StatusOr<std::vector<std::string>> {
+    return std::vector<std::string>{"dc1"};
+  };
+  ro.cluster.cluster_id = kClusterId;
+  ro.cluster.vsphere_user = "admin";
+  ro.cluster.cluster_flavor = "VANILLA";
+  registrar_ = std::make_unique<InTreeRegistrar>(*cns_, *migrations_, std::move(ro));
   return start_syncer ? StartSyncer() : absl::OkStatus();
 }
 
@@ -118,6 +130,9 @@ absl::Status SyncerEnv::StartSyncer() {
   so.query_page = 2;  // several pages with a handful of volumes
   so.rate_limiter =
       std::make_unique<kube::ItemExponentialRateLimiter>(absl::Seconds(1), absl::Seconds(8));
+  so.migrations = migrations_.get();
+  so.migrations_informer = &migrations_->informer();
+  so.registrar = registrar_.get();
   syncer_ = std::make_unique<MetadataSyncer>(
       *pvs_, *pvcs_, *pods_, std::vector<CnsTarget>{{vcenter_, cns_.get(), "admin"}},
       std::move(so));
@@ -196,6 +211,32 @@ absl::Status SyncerEnv::PutPv(const std::string& name, const std::string& handle
         {"kind", "PersistentVolumeClaim"}, {"namespace", claim_ns}, {"name", claim}};
   }
   return Put(emu_, "persistentvolumes", pv);
+}
+
+absl::Status SyncerEnv::PutInTreePv(const std::string& name, const std::string& volume_path,
+                                    const std::string& claim_ns, const std::string& claim,
+                                    bool migrated) {
+  json pv = {{"apiVersion", "v1"},
+             {"kind", "PersistentVolume"},
+             {"metadata", {{"name", name}, {"labels", {{"backup", "weekly"}}}}},
+             {"spec",
+              {{"capacity", {{"storage", "1Gi"}}},
+               {"accessModes", {"ReadWriteOnce"}},
+               {"persistentVolumeReclaimPolicy", "Retain"},
+               {"vsphereVolume", {{"volumePath", volume_path}, {"fsType", "ext4"}}},
+               {"claimRef",
+                {{"kind", "PersistentVolumeClaim"}, {"namespace", claim_ns}, {"name", claim}}}}},
+             {"status", {{"phase", "Bound"}}}};
+  if (migrated) {
+    pv["metadata"]["annotations"] = {
+        {"pv.kubernetes.io/provisioned-by", "kubernetes.io/vsphere-volume"},
+        {"pv.kubernetes.io/migrated-to", "csi.vsphere.vmware.com"}};
+  }
+  return Put(emu_, "persistentvolumes", pv);
+}
+
+absl::StatusOr<json> SyncerEnv::Migration(const std::string& volume_id) {
+  return emu_.Get("cnsvspherevolumemigrations", "", volume_id);
 }
 
 absl::Status SyncerEnv::PutPvc(const std::string& ns, const std::string& name,

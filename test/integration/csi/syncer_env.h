@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "csi/migration/registrar.h"
+#include "csi/migration/volume_migrations.h"
 #include "csi/syncer/metadata_syncer.h"
 #include "fixtures/kube_emulator/kube_emulator.h"
 #include "fixtures/vcsim/vcsim_process.h"
@@ -57,6 +59,12 @@ class SyncerEnv {
                       const nlohmann::json& labels = nlohmann::json::object());
   absl::Status PutPod(const std::string& ns, const std::string& name, const std::string& claim,
                       const std::string& phase = "Running");
+  // An in-tree vSphere PV of `volume_path`: static, or (`migrated`) provisioned by the in-tree
+  // plugin and marked migrated-to csi.vsphere.vmware.com by kube-controller-manager.
+  absl::Status PutInTreePv(const std::string& name, const std::string& volume_path,
+                           const std::string& claim_ns, const std::string& claim, bool migrated);
+  // The CnsVSphereVolumeMigration named `volume_id` in the emulator.
+  absl::StatusOr<nlohmann::json> Migration(const std::string& volume_id);
   absl::Status SetLabels(const std::string& resource, const std::string& ns,
                          const std::string& name, const nlohmann::json& labels);
 
@@ -93,6 +101,8 @@ class SyncerEnv {
   kube::Informer* pods_ = nullptr;
   ccm::FakeClock clock_;
   std::unique_ptr<metrics::Registry> registry_;
+  std::unique_ptr<KubeVolumeMigrations> migrations_;
+  std::unique_ptr<InTreeRegistrar> registrar_;
   std::unique_ptr<MetadataSyncer> syncer_;
 };
 

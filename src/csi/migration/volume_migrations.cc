@@ -1,0 +1,120 @@
+#include "csi/migration/volume_migrations.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "kube/errors.h"
+#include "kube/objects.h"
+
+namespace ccm::csi {
+namespace {
+
+const kube::Json* Spec(const kube::Json& obj) {
+  auto spec = obj.find("spec");
+  return spec != obj.end() && spec->is_object() ? &*spec : nullptr;
+}
+
+std::string SpecString(const kube::Json& obj, const char* field) {
+  const kube::Json* spec = Spec(obj);
+  if (spec == nullptr) return "";
+  auto f = spec->find(field);
+  return f != spec->end() && f->is_string() ? f->get<std::string>() : "";
+}
+
+bool SpecBool(const kube::Json& obj, const char* field) {
+  const kube::Json* spec = Spec(obj);
+  if (spec == nullptr) return false;
+  auto f = spec->find(field);
+  return f != spec->end() && f->is_boolean() && f->get<bool>();
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> VolumeMigrations::VolumeIdOf(const std::string& volume_path) const {
+  absl::StatusOr<InTreeVolume> v = Find(volume_path);
+  if (!v.ok()) return v.status();
+  return v->volume_id;
+}
+
+const kube::Resource& VolumeMigrationResource() {
+  static const kube::Resource* const r =
+      new kube::Resource{"cns.vmware.com", "v1alpha1", "cnsvspherevolumemigrations",
+                         "CnsVSphereVolumeMigration", false};
+  return *r;
+}
+
+KubeVolumeMigrations::KubeVolumeMigrations(kube::Client& client) : client_(client) {
+  informer_ =
+      std::make_unique<kube::Informer>(client, VolumeMigrationResource(), kube::InformerOptions{});
+  informer_->AddEventHandler(
+      {[this](const kube::Json& o) { Apply(nullptr, &o); },
+       [this](const kube::Json& old_obj, const kube::Json& o) { Apply(&old_obj, &o); },
+       [this](const kube::Json& o) { Apply(&o, nullptr); }});
+}
+
+void KubeVolumeMigrations::Start() { informer_->Start(); }
+void KubeVolumeMigrations::Stop() { informer_->Stop(); }
+
+void KubeVolumeMigrations::Apply(const kube::Json* old_obj, const kube::Json* obj) {
+  absl::MutexLock l(&mu_);
+  if (old_obj != nullptr) by_path_.erase(SpecString(*old_obj, "volumepath"));
+  if (obj != nullptr) {
+    InTreeVolume v{SpecString(*obj, "volumepath"), SpecString(*obj, "volumeid"),
+                   SpecBool(*obj, "protectvolumefromvmdelete")};
+    if (!v.volume_path.empty() && !v.volume_id.empty()) by_path_[v.volume_path] = v;
+  }
+}
+
+absl::StatusOr<InTreeVolume> KubeVolumeMigrations::Find(const std::string& volume_path) const {
+  if (!informer_->HasSynced()) {
+    return absl::UnavailableError(
+        "the CnsVSphereVolumeMigration objects (in-tree volumes registered with CNS) are not "
+        "listed yet");
+  }
+  absl::MutexLock l(&mu_);
+  auto it = by_path_.find(volume_path);
+  if (it == by_path_.end()) {
+    return absl::NotFoundError(absl::StrCat("no CnsVSphereVolumeMigration for ", volume_path));
+  }
+  return it->second;
+}
+
+absl::Status KubeVolumeMigrations::Save(const InTreeVolume& v) {
+  kube::Json obj = {{"apiVersion", "cns.vmware.com/v1alpha1"},
+                    {"kind", "CnsVSphereVolumeMigration"},
+                    {"metadata", {{"name", v.volume_id}}},
+                    {"spec",
+                     {{"volumepath", v.volume_path},
+                      {"volumeid", v.volume_id},
+                      {"protectvolumefromvmdelete", v.protected_from_vm_delete}}}};
+  absl::StatusOr<kube::Json> r = client_.CreateForIdentity(VolumeMigrationResource(), "", obj);
+  if (r.ok() || kube::IsAlreadyExistsError(r.status())) {
+    Apply(nullptr, &obj);  // known at once, before the informer's event
+    return absl::OkStatus();
+  }
+  return Annotate(r.status(), absl::StrCat("save CnsVSphereVolumeMigration ", v.volume_id));
+}
+
+absl::Status KubeVolumeMigrations::MarkProtected(const std::string& volume_id) {
+  const kube::Json patch = {{"spec", {{"protectvolumefromvmdelete", true}}}};
+  absl::StatusOr<kube::Json> r = client_.PatchForIdentity(VolumeMigrationResource(), "", volume_id,
+                                                          kube::PatchType::kMerge, patch);
+  if (!r.ok()) {
+    return Annotate(r.status(), absl::StrCat("mark CnsVSphereVolumeMigration ", volume_id,
+                                             " protected from VM deletion"));
+  }
+  absl::MutexLock l(&mu_);
+  for (auto& [path, v] : by_path_) {
+    if (v.volume_id == volume_id) v.protected_from_vm_delete = true;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status KubeVolumeMigrations::Forget(const std::string& volume_id) {
+  absl::Status s = client_.Delete(VolumeMigrationResource(), "", volume_id);
+  if (!s.ok() && !kube::IsNotFoundError(s)) return s;
+  absl::MutexLock l(&mu_);
+  std::erase_if(by_path_, [&](const auto& e) { return e.second.volume_id == volume_id; });
+  return absl::OkStatus();
+}
+
+}  // namespace ccm::csi
