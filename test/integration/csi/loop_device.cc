@@ -1,10 +1,12 @@
 #include "integration/csi/loop_device.h"
 
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/loop.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -137,6 +139,13 @@ absl::Status LoopDevice::Grow(uint64_t new_size_bytes) {
     return absl::ErrnoToStatus(errno, absl::StrCat("LOOP_SET_CAPACITY ", path_));
   }
   return absl::OkStatus();
+}
+
+bool HasCapability(int cap) {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (syscall(SYS_capget, &header, data) != 0) return false;
+  return (data[cap / 32].effective & (1u << (cap % 32))) != 0;
 }
 
 std::vector<std::string> LoopDevicesBackedUnder(const std::string& dir) {

@@ -60,6 +60,8 @@ class LoopDevice {
 // suite checks is empty at the end.
 std::vector<std::string> LoopDevicesBackedUnder(const std::string& dir);
 std::vector<std::string> MountsUnder(const std::string& dir);
+// Whether this process has the capability (CAP_SYS_RESOURCE: online ext4 growth) in effect.
+bool HasCapability(int cap);
 // Unmounts (lazily, deepest first) everything mounted under `dir`.
 void UnmountAllUnder(const std::string& dir);
 

@@ -48,13 +48,6 @@ class NodeDeviceTest : public NodeFixture {
   }
 };
 
-bool HasCapability(int cap) {
-  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-  __user_cap_data_struct data[2] = {};
-  if (syscall(SYS_capget, &header, data) != 0) return false;
-  return (data[cap / 32].effective & (1u << (cap % 32))) != 0;
-}
-
 // df's numbers for `path`: {size, used, avail} in bytes, then {inodes, iused, ifree}.
 std::vector<int64_t> Df(const std::string& path) {
   std::vector<int64_t> out;

@@ -7,12 +7,20 @@
 //  - VolumeFromCreateToDelete: create, publish, stage, write, unstage, stage again (the data is
 //    there), unpublish, delete;
 //  - SnapshotRestoresTheDataOfItsMoment: write a file, snapshot, write another, restore the
-//    snapshot into a new volume and stage it: the first file is there, the later one is not.
+//    snapshot into a new volume and stage it: the first file is there, the later one is not;
+//  - MigratedInTreeVolumeKeepsItsData: a VMDK the in-tree plugin made and filled, registered
+//    with CNS as the syncer does, is published, staged and expanded through its VMDK path (the
+//    handle CSI migration gives), its file intact, then unpublished and deleted.
+#include <linux/capability.h>
+#include <sys/statvfs.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "csi/core/constants.h"
+#include "csi/migration/registrar.h"
 #include "fixtures/kube_emulator/kube_emulator.h"
 #include "gtest/gtest.h"
 #include "integration/csi/controller_env.h"
@@ -62,7 +70,9 @@ class E2e {
 
   // ControllerPublishVolume to the node, then the disk appears on it: the CNS volume's file on a
   // loop device, linked as wwn-0x<disk UUID>. The publish context.
-  google::protobuf::Map<std::string, std::string> Attach(const std::string& volume) {
+  // `cns_id`: the CNS volume when `volume` is an in-tree VMDK path.
+  google::protobuf::Map<std::string, std::string> Attach(const std::string& volume,
+                                                         const std::string& cns_id = "") {
     ::csi::v1::ControllerPublishVolumeRequest pub;
     pub.set_volume_id(volume);
     pub.set_node_id(info_.node_id());
@@ -73,7 +83,7 @@ class E2e {
     EXPECT_TRUE(s.ok()) << s.error_message();
     const std::string disk_uuid = published.publish_context().at(std::string(kPublishDiskUuid));
     EXPECT_EQ(disk_uuid.size(), 32u) << disk_uuid;
-    auto cns = controller_->CnsVolume(volume);
+    auto cns = controller_->CnsVolume(cns_id.empty() ? volume : cns_id);
     EXPECT_TRUE(cns.ok()) << cns.status();
     if (!cns.ok()) return {};
     auto loop = LoopDevice::Attach(cns->file);
@@ -131,6 +141,8 @@ class E2e {
     EXPECT_TRUE(s.ok()) << s.error_message();
     disks_.erase(volume);
   }
+
+  LoopDevice* disk(const std::string& volume) { return disks_.at(volume).get(); }
 
   grpc::Status Delete(const std::string& volume) {
     ::csi::v1::DeleteVolumeRequest r;
@@ -269,6 +281,89 @@ TEST(NodeControllerE2eTest, SnapshotRestoresTheDataOfItsMoment) {
   ASSERT_TRUE(e->c().DeleteSnapshot(&ctx, del, &del_resp).ok());
   EXPECT_TRUE(e->Delete(volume).ok());
   EXPECT_TRUE(e->Delete(restored).ok());
+  EXPECT_TRUE(MountsUnder(e->node_env().dir()).empty());
+}
+
+// The in-tree plugin's way: an ext4 filesystem on the whole VMDK with the application's file,
+// written without mounting (debugfs), so nothing of this driver touched it.
+void FillAsInTree(const std::string& file, const std::string& name, const std::string& text) {
+  const std::string src = absl::StrCat(TestDirPrefix(), "vcp-data");
+  ASSERT_TRUE(WriteFile(src, text).ok());
+  ASSERT_EQ(std::system(absl::StrCat("mkfs.ext4 -q -F ", file).c_str()), 0);
+  ASSERT_EQ(std::system(absl::StrCat("debugfs -w -R 'write ", src, " ", name, "' ", file,
+                                     " >/dev/null 2>&1")
+                            .c_str()),
+            0);
+  std::remove(src.c_str());
+}
+
+TEST(NodeControllerE2eTest, MigratedInTreeVolumeKeepsItsData) {
+  auto e = E2e::Start();
+  ASSERT_NE(e, nullptr);
+  ControllerEnv& env = e->controller_env();
+  auto vmdk =
+      env.sim().CreateInTreeDisk("dc1", "ds-shared", "kubevols/vcp-e2e.vmdk", kDiskSize / kMiB);
+  ASSERT_TRUE(vmdk.ok()) << vmdk.status();
+  FillAsInTree(vmdk->file, "orders.db", "written under the in-tree plugin");
+
+  // The syncer's registration (its own tests run it from PV events).
+  InTreeRegistrarOptions ro;
+  ro.vcenter_host = "127.0.0.1";
+  ro.datacenters = []() -> absl::StatusOr<std::vector<std::string>> {
+    return std::vector<std::string>{"/dc1"};
+  };
+  ro.cluster.cluster_id = env.config().global.cluster_id;
+  InTreeRegistrar registrar(*env.backend().vcenters().front().cns, *env.backend().migrations(),
+                            std::move(ro));
+  absl::StatusOr<std::string> cns_id = registrar.Register(vmdk->path, "pv-vcp-e2e");
+  ASSERT_TRUE(cns_id.ok()) << cns_id.status();
+
+  // CSI migration: every call names the VMDK path.
+  const std::string& handle = vmdk->path;
+  const auto context = e->Attach(handle, *cns_id);
+  ASSERT_FALSE(context.empty());
+  const std::string target = e->Mount(handle, context);
+  ASSERT_FALSE(target.empty());
+  auto text = ReadFile(target + "/orders.db");
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(*text, "written under the in-tree plugin");  // staged as it was, not formatted
+  ASSERT_TRUE(WriteFile(target + "/after.txt", "written through CSI").ok());
+
+  // Online expansion: CNS grows the VMDK, the guest rescans, the filesystem grows.
+  ::csi::v1::ControllerExpandVolumeRequest grow;
+  grow.set_volume_id(handle);
+  grow.mutable_capacity_range()->set_required_bytes(2 * kDiskSize);
+  ::csi::v1::ControllerExpandVolumeResponse grown;
+  {
+    grpc::ClientContext ctx;
+    grpc::Status s = e->c().ControllerExpandVolume(&ctx, grow, &grown);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+  }
+  ASSERT_TRUE(e->disk(handle)->Grow(2 * kDiskSize).ok());
+  ::csi::v1::NodeExpandVolumeRequest node_grow;
+  node_grow.set_volume_id(handle);
+  node_grow.set_volume_path(target);
+  node_grow.mutable_capacity_range()->set_required_bytes(2 * kDiskSize);
+  ::csi::v1::NodeExpandVolumeResponse node_grown;
+  grpc::ClientContext grow_ctx;
+  grpc::Status grew = e->node().NodeExpandVolume(&grow_ctx, node_grow, &node_grown);
+  struct statvfs fs;
+  ASSERT_EQ(statvfs(target.c_str(), &fs), 0);
+  if (HasCapability(CAP_SYS_RESOURCE)) {
+    ASSERT_TRUE(grew.ok()) << grew.error_message();
+    EXPECT_GT(fs.f_blocks * fs.f_frsize, kDiskSize * 3 / 2);
+  } else {  // this machine cannot grow a mounted ext4 (node_device_test): said so, data kept
+    EXPECT_EQ(grew.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << grew.error_message();
+    EXPECT_NE(grew.error_message().find("CAP_SYS_RESOURCE"), std::string::npos);
+  }
+  EXPECT_TRUE(ReadFile(target + "/orders.db").ok());
+
+  e->Unmount(handle, target);
+  e->Detach(handle);
+  grpc::Status s = e->Delete(handle);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_FALSE(env.CnsVolume(*cns_id).ok());
+  EXPECT_FALSE(env.api().Get("cnsvspherevolumemigrations", "", *cns_id).ok());
   EXPECT_TRUE(MountsUnder(e->node_env().dir()).empty());
 }
 
