@@ -1,5 +1,6 @@
 // vsphere-csi-driver: the vSphere CSI driver (csi.vsphere.vmware.com), controller or node plugin
-// as X_CSI_MODE says, or (X_CSI_MODE=syncer) the CNS metadata syncer.
+// as X_CSI_MODE says, or (X_CSI_MODE=syncer) the CNS metadata syncer, or (X_CSI_MODE=syncer
+// --operation-mode=WEBHOOK_SERVER) the validating admission webhook.
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #ifdef CCM_CSI_SYNCER
 #include "app/csi/syncer.h"
 #include "app/csi/syncer_options.h"
+#include "app/csi/webhook.h"
 #endif
 
 int main(int argc, char** argv) {
@@ -27,6 +29,7 @@ int main(int argc, char** argv) {
       return *code;
     }
     ccm::app::NotifyOnSignals(stop);
+    if (options->webhook) ccm::app::ExitProcess(ccm::app::RunCsiWebhook(*options, env, stop));
     ccm::app::ExitProcess(ccm::app::RunCsiSyncer(*options, env, stop));
   }
 #endif

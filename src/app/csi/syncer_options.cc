@@ -47,10 +47,12 @@ absl::StatusOr<CsiSyncerOptions> ParseCsiSyncerOptions(
   if (absl::Status s = flags.Parse(args, &o.warnings); !s.ok()) return s;
   if (o.help || o.version) return o;
 
-  if (mode != "METADATA_SYNC") {
-    return BadFlag("operation-mode", mode,
-                   "METADATA_SYNC (the admission webhook, WEBHOOK_SERVER, is not implemented)");
+  if (mode != "METADATA_SYNC" && mode != "WEBHOOK_SERVER") {
+    return BadFlag("operation-mode", mode, "METADATA_SYNC or WEBHOOK_SERVER");
   }
+  o.webhook = mode == "WEBHOOK_SERVER";
+  if (!Get(env, "WEBHOOK_CONFIG_PATH").empty())
+    o.webhook_config_path = Get(env, "WEBHOOK_CONFIG_PATH");
   if (o.metrics_port > 65535) {
     return BadFlag("metrics-port", std::to_string(o.metrics_port), "0..65535");
   }

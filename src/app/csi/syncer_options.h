@@ -6,7 +6,9 @@
 //   --leader-election (false), --leader-election-namespace (default: POD_NAMESPACE, then the
 //   in-cluster namespace), --leader-election-lease-duration (15s), -renew-deadline (10s),
 //   -retry-period (5s): Lease "vsphere-syncer", as the reference.
-//   --operation-mode: METADATA_SYNC (the default and the only mode; WEBHOOK_SERVER is refused).
+//   --operation-mode: METADATA_SYNC (the default) or WEBHOOK_SERVER (the validating admission
+//   webhook, app/csi/webhook.h, configured by the file at WEBHOOK_CONFIG_PATH, default
+//   /etc/webhook/webhook.config).
 //   --fss-name, --fss-namespace, --supervisor-fss-*, --storagequota-sync-interval: accepted.
 //   FULL_SYNC_INTERVAL_MINUTES (30), VSPHERE_CSI_CONFIG (/etc/cloud/csi-vsphere.conf),
 //   LOGGER_LEVEL (DEVELOPMENT = -v 4).
@@ -40,6 +42,8 @@ struct CsiSyncerOptions {
   int metrics_port = kDefaultSyncerMetricsPort;
   std::string metrics_bind_address = "0.0.0.0";
   int workers = 1;
+  bool webhook = false;  // --operation-mode=WEBHOOK_SERVER
+  std::string webhook_config_path = "/etc/webhook/webhook.config";
   int verbosity = 0;
   bool version = false;
   bool help = false;

@@ -41,10 +41,24 @@ TEST(CsiSyncerOptionsTest, Defaults) {
   EXPECT_EQ(o->retry_period, absl::Seconds(5));
 }
 
+TEST(CsiSyncerOptionsTest, WebhookMode) {
+  auto webhook =
+      ParseCsiSyncerOptions({"x", "--operation-mode=WEBHOOK_SERVER",
+                             "--fss-name=internal-feature-states.csi.vsphere.vmware.com"},
+                            {{"WEBHOOK_CONFIG_PATH", "/run/secrets/tls/webhook.config"}});
+  ASSERT_TRUE(webhook.ok()) << webhook.status();
+  EXPECT_TRUE(webhook->webhook);
+  EXPECT_EQ(webhook->webhook_config_path, "/run/secrets/tls/webhook.config");
+  auto sync = ParseCsiSyncerOptions({"x"}, {});
+  ASSERT_TRUE(sync.ok());
+  EXPECT_FALSE(sync->webhook);
+  EXPECT_EQ(sync->webhook_config_path, "/etc/webhook/webhook.config");
+}
+
 TEST(CsiSyncerOptionsTest, Refusals) {
-  auto webhook = ParseCsiSyncerOptions({"x", "--operation-mode=WEBHOOK_SERVER"}, {});
-  ASSERT_FALSE(webhook.ok());
-  EXPECT_THAT(webhook.status().message(), HasSubstr("operation-mode"));
+  auto other = ParseCsiSyncerOptions({"x", "--operation-mode=SOMETHING"}, {});
+  ASSERT_FALSE(other.ok());
+  EXPECT_THAT(other.status().message(), HasSubstr("METADATA_SYNC or WEBHOOK_SERVER"));
   for (const char* bad : {"0", "-5", "ten"}) {
     auto o = ParseCsiSyncerOptions({"x"}, {{"FULL_SYNC_INTERVAL_MINUTES", bad}});
     ASSERT_FALSE(o.ok()) << bad;

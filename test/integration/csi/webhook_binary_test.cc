@@ -1,0 +1,156 @@
+// vsphere-csi-driver as the validating admission webhook (X_CSI_MODE=syncer
+// --operation-mode=WEBHOOK_SERVER, the reference's vsphere-webhook container arguments): over
+// TLS with the certificate of its config file, it refuses CSI migration's parameters on our
+// StorageClasses and the deletion of a PVC with VolumeSnapshots (read from the API emulator),
+// allows the rest, picks up a rotated certificate, stops on SIGTERM, and refuses a bad config
+// naming its line.
+#include <httplib.h>
+#include <openssl/pem.h>
+#include <signal.h>
+
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "app/shared/self_signed.h"
+#include "fixtures/kube_emulator/kube_emulator.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "integration/child_process.h"
+#include "testing/eventually.h"
+#include "testing/free_port.h"
+
+namespace ccm::csi::webhook_testing {
+namespace {
+
+using ::ccm::integration::ChildProcess;
+using ::ccm::testing::Eventually;
+using ::testing::HasSubstr;
+using Json = nlohmann::json;
+
+class WebhookBinaryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/csi-webhook-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    ASSERT_TRUE(emu_.Start().ok());
+    ASSERT_TRUE(emu_.WriteKubeconfig(dir_ + "/kubeconfig").ok());
+    ASSERT_TRUE(emu_.Create("namespaces", {{"metadata", {{"name", "ns1"}}}}).ok());
+    ASSERT_TRUE(
+        emu_.Create("persistentvolumes", {{"metadata", {{"name", "pv-1"}}},
+                                          {"spec", {{"persistentVolumeReclaimPolicy", "Delete"}}}})
+            .ok());
+    ASSERT_TRUE(emu_.Create("volumesnapshots",
+                            {{"metadata", {{"name", "snap-1"}, {"namespace", "ns1"}}},
+                             {"spec", {{"source", {{"persistentVolumeClaimName", "data"}}}}}})
+                    .ok());
+    port_ = ccm::testing::FreePort();
+    WriteCertificate();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // A new self-signed certificate for 127.0.0.1 in cert.pem / key.pem; its PEM.
+  std::string WriteCertificate() {
+    absl::StatusOr<app::KeyPair> kp = app::MakeSelfSigned("localhost");
+    EXPECT_TRUE(kp.ok()) << kp.status();
+    std::ofstream(dir_ + "/tls.crt") << kp->cert_pem;
+    FILE* f = fopen((dir_ + "/tls.key").c_str(), "w");
+    PEM_write_PrivateKey(f, kp->key.get(), nullptr, nullptr, 0, nullptr, nullptr);
+    fclose(f);
+    return kp->cert_pem;
+  }
+  void WriteConfig(const std::string& extra = "") {
+    std::ofstream(dir_ + "/webhook.config")
+        << "[WebHookConfig]\nport = \"" << port_ << "\"\ncert-file = \"" << dir_
+        << "/tls.crt\"\nkey-file = \"" << dir_ << "/tls.key\"\n"
+        << extra;
+  }
+  absl::StatusOr<std::unique_ptr<ChildProcess>> StartWebhook() {
+    return ChildProcess::Start(
+        {"/usr/bin/env", "-i", "X_CSI_MODE=syncer",
+         "WEBHOOK_CONFIG_PATH=" + dir_ + "/webhook.config", CSI_DRIVER_BINARY,
+         "--operation-mode=WEBHOOK_SERVER",
+         "--fss-name=internal-feature-states.csi.vsphere.vmware.com",
+         "--fss-namespace=vmware-system-csi", "--kubeconfig=" + dir_ + "/kubeconfig"},
+        dir_ + "/webhook");
+  }
+  // POST /validate trusting only `ca_pem`; the review's response, or null when the TLS
+  // connection (or the answer) failed.
+  Json Review(const Json& request, const std::string& ca_pem) {
+    const std::string ca_file = dir_ + "/ca.pem";
+    std::ofstream(ca_file) << ca_pem;
+    httplib::SSLClient client("127.0.0.1", port_);
+    client.set_ca_cert_path(ca_file.c_str());
+    client.enable_server_certificate_verification(true);
+    const Json review = {
+        {"apiVersion", "admission.k8s.io/v1"}, {"kind", "AdmissionReview"}, {"request", request}};
+    auto res = client.Post("/validate", review.dump(), "application/json");
+    if (!res || res->status != 200) return nullptr;
+    return Json::parse(res->body, nullptr, false).value("response", Json());
+  }
+
+  std::string dir_;
+  int port_ = 0;
+  ccm::testing::KubeEmulator emu_;
+};
+
+Json StorageClassRequest(Json params) {
+  return {{"uid", "sc-1"},
+          {"kind", {{"group", "storage.k8s.io"}, {"version", "v1"}, {"kind", "StorageClass"}}},
+          {"operation", "CREATE"},
+          {"object",
+           {{"metadata", {{"name", "fast"}}},
+            {"provisioner", "csi.vsphere.vmware.com"},
+            {"parameters", params}}}};
+}
+
+TEST_F(WebhookBinaryTest, JudgesOverTlsAndReloadsItsCertificate) {
+  WriteConfig();
+  std::string cert = WriteCertificate();
+  auto p = StartWebhook();
+  ASSERT_TRUE(p.ok()) << p.status();
+  ChildProcess& webhook = **p;
+  Json denied;
+  ASSERT_TRUE(Eventually([&] {
+    denied = Review(StorageClassRequest({{"diskformat-migrationparam", "thin"}}), cert);
+    return !denied.is_null();
+  })) << webhook.Stderr();
+  EXPECT_EQ(denied["uid"], "sc-1");
+  EXPECT_EQ(denied["allowed"], false);
+  EXPECT_THAT(denied["status"]["message"].get<std::string>(),
+              HasSubstr("Migration specific parameters should not be used"));
+  EXPECT_EQ(Review(StorageClassRequest({{"storagepolicyname", "gold"}}), cert)["allowed"], true);
+
+  // A PVC with a VolumeSnapshot and a PV that would be deleted with it: refused, from the API.
+  const Json pvc = {{"metadata", {{"name", "data"}, {"namespace", "ns1"}}},
+                    {"spec", {{"accessModes", {"ReadWriteOnce"}}, {"volumeName", "pv-1"}}}};
+  const Json del = {{"uid", "pvc-1"},
+                    {"kind", {{"kind", "PersistentVolumeClaim"}}},
+                    {"operation", "DELETE"},
+                    {"oldObject", pvc}};
+  Json refused = Review(del, cert);
+  EXPECT_EQ(refused["allowed"], false) << refused.dump();
+  EXPECT_THAT(refused.dump(), HasSubstr("snap-1"));
+  ASSERT_TRUE(emu_.Delete("volumesnapshots", "ns1", "snap-1").ok());
+  EXPECT_EQ(Review(del, cert)["allowed"], true);
+
+  // The Secret is updated with a new certificate: the webhook serves it.
+  const std::string rotated = WriteCertificate();
+  ASSERT_TRUE(Eventually([&] {
+    return !Review(StorageClassRequest(Json::object()), rotated).is_null();
+  })) << webhook.Stderr();
+  EXPECT_TRUE(Review(StorageClassRequest(Json::object()), cert).is_null());  // the old one: gone
+
+  webhook.Signal(SIGTERM);
+  EXPECT_EQ(webhook.WaitExit(absl::Seconds(20)), 0) << webhook.Stderr();
+}
+
+TEST_F(WebhookBinaryTest, RefusesABadConfigNamingTheLine) {
+  WriteConfig("colour = \"blue\"\n");
+  auto p = StartWebhook();
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ((*p)->WaitExit(absl::Seconds(20)), 1);
+  EXPECT_THAT((*p)->Stderr(), HasSubstr("webhook.config:5: unknown key \"colour\""));
+}
+
+}  // namespace
+}  // namespace ccm::csi::webhook_testing
