@@ -436,8 +436,13 @@ TEST(ControllerServiceTest, InTreeVmdkPathsResolveThroughTheirRegistration) {
   EXPECT_EQ(c.cns.Calls("CnsDeleteVolume"), 0);
   EXPECT_EQ(Publish(rig, path, c.node1_uuid).error_code(), Code::FAILED_PRECONDITION);
 
-  const std::string vol =
-      c.cns.Add("in-tree", 1024, "datastore-1", FakeControllerCloud::kClusterId);
+  // The in-tree VMDK, registered with CNS by its URL path as the syncer does.
+  const std::string url = "https://vc/folder/kubevols/x.vmdk?dcPath=dc1&dsName=datastore1";
+  c.cns.AddDisk(url, path, 1024, "datastore-1");
+  vsphere::cns::CreateSpec registration;
+  registration.name = "pv-in-tree";
+  registration.backing_disk_url_path = url;
+  const std::string vol = c.cns.CreateVolume(registration).value().volume_id;
   c.volume_migrations.Add(path, vol);
   ASSERT_TRUE(Publish(rig, path, c.node1_uuid).ok());
   EXPECT_EQ(c.cns.Get(vol)->attached_vm, c.node1_moid);

@@ -82,6 +82,19 @@ std::string InTreeVolumePath(const nlohmann::json& pv) {
   return VsphereVolumeField(pv, "volumePath");
 }
 
+std::vector<std::string> PodInTreeVolumePaths(const nlohmann::json& pod) {
+  std::vector<std::string> out;
+  const nlohmann::json::json_pointer volumes("/spec/volumes");
+  if (!pod.contains(volumes) || !pod.at(volumes).is_array()) return out;
+  const nlohmann::json::json_pointer path("/vsphereVolume/volumePath");
+  for (const nlohmann::json& v : pod.at(volumes)) {
+    if (v.is_object() && v.contains(path) && v.at(path).is_string()) {
+      out.push_back(v.at(path).get<std::string>());
+    }
+  }
+  return out;
+}
+
 std::string InTreeStoragePolicyName(const nlohmann::json& pv) {
   return VsphereVolumeField(pv, "storagePolicyName");
 }

@@ -3,6 +3,7 @@
 // migration, as the reference driver has them.
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -30,7 +31,9 @@ std::string PathEscape(absl::string_view s);
 // provisioner made and kube-controller-manager marked pv.kubernetes.io/migrated-to:
 // csi.vsphere.vmware.com.
 bool IsMigratedInTreePv(const nlohmann::json& pv);
-std::string InTreeVolumePath(const nlohmann::json& pv);         // spec.vsphereVolume.volumePath
+std::string InTreeVolumePath(const nlohmann::json& pv);  // spec.vsphereVolume.volumePath
+// The VMDK paths of a Pod's inline in-tree volumes (spec.volumes[].vsphereVolume.volumePath).
+std::vector<std::string> PodInTreeVolumePaths(const nlohmann::json& pod);
 std::string InTreeStoragePolicyName(const nlohmann::json& pv);  // ...storagePolicyName
 
 }  // namespace ccm::csi

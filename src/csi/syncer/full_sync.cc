@@ -103,6 +103,16 @@ int MetadataSyncer::CheckPvs(const std::map<std::string, Listed>& in_cns, bool w
     }
     ++queued;
   }
+  // Inline in-tree volumes of Pods: named (not orphans); registered when in use and not yet.
+  for (const auto& [path, in_use] : InlinePaths()) {
+    absl::StatusOr<std::string> id = migrations_->VolumeIdOf(path);
+    if (id.ok()) {
+      named.insert(*id);
+    } else if (in_use) {
+      queue_.Add(path);
+      ++queued;
+    }
+  }
   return queued;
 }
 

@@ -23,15 +23,46 @@ std::string MetadataSyncer::CnsIdOfPv(const Json& pv) const {
   return id.ok() ? *id : "";
 }
 
+std::vector<std::string> MetadataSyncer::NoteInlineVolumes(const Json* old_pod,
+                                                           const Json* new_pod) {
+  if (old_pod != nullptr) {
+    for (const std::string& p : PodInTreeVolumePaths(*old_pod)) {
+      auto it = inline_users_.find(p);
+      if (it == inline_users_.end()) continue;
+      it->second.erase(kube::ObjectKey(*old_pod));
+      if (it->second.empty()) inline_users_.erase(it);
+    }
+  }
+  std::vector<std::string> added;
+  if (new_pod != nullptr) {
+    for (const std::string& p : PodInTreeVolumePaths(*new_pod)) {
+      inline_users_[p].insert(kube::ObjectKey(*new_pod));
+      if (inline_seen_.insert(p).second) added.push_back(p);
+    }
+  }
+  return added;
+}
+
+std::vector<std::pair<std::string, bool>> MetadataSyncer::InlinePaths() const {
+  if (registrar_ == nullptr) return {};
+  absl::MutexLock l(&mu_);
+  std::vector<std::pair<std::string, bool>> out;
+  for (const std::string& path : inline_seen_) out.emplace_back(path, inline_users_.contains(path));
+  return out;
+}
+
 absl::Status MetadataSyncer::SyncInTree(const std::string& volume_path) {
   std::string pv_name;
+  bool inline_volume = false;
   {
     absl::MutexLock l(&mu_);
     auto it = pv_by_path_.find(volume_path);
     if (it != pv_by_path_.end()) pv_name = it->second;
+    inline_volume = inline_seen_.contains(volume_path);
   }
   kube::ObjectPtr pv = pv_name.empty() ? nullptr : pvs_.Get(pv_name);
   if (pv == nullptr || !IsMigratedInTreePv(*pv) || InTreeVolumePath(*pv) != volume_path) {
+    if (inline_volume) return RegisterInline(volume_path);
     return registrar_->Unregister(volume_path);  // its PV is gone (the disk is kept)
   }
   absl::StatusOr<std::string> id =
@@ -44,6 +75,21 @@ absl::Status MetadataSyncer::SyncInTree(const std::string& volume_path) {
     if (pv_by_cns_id_.insert_or_assign(*id, pv_name).second) ++in_tree_registered_;
   }
   return SyncVolume(*id);
+}
+
+// An inline volume: registered under the disk's file name, while any Pod uses it, and kept
+// registered after (a detach may still come with its path).
+absl::Status MetadataSyncer::RegisterInline(const std::string& volume_path) {
+  {
+    absl::MutexLock l(&mu_);
+    if (!inline_users_.contains(volume_path)) return absl::OkStatus();
+  }
+  const std::string file = volume_path.substr(volume_path.find_last_of("/] ") + 1);
+  absl::StatusOr<std::string> id = registrar_->Register(volume_path, file);
+  if (!id.ok()) return Annotate(id.status(), "inline in-tree volume of a Pod");
+  absl::MutexLock l(&mu_);
+  ++in_tree_registered_;
+  return absl::OkStatus();
 }
 
 }  // namespace ccm::csi::syncer

@@ -153,8 +153,10 @@ void MetadataSyncer::OnPod(const Json* old_pod, const Json* new_pod) {
   const bool was = old_pod != nullptr && PodIsRunning(*old_pod);
   const bool is = new_pod != nullptr && PodIsRunning(*new_pod);
   std::set<std::string> claims;
+  std::vector<std::string> inline_paths;
   {
     absl::MutexLock l(&mu_);
+    if (registrar_ != nullptr) inline_paths = NoteInlineVolumes(old_pod, new_pod);
     if (old_pod != nullptr) {
       for (const std::string& c : PodClaimKeys(*old_pod)) {
         claims.insert(c);
@@ -171,6 +173,7 @@ void MetadataSyncer::OnPod(const Json* old_pod, const Json* new_pod) {
       }
     }
   }
+  for (const std::string& p : inline_paths) queue_.Add(p);
   if (was == is && old_pod != nullptr && new_pod != nullptr) return;
   if (!was && !is) return;
   for (const std::string& c : claims) EnqueueClaim(c);

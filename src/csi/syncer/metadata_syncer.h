@@ -30,6 +30,8 @@
 // the disk with CNS (once; the CnsVSphereVolumeMigration is the memory) and then syncs the
 // metadata of the CNS volume like any other. When such a PV is gone with its disk kept
 // (reclaim policy Retain), CNS forgets the volume (the disk stays) and the object is deleted.
+// A VMDK written inline in a Pod (spec.volumes[].vsphereVolume, no PV) is registered as well,
+// named after the disk, and stays registered after its Pods end (a detach may still need it).
 //
 // Errors: a failed sync is retried through the queue's per-item backoff; a failed full sync is
 // counted and tried again at the next period. Nothing is dropped: a PV whose CNS volume is not
@@ -160,6 +162,12 @@ class MetadataSyncer {
   std::string HandleOf(const Json& pv) const;
   std::string CnsIdOfPv(const Json& pv) const;
   absl::Status SyncInTree(const std::string& volume_path);
+  absl::Status RegisterInline(const std::string& volume_path);
+  // Keeps which Pods use which inline in-tree volumes; the paths a new or changed Pod uses.
+  std::vector<std::string> NoteInlineVolumes(const Json* old_pod, const Json* new_pod)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The inline in-tree volumes seen since the start, each with whether a Pod uses it now.
+  std::vector<std::pair<std::string, bool>> InlinePaths() const ABSL_LOCKS_EXCLUDED(mu_);
   // Remembers that CNS holds `want`'s entities for `cns_id` (when it has a PV).
   void Confirm(const std::string& cns_id, const Desired& want, uint64_t digest)
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -220,6 +228,9 @@ class MetadataSyncer {
   absl::flat_hash_map<std::string, std::string> pv_by_cns_id_ ABSL_GUARDED_BY(mu_);
   // VMDK path -> name of the in-tree PV naming it (kept from PV events).
   absl::flat_hash_map<std::string, std::string> pv_by_path_ ABSL_GUARDED_BY(mu_);
+  // Inline in-tree volumes: VMDK path -> keys of the Pods using it; every path ever seen inline.
+  absl::flat_hash_map<std::string, std::set<std::string>> inline_users_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<std::string> inline_seen_ ABSL_GUARDED_BY(mu_);
   // PVC key -> keys of the Pods mounting it (kept from Pod events).
   absl::flat_hash_map<std::string, std::set<std::string>> pods_by_claim_ ABSL_GUARDED_BY(mu_);
   // Orphan candidates of the previous full sync, and confirmed orphans, by vCenter.

@@ -43,8 +43,11 @@ void TrimPodForSyncer(Json& pod) {
   if (pod.contains(volumes) && pod.at(volumes).is_array()) {
     for (Json& v : pod.at(volumes)) {
       const Json::json_pointer name("/persistentVolumeClaim/claimName");
+      const Json::json_pointer vmdk("/vsphereVolume/volumePath");  // an inline in-tree volume
       if (v.is_object() && v.contains(name)) {
         claims.push_back({{"persistentVolumeClaim", {{"claimName", std::move(v.at(name))}}}});
+      } else if (v.is_object() && v.contains(vmdk)) {
+        claims.push_back({{"vsphereVolume", {{"volumePath", std::move(v.at(vmdk))}}}});
       }
     }
   }

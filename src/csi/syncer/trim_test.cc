@@ -59,7 +59,9 @@ Json FullPod(const std::string& name, const std::string& phase, bool terminating
                          {"name": "v", "persistentVolumeClaim": {"claimName": "data"}},
                          {"name": "scratch", "emptyDir": {}},
                          {"name": "w", "persistentVolumeClaim": {"claimName": "logs",
-                                                                 "readOnly": true}}]},
+                                                                 "readOnly": true}},
+                         {"name": "vcp", "vsphereVolume": {"volumePath": "[ds1] kubevols/x.vmdk",
+                                                           "fsType": "ext4"}}]},
     "status": {"phase": "", "podIP": "10.0.0.5", "conditions": [{"type": "Ready"}]}})");
   pod["metadata"]["name"] = name;
   pod["status"]["phase"] = phase;
@@ -103,7 +105,8 @@ TEST(SyncerTrimTest, KeepsExactlyWhatTheEntitiesRead) {
     "metadata": {"name": "web-1", "namespace": "ns1", "resourceVersion": "30",
                  "deletionTimestamp": "2026-11-26T00:00:00Z"},
     "spec": {"volumes": [{"persistentVolumeClaim": {"claimName": "data"}},
-                         {"persistentVolumeClaim": {"claimName": "logs"}}]},
+                         {"persistentVolumeClaim": {"claimName": "logs"}},
+                         {"vsphereVolume": {"volumePath": "[ds1] kubevols/x.vmdk"}}]},
     "status": {"phase": "Running"}})"));
 }
 
@@ -148,6 +151,8 @@ TEST(SyncerTrimTest, EntitiesAreTheSameFromTrimmedObjects) {
       pods.push_back(Trimmed(p, TrimPodForSyncer));
       EXPECT_EQ(PodClaimKeys(pods.back()), PodClaimKeys(p));
       EXPECT_EQ(PodIsRunning(pods.back()), PodIsRunning(p));
+      EXPECT_EQ(PodInTreeVolumePaths(pods.back()), PodInTreeVolumePaths(p));
+      EXPECT_EQ(PodInTreeVolumePaths(p), std::vector<std::string>{"[ds1] kubevols/x.vmdk"});
     }
     EXPECT_EQ(IsOurPv(pv), IsOurPv(c.pv));
     EXPECT_EQ(VolumeHandle(pv), VolumeHandle(c.pv));

@@ -490,6 +490,44 @@ TEST_F(CnsClientTest, SeveralVolumesMetadataInOneCall) {
   EXPECT_FALSE(failed.ok());
 }
 
+// An in-tree VMDK registered by its URL path (CSI migration): once, CnsAlreadyRegisteredFault
+// naming its volume the second time; a wrong datacenter, datastore or file is NotFound naming
+// it; CnsQueryVolumeInfo gives its file; keepAfterDeleteVm is set through vim25.
+TEST_F(CnsClientTest, InTreeDiskRegistersByUrlPath) {
+  auto disk = sim().CreateInTreeDisk("dc1", "ds-big", "kubevols/legacy.vmdk", 512);
+  ASSERT_TRUE(disk.ok()) << disk.status();
+  auto url = [](const std::string& dc, const std::string& ds, const std::string& file) {
+    return absl::StrCat("https://127.0.0.1/folder/", file, "?dcPath=", dc, "&dsName=", ds);
+  };
+  CreateSpec spec = Spec("pv-legacy", 0, {});
+  spec.backing_disk_url_path = url("%2Fdc1", "ds-big", "kubevols/legacy.vmdk");
+  auto made = cns_->CreateVolume(spec);
+  ASSERT_TRUE(made.ok()) << made.status();
+  EXPECT_EQ(made->datastore, Ds("ds-big"));
+  auto again = cns_->CreateVolume(spec);
+  EXPECT_EQ(vsphere::FaultName(again.status()), "CnsAlreadyRegisteredFault") << again.status();
+  EXPECT_EQ(RegisteredVolumeId(again.status()), made->volume_id);
+  for (const std::string& wrong : {url("dc9", "ds-big", "kubevols/legacy.vmdk"),
+                                   url("dc1", "ds-small", "kubevols/legacy.vmdk"),
+                                   url("dc1", "ds-big", "kubevols/nothing.vmdk")}) {
+    spec.backing_disk_url_path = wrong;
+    auto r = cns_->CreateVolume(spec);
+    EXPECT_TRUE(absl::IsNotFound(r.status())) << wrong << ": " << r.status();
+  }
+  auto info = cns_->VolumeInfo(made->volume_id);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->file_path, "[ds-big] kubevols/legacy.vmdk");
+  EXPECT_EQ(info->datastore, Ds("ds-big"));
+  EXPECT_FALSE(info->keep_after_delete_vm);
+  ASSERT_TRUE(cns_->KeepAfterVmDeletion(made->volume_id, info->datastore).ok());
+  EXPECT_TRUE(cns_->VolumeInfo(made->volume_id)->keep_after_delete_vm);
+  EXPECT_TRUE(absl::IsNotFound(cns_->KeepAfterVmDeletion("no-such-disk", info->datastore)));
+  EXPECT_TRUE(absl::IsNotFound(cns_->VolumeInfo("no-such-volume").status()));
+  // A volume CNS made has the flag from the start.
+  const std::string fresh = Create("pvc-fresh", 256, {Ds("ds-small")});
+  EXPECT_TRUE(cns_->VolumeInfo(fresh)->keep_after_delete_vm);
+}
+
 TEST_F(CnsClientTest, InjectedFaultsKeepTheirMessage) {
   struct Case {
     std::string where, fault, message;

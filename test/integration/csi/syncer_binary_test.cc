@@ -123,11 +123,20 @@ TEST(CsiSyncerBinaryTest, StartUpErrorsNameWhatToFix) {
   EXPECT_TRUE(absl::StrContains((*p)->Stderr(), "/nonexistent")) << (*p)->Stderr();
 
   auto bad = ChildProcess::Start({"/usr/bin/env", "-i", "X_CSI_MODE=syncer", CSI_DRIVER_BINARY,
-                                  "--operation-mode=WEBHOOK_SERVER"},
-                                 dir + "/webhook");
+                                  "--operation-mode=SOMETHING_ELSE"},
+                                 dir + "/mode");
   ASSERT_TRUE(bad.ok());
   EXPECT_EQ((*bad)->WaitExit(absl::Seconds(10)), 2);
   EXPECT_TRUE(absl::StrContains((*bad)->Stderr(), "operation-mode")) << (*bad)->Stderr();
+  // The webhook without its config file: exit 1 naming the file.
+  auto no_config = ChildProcess::Start(
+      {"/usr/bin/env", "-i", "X_CSI_MODE=syncer", "WEBHOOK_CONFIG_PATH=" + dir + "/none.config",
+       CSI_DRIVER_BINARY, "--operation-mode=WEBHOOK_SERVER"},
+      dir + "/webhook");
+  ASSERT_TRUE(no_config.ok());
+  EXPECT_EQ((*no_config)->WaitExit(absl::Seconds(10)), 1);
+  EXPECT_TRUE(absl::StrContains((*no_config)->Stderr(), dir + "/none.config"))
+      << (*no_config)->Stderr();
   std::filesystem::remove_all(dir);
 }
 

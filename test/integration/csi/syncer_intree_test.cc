@@ -138,5 +138,32 @@ TEST_F(SyncerInTreeTest, PvOfAMissingDiskRegistersNothing) {
   EXPECT_TRUE(all->empty());
 }
 
+// A VMDK written inline in a Pod (no PV): registered for the attach CSI migration will send with
+// its path, and kept registered after the Pod is gone (the detach may come later).
+TEST_F(SyncerInTreeTest, InlineVolumeOfAPodIsRegisteredAndKept) {
+  const ccm::testing::VcsimInTreeDisk disk = Disk("inline");
+  nlohmann::json pod = {
+      {"metadata", {{"name", "legacy"}, {"namespace", "ns1"}}},
+      {"spec",
+       {{"containers", {{{"name", "c"}, {"image", "busybox"}}}},
+        {"volumes", {{{"name", "data"}, {"vsphereVolume", {{"volumePath", disk.path}}}}}}}},
+      {"status", {{"phase", "Running"}}}};
+  ASSERT_TRUE(env_.emu().Put("pods", pod).ok());
+  std::string id;
+  ASSERT_TRUE(Eventually([&] {
+    std::optional<ccm::testing::VcsimCnsVolume> v = VolumeOf(disk.path);
+    if (v) id = v->id;
+    return v.has_value() && env_.Migration(id).ok();
+  }));
+  EXPECT_EQ(VolumeOf(disk.path)->name, "inline.vmdk");
+  ASSERT_TRUE(env_.emu().Delete("pods", "ns1", "legacy").ok());
+  ASSERT_TRUE(env_.RunFullSync());
+  ASSERT_TRUE(env_.RunFullSync());
+  EXPECT_TRUE(VolumeOf(disk.path).has_value());
+  EXPECT_TRUE(env_.Migration(id).ok());
+  EXPECT_EQ(Creates(), 1);
+  EXPECT_THAT(env_.syncer().stats().orphans, ::testing::IsEmpty());
+}
+
 }  // namespace
 }  // namespace ccm::csi::syncer::intree_testing
