@@ -2,6 +2,7 @@
 #include "vsphere/cns/cns_client.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "fixtures/vcsim/sim_client_options.h"
@@ -496,6 +498,10 @@ TEST_F(CnsClientTest, SeveralVolumesMetadataInOneCall) {
 TEST_F(CnsClientTest, InTreeDiskRegistersByUrlPath) {
   auto disk = sim().CreateInTreeDisk("dc1", "ds-big", "kubevols/legacy.vmdk", 512);
   ASSERT_TRUE(disk.ok()) << disk.status();
+  // As the in-tree plugin leaves it: the descriptor and its extent of the capacity.
+  const std::string descriptor = absl::StrReplaceAll(disk->file, {{"-flat.vmdk", ".vmdk"}});
+  EXPECT_TRUE(std::filesystem::exists(descriptor)) << descriptor;
+  EXPECT_EQ(std::filesystem::file_size(disk->file), 512 * kMiB);
   auto url = [](const std::string& dc, const std::string& ds, const std::string& file) {
     return absl::StrCat("https://127.0.0.1/folder/", file, "?dcPath=", dc, "&dsName=", ds);
   };
