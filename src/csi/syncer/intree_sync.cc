@@ -1,6 +1,7 @@
 // The syncer's in-tree volumes (CSI migration): which PVs they are, and their registration.
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
+#include "common/status_macros.h"
 #include "csi/core/volume_id.h"
 #include "csi/migration/intree.h"
 #include "csi/syncer/metadata_syncer.h"
