@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "integration/harness.h"
 
 namespace ccm::integration {
@@ -77,6 +78,33 @@ TEST(FlagsTest, VersionAndHelpExitZero) {
     EXPECT_EQ((*p)->WaitExit(absl::Seconds(5)), 0) << flag;
     EXPECT_TRUE(absl::StrContains((*p)->Stdout(), "vsphere-cloud-controller-manager")) << flag;
   }
+  RemoveTempDir(dir);
+}
+
+// `diagnose` (read-only, no fixture needed for the config checks): 0 and only ok lines for a
+// healthy config, 1 naming the line of a broken one, JSON on request, 2 for a bad --output.
+TEST(DiagnoseTest, ConfigChecksAndExitCodes) {
+  const std::string dir = MakeTempDir("diagnose");
+  const std::string good = dir + "/good.conf", bad = dir + "/bad.conf";
+  WriteFile(good, absl::StrCat(kGood, "    caFile: /etc/ssl/vc.pem\n"));
+  WriteFile(bad, "global:\n  port: eighty\n");
+  auto run = [&](std::vector<std::string> flags) {
+    flags.insert(flags.begin(), {CcmBinary(), "diagnose"});
+    auto p = ChildProcess::Start(flags, dir + "/out");
+    EXPECT_TRUE(p.ok()) << p.status();
+    std::optional<int> code = (*p)->WaitExit(absl::Seconds(5));
+    return std::make_pair(code.value_or(-1), (*p)->Stdout() + (*p)->Stderr());
+  };
+  auto [ok_code, ok_out] = run({"--cloud-config=" + good});
+  EXPECT_EQ(ok_code, 0) << ok_out;
+  for (absl::string_view line : absl::StrSplit(ok_out, '\n', absl::SkipEmpty())) {
+    EXPECT_TRUE(absl::StartsWith(line, "ok ") || line == "0 errors, 0 warnings") << line;
+  }
+  auto [bad_code, bad_out] = run({"--cloud-config=" + bad, "--output", "json"});
+  EXPECT_EQ(bad_code, 1) << bad_out;
+  EXPECT_TRUE(absl::StrContains(bad_out, "\"level\": \"error\"")) << bad_out;
+  EXPECT_TRUE(absl::StrContains(bad_out, "bad.conf")) << bad_out;
+  EXPECT_EQ(run({"--cloud-config=" + good, "--output=xml"}).first, 2);
   RemoveTempDir(dir);
 }
 

@@ -45,21 +45,6 @@ kube::ObjectReference ConfigEventObject(const Options& o,
           .api_version = "coordination.k8s.io/v1"};
 }
 
-absl::StatusOr<cloud::ParseResult> LoadConfig(const Options& o,
-                                              const std::map<std::string, std::string>& env) {
-  std::ifstream in(o.cloud_config, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat("--cloud-config ", o.cloud_config, ": cannot open the file"));
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  cloud::ParseOptions po;
-  po.file_name = o.cloud_config;
-  po.strict = o.strict_config;
-  return cloud::ParseConfig(ss.str(), env, po);
-}
-
 // The process, from start to exit. Members are what lives as long as the process, declared in
 // the order they start, so that they are destroyed in the reverse order. A step that returns
 // false has logged why, and the process exits 1.
@@ -344,6 +329,21 @@ class Manager {
 };
 
 }  // namespace
+
+absl::StatusOr<cloud::ParseResult> LoadConfig(const Options& o,
+                                              const std::map<std::string, std::string>& env) {
+  std::ifstream in(o.cloud_config, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("--cloud-config ", o.cloud_config, ": cannot open the file"));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  cloud::ParseOptions po;
+  po.file_name = o.cloud_config;
+  po.strict = o.strict_config;
+  return cloud::ParseConfig(ss.str(), env, po);
+}
 
 int Run(const Options& o, const std::map<std::string, std::string>& env, absl::Notification& stop) {
   return Manager(o, env, stop).Run();

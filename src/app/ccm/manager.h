@@ -9,8 +9,10 @@
 #include <map>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
 #include "app/ccm/options.h"
+#include "cloud/config/config.h"
 
 namespace ccm::app {
 
@@ -18,5 +20,9 @@ inline constexpr char kVersion[] = CCM_VERSION;
 
 int Run(const Options& options, const std::map<std::string, std::string>& env,
         absl::Notification& stop);
+
+// --cloud-config, read and parsed as Run() does (strict with --strict-config).
+absl::StatusOr<cloud::ParseResult> LoadConfig(const Options& o,
+                                              const std::map<std::string, std::string>& env);
 
 }  // namespace ccm::app

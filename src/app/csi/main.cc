@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "absl/synchronization/notification.h"
+#include "app/csi/diagnose.h"
 #include "app/csi/driver.h"
 #include "app/csi/options.h"
+#include "app/shared/diagnose_cli.h"
 #include "app/shared/process.h"
 #ifdef CCM_CSI_SYNCER
 #include "app/csi/syncer.h"
@@ -19,6 +21,7 @@ int main(int argc, char** argv) {
   ccm::app::TuneMutexes();
   const std::map<std::string, std::string> env = ccm::app::ProcessEnvironment();
   const std::vector<std::string> args(argv, argv + argc);
+  if (ccm::app::IsDiagnose(args)) return ccm::app::RunCsiDiagnose(args, env);
   static absl::Notification stop;
 #ifdef CCM_CSI_SYNCER
   // X_CSI_MODE=syncer: the CNS metadata syncer (the reference's separate vsphere-syncer image).

@@ -33,10 +33,10 @@ if(TARGET vsphere-csi-driver AND TARGET ccm_csi_syncer_app AND TARGET ccm_kube_e
   add_ccm_test(NAME csi_webhook_binary_test
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/webhook_binary_test.cc
             ${PROJECT_SOURCE_DIR}/test/integration/child_process.cc
-    LIBS ccm_app_lib ccm_kube_emulator PkgConfig::HTTPLIB
+    LIBS ccm_app_lib ccm_kube_emulator PkgConfig::HTTPLIB yaml-cpp
     LABELS integration TIMEOUT 120)
   target_include_directories(csi_webhook_binary_test PRIVATE ${PROJECT_SOURCE_DIR}/test)
   target_compile_definitions(csi_webhook_binary_test PRIVATE
-    CSI_DRIVER_BINARY="$<TARGET_FILE:vsphere-csi-driver>")
+    CCM_SOURCE_DIR="${PROJECT_SOURCE_DIR}" CSI_DRIVER_BINARY="$<TARGET_FILE:vsphere-csi-driver>")
   add_dependencies(csi_webhook_binary_test vsphere-csi-driver)
 endif()

@@ -7,9 +7,12 @@
 #include <httplib.h>
 #include <openssl/pem.h>
 #include <signal.h>
+#include <yaml-cpp/yaml.h>
 
 #include <fstream>
+#include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "app/shared/self_signed.h"
 #include "fixtures/kube_emulator/kube_emulator.h"
@@ -132,6 +135,23 @@ TEST_F(WebhookBinaryTest, JudgesOverTlsAndReloadsItsCertificate) {
   EXPECT_THAT(refused.dump(), HasSubstr("snap-1"));
   ASSERT_TRUE(emu_.Delete("volumesnapshots", "ns1", "snap-1").ok());
   EXPECT_EQ(Review(del, cert)["allowed"], true);
+  // Every API call it made is granted to it by its manifest's ClusterRole.
+  std::set<std::string> granted;  // "verb resource"
+  for (const YAML::Node& d :
+       YAML::LoadAllFromFile(CCM_SOURCE_DIR "/manifests/vsphere-csi-webhook.yaml")) {
+    if (!d.IsMap() || !d["kind"] || d["kind"].as<std::string>() != "ClusterRole") continue;
+    for (const auto& rule : d["rules"])
+      for (const auto& r : rule["resources"])
+        for (const auto& v : rule["verbs"])
+          granted.insert(v.as<std::string>() + " " + r.as<std::string>());
+  }
+  int calls = 0;
+  for (const auto& [key, count] : emu_.RequestCounts()) {
+    if (absl::StartsWith(key, "get discovery")) continue;
+    EXPECT_TRUE(granted.count(key)) << key << " is not granted to vsphere-csi-webhook";
+    ++calls;
+  }
+  EXPECT_GE(calls, 3);  // get persistentvolumes, get namespaces, list volumesnapshots
 
   // The Secret is updated with a new certificate: the webhook serves it.
   const std::string rotated = WriteCertificate();
@@ -150,6 +170,29 @@ TEST_F(WebhookBinaryTest, RefusesABadConfigNamingTheLine) {
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ((*p)->WaitExit(absl::Seconds(20)), 1);
   EXPECT_THAT((*p)->Stderr(), HasSubstr("webhook.config:5: unknown key \"colour\""));
+}
+
+// `vsphere-csi-driver diagnose` reads csi-vsphere.conf as the driver does: a broken one is exit
+// code 1 with the line; a healthy one 0.
+TEST_F(WebhookBinaryTest, DiagnoseReadsTheDriversConfig) {
+  auto run = [&](const std::string& conf) {
+    std::ofstream(dir_ + "/csi-vsphere.conf") << conf;
+    auto p = ChildProcess::Start(
+        {"/usr/bin/env", "-i", "VSPHERE_CSI_CONFIG=" + dir_ + "/csi-vsphere.conf",
+         CSI_DRIVER_BINARY, "diagnose"},
+        dir_ + "/diagnose");
+    EXPECT_TRUE(p.ok()) << p.status();
+    const int code = (*p)->WaitExit(absl::Seconds(10)).value_or(-1);
+    return std::make_pair(code, (*p)->Stdout());
+  };
+  auto [ok, ok_out] =
+      run("[Global]\ncluster-id = \"c1\"\n[VirtualCenter \"vc.example.com\"]\nuser = \"u\"\n"
+          "password = \"p\"\ndatacenters = \"dc1\"\n");
+  EXPECT_EQ(ok, 0) << ok_out;
+  EXPECT_THAT(ok_out, HasSubstr("ok      config vc.example.com  vc.example.com:443, dc1"));
+  auto [bad, bad_out] = run("[VirtualCenter \"vc1\"]\nport = \"x\"\n");
+  EXPECT_EQ(bad, 1) << bad_out;
+  EXPECT_THAT(bad_out, HasSubstr("csi-vsphere.conf:2"));
 }
 
 }  // namespace
