@@ -11,11 +11,8 @@ namespace ccm::app {
 
 int RunCcmDiagnose(const std::vector<std::string>& args,
                    const std::map<std::string, std::string>& env) {
-  absl::StatusOr<DiagnoseArgs> d = ParseDiagnoseArgs(args);
-  if (!d.ok()) {
-    fprintf(stderr, "diagnose: %s\n", std::string(d.status().message()).c_str());
-    return 2;
-  }
+  std::optional<DiagnoseArgs> d = DiagnoseArgsOrComplain(args);
+  if (!d) return 2;
   absl::StatusOr<Options> o = ParseOptions(d->rest);
   if (!o.ok()) {
     fprintf(stderr, "diagnose: %s\n", std::string(o.status().message()).c_str());

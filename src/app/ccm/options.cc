@@ -181,6 +181,7 @@ absl::StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
 
 std::string UsageText() {
   return R"(Usage: vsphere-cloud-controller-manager --cloud-config=FILE [--cloud-provider=vsphere] [flags]
+       vsphere-cloud-controller-manager diagnose [--output text|json] --cloud-config=FILE [flags]
 
   --cloud-provider string                  "vsphere" (the default); anything else is an error
   --cloud-config string                    path to vsphere.conf (YAML or legacy INI)

@@ -10,11 +10,8 @@ namespace ccm::app {
 
 int RunCsiDiagnose(const std::vector<std::string>& args,
                    const std::map<std::string, std::string>& env) {
-  absl::StatusOr<DiagnoseArgs> d = ParseDiagnoseArgs(args);
-  if (!d.ok()) {
-    fprintf(stderr, "diagnose: %s\n", std::string(d.status().message()).c_str());
-    return 2;
-  }
+  std::optional<DiagnoseArgs> d = DiagnoseArgsOrComplain(args);
+  if (!d) return 2;
   if (d->rest.size() > 1) {
     fprintf(stderr, "diagnose: unknown argument \"%s\" (the driver reads VSPHERE_CSI_CONFIG)\n",
             d->rest[1].c_str());

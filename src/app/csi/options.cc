@@ -93,6 +93,7 @@ absl::StatusOr<CsiOptions> ParseCsiOptions(const std::vector<std::string>& args,
 
 std::string CsiUsageText() {
   return R"(Usage: vsphere-csi-driver [flags]
+       vsphere-csi-driver diagnose [--output text|json]   (checks csi-vsphere.conf; read-only)
 
 The vSphere CSI driver (csi.vsphere.vmware.com). Configured by the environment, as the reference
 driver is:

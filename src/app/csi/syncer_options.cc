@@ -95,7 +95,9 @@ Flags:
   --leader-election-lease-duration duration  (default 15s)
   --leader-election-renew-deadline duration  (default 10s)
   --leader-election-retry-period duration    (default 5s)
-  --operation-mode string                METADATA_SYNC (the only mode)
+  --operation-mode string                METADATA_SYNC (default) or WEBHOOK_SERVER (the validating
+                                         admission webhook; its config at WEBHOOK_CONFIG_PATH,
+                                         default /etc/webhook/webhook.config)
   --kubeconfig string, --master string   (default: in-cluster configuration)
   --metrics-port int                     /metrics and /healthz (default 2113; 0 disables)
   --metrics-bind-address ip              (default 0.0.0.0)

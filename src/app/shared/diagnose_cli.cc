@@ -33,6 +33,13 @@ absl::StatusOr<DiagnoseArgs> ParseDiagnoseArgs(const std::vector<std::string>& a
   return out;
 }
 
+std::optional<DiagnoseArgs> DiagnoseArgsOrComplain(const std::vector<std::string>& args) {
+  absl::StatusOr<DiagnoseArgs> d = ParseDiagnoseArgs(args);
+  if (d.ok()) return *std::move(d);
+  fprintf(stderr, "diagnose: %s\n", std::string(d.status().message()).c_str());
+  return std::nullopt;
+}
+
 int PrintReport(const diagnose::Report& report, bool json) {
   const std::string text = json ? report.Json() : report.Text();
   fwrite(text.data(), 1, text.size(), stdout);

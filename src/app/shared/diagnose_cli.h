@@ -4,6 +4,7 @@
 // one line per check (diagnose/report.h) and exits 1 when a check is an error, 0 otherwise, 2
 // for bad flags.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct DiagnoseArgs {
 };
 // `args` as main() has them ("<binary> diagnose ..."). InvalidArgument for a bad --output.
 absl::StatusOr<DiagnoseArgs> ParseDiagnoseArgs(const std::vector<std::string>& args);
+
+// ParseDiagnoseArgs, printing a bad flag to stderr: nullopt then (exit code 2).
+std::optional<DiagnoseArgs> DiagnoseArgsOrComplain(const std::vector<std::string>& args);
 
 // Prints the report to stdout; the exit code.
 int PrintReport(const diagnose::Report& report, bool json);

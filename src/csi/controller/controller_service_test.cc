@@ -464,6 +464,30 @@ TEST(ControllerServiceTest, InTreeVmdkPathsResolveThroughTheirRegistration) {
               HasSubstr("no Kubernetes API"));
 }
 
+// keepAfterDeleteVm cannot be set (vCenter down): the attach does not happen, the object stays
+// unprotected, and the next publish tries again.
+TEST(ControllerServiceTest, InTreeAttachWaitsForTheDisksProtection) {
+  Rig rig;
+  FakeControllerCloud& c = *rig.cloud;
+  const std::string path = "[datastore1] kubevols/y.vmdk";
+  const std::string url = "https://vc/folder/kubevols/y.vmdk?dcPath=dc1&dsName=datastore1";
+  c.cns.AddDisk(url, path, 1024, "datastore-1");
+  vsphere::cns::CreateSpec registration;
+  registration.name = "pv-y";
+  registration.backing_disk_url_path = url;
+  const std::string vol = c.cns.CreateVolume(registration).value().volume_id;
+  c.volume_migrations.Add(path, vol);
+  c.cns.Fail("SetVStorageObjectControlFlags", absl::UnavailableError("vCenter down"), true);
+  grpc::Status s = Publish(rig, path, c.node1_uuid);
+  EXPECT_EQ(s.error_code(), Code::UNAVAILABLE) << s.error_message();
+  EXPECT_THAT(s.error_message(), HasSubstr("protect in-tree volume " + path));
+  EXPECT_TRUE(c.cns.Get(vol)->attached_vm.empty());
+  EXPECT_FALSE(c.volume_migrations.by_path[path].protected_from_vm_delete);
+  ASSERT_TRUE(Publish(rig, path, c.node1_uuid).ok());
+  EXPECT_TRUE(c.cns.Get(vol)->keep_after_delete_vm);
+  EXPECT_TRUE(c.volume_migrations.by_path[path].protected_from_vm_delete);
+}
+
 grpc::Status Expand(Rig& rig, const std::string& volume, int64_t bytes, int64_t limit, bool block,
                     ::csi::v1::ControllerExpandVolumeResponse* resp) {
   ::csi::v1::ControllerExpandVolumeRequest req;

@@ -358,6 +358,11 @@ TEST(CnsWireTest, ParsesVolumeInfoAndAlreadyRegistered) {
   EXPECT_EQ(RegisteredVolumeId(Annotate(already, "context")), "v9");  // kept through Annotate
   EXPECT_EQ(RegisteredVolumeId(absl::UnknownError("x")), "");
   EXPECT_TRUE(absl::IsNotFound(FaultStatus("FileNotFound", "File [ds1] x.vmdk was not found")));
+  // A result without the disk's file (malformed): an error naming the call, not an empty path.
+  absl::StatusOr<DiskBacking> none =
+      DiskBackingOf(QueryVolumeInfoOp("v1"), VolumeOperationResult{});
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(none.status().message(), HasSubstr("CNS query volume info of v1"));
 }
 
 TEST(CnsWireTest, ParsesSnapshotResults) {
