@@ -41,6 +41,7 @@ ServiceContent ParseServiceContent(const pugi::xml_node& rv) {
   sc.search_index = ParseMoref(Child(rv, "searchIndex"));
   sc.session_manager = ParseMoref(Child(rv, "sessionManager"));
   sc.vstorage_object_manager = ParseMoref(Child(rv, "vStorageObjectManager"));
+  sc.authorization_manager = ParseMoref(Child(rv, "authorizationManager"));
   pugi::xml_node about = Child(rv, "about");
   sc.api_version = ChildText(about, "apiVersion");
   sc.full_name = ChildText(about, "fullName");

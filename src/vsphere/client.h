@@ -85,8 +85,9 @@ struct ClientOptions {
 struct ServiceContent {
   Moref root_folder, property_collector, view_manager, search_index, session_manager;
   Moref vstorage_object_manager;  // VcenterVStorageObjectManager (First Class Disks)
-  std::string api_version;        // about.apiVersion
-  std::string full_name;          // about.fullName
+  Moref authorization_manager;
+  std::string api_version;  // about.apiVersion
+  std::string full_name;    // about.fullName
   std::string instance_uuid;
 };
 

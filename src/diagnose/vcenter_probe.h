@@ -1,0 +1,31 @@
+#pragma once
+// diagnose's vCenter checks, the I/O side: runs each step against one configured vCenter with the
+// component's own client options (cloud::ClientOptionsFor) and credentials, collects the facts
+// and hands them to the pure judges (vcenter_checks.h, privileges.h). Read-only: it logs in,
+// reads, and logs out.
+
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "cloud/config/config.h"
+#include "diagnose/privileges.h"
+#include "diagnose/report.h"
+#include "diagnose/vcenter_checks.h"
+#include "vsphere/credential_source.h"
+
+namespace ccm::diagnose {
+
+struct VcenterCheckOptions {
+  Component component = Component::kCpi;
+  // BIOS UUIDs of the cluster's node VMs (from the Nodes' providerIDs); their privileges are
+  // checked too. Empty: no node VM is checked.
+  std::vector<std::string> node_vm_uuids;
+  absl::Duration timeout = absl::Seconds(10);
+};
+
+// Returns whether it logged in and read the datacenters (later checks can use the vCenter).
+bool CheckVcenter(const cloud::VirtualCenterConfig& vc, vsphere::CredentialSource& creds,
+                  const VcenterCheckOptions& options, Report& report);
+
+}  // namespace ccm::diagnose
