@@ -107,11 +107,15 @@ void CollectEntities(Client& client, const std::vector<vsphere::Datacenter>& dcs
                      const std::set<std::string>& node_uuids, std::map<Moref, Named>& out) {
   for (const vsphere::Datacenter& dc : dcs) {
     out[dc.moref] = {kDatacenterKind, dc.path};
+    // With several datacenters, names are not unique ("datastore1" in each): say which.
+    auto Qualified = [&](const vsphere::ObjectContent& o) {
+      return dcs.size() > 1 ? absl::StrCat(dc.name, "/", o.GetText("name")) : o.GetText("name");
+    };
     for (const auto& [type, kind] :
          {std::pair{"Datastore", kDatastoreKind}, std::pair{"HostSystem", kHostKind}}) {
       auto objs = vsphere::RetrieveAllOfType(client, type, {"name"}, {}, dc.moref);
       if (!objs.ok()) continue;
-      for (const vsphere::ObjectContent& o : *objs) out[o.obj] = {kind, o.GetText("name")};
+      for (const vsphere::ObjectContent& o : *objs) out[o.obj] = {kind, Qualified(o)};
     }
     if (node_uuids.empty()) continue;
     auto vms =
@@ -119,7 +123,7 @@ void CollectEntities(Client& client, const std::vector<vsphere::Datacenter>& dcs
     if (!vms.ok()) continue;
     for (const vsphere::ObjectContent& o : *vms) {
       if (node_uuids.count(absl::AsciiStrToLower(o.GetText("config.uuid")))) {
-        out[o.obj] = {kNodeVmKind, o.GetText("name")};
+        out[o.obj] = {kNodeVmKind, Qualified(o)};
       }
     }
   }

@@ -1,9 +1,12 @@
 #include "app/shared/diagnose_cli.h"
 
 #include <cstdio>
+#include <memory>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/logging.h"
+#include "spdlog/sinks/stdout_sinks.h"
 
 namespace ccm::app {
 
@@ -35,7 +38,14 @@ absl::StatusOr<DiagnoseArgs> ParseDiagnoseArgs(const std::vector<std::string>& a
 
 std::optional<DiagnoseArgs> DiagnoseArgsOrComplain(const std::vector<std::string>& args) {
   absl::StatusOr<DiagnoseArgs> d = ParseDiagnoseArgs(args);
-  if (d.ok()) return *std::move(d);
+  if (d.ok()) {
+    // The report is the output: the components' informational log lines would only interleave
+    // with it; warnings and errors still go to stderr.
+    auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+    sink->set_level(spdlog::level::warn);
+    logging::SetSink(std::move(sink));
+    return *std::move(d);
+  }
   fprintf(stderr, "diagnose: %s\n", std::string(d.status().message()).c_str());
   return std::nullopt;
 }

@@ -56,7 +56,14 @@ void KubeVolumeMigrations::Stop() { informer_->Stop(); }
 
 void KubeVolumeMigrations::Apply(const kube::Json* old_obj, const kube::Json* obj) {
   absl::MutexLock l(&mu_);
-  if (old_obj != nullptr) by_path_.erase(SpecString(*old_obj, "volumepath"));
+  if (old_obj != nullptr) {
+    // Only the old object's own entry: a late event of a deleted object must not erase a newer
+    // registration of the same path (saved before this event arrived).
+    auto it = by_path_.find(SpecString(*old_obj, "volumepath"));
+    if (it != by_path_.end() && it->second.volume_id == SpecString(*old_obj, "volumeid")) {
+      by_path_.erase(it);
+    }
+  }
   if (obj != nullptr) {
     InTreeVolume v{SpecString(*obj, "volumepath"), SpecString(*obj, "volumeid"),
                    SpecBool(*obj, "protectvolumefromvmdelete")};

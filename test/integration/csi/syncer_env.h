@@ -77,6 +77,7 @@ class SyncerEnv {
 
   ccm::testing::VcsimProcess& vcsim() { return *vcsim_; }
   ccm::testing::KubeEmulator& emu() { return emu_; }
+  KubeVolumeMigrations& migrations() { return *migrations_; }
   vsphere::cns::CnsClient& cns() { return *cns_; }
   MetadataSyncer& syncer() { return *syncer_; }
   ccm::FakeClock& clock() { return clock_; }

@@ -59,6 +59,33 @@ class SyncerInTreeTest : public ::testing::Test {
   SyncerEnv env_;
 };
 
+// A CnsVSphereVolumeMigration object for the path as CNS's registrations write it.
+nlohmann::json MigrationObject(const std::string& id, const std::string& path) {
+  return {{"apiVersion", "cns.vmware.com/v1alpha1"},
+          {"kind", "CnsVSphereVolumeMigration"},
+          {"metadata", {{"name", id}}},
+          {"spec", {{"volumepath", path}, {"volumeid", id}}}};
+}
+
+// The delete event of an old registration, arriving after a new registration of the same VMDK
+// path was saved, leaves the new one in place (it used to erase the path).
+TEST_F(SyncerInTreeTest, LateDeleteOfAnOldRegistrationKeepsTheNewOne) {
+  const std::string path = "[ds1] kubevols/reused.vmdk";
+  ASSERT_TRUE(
+      env_.emu().Create("cnsvspherevolumemigrations", MigrationObject("old-id", path)).ok());
+  ASSERT_TRUE(Eventually([&] { return env_.migrations().Find(path).ok(); }));
+  ASSERT_TRUE(env_.migrations().Save({path, "new-id", false}).ok());
+  ASSERT_TRUE(env_.emu().Delete("cnsvspherevolumemigrations", "", "old-id").ok());
+  // Events arrive in order: once this later object is known, the delete was applied.
+  const std::string marker = "[ds1] kubevols/marker.vmdk";
+  ASSERT_TRUE(
+      env_.emu().Create("cnsvspherevolumemigrations", MigrationObject("marker-id", marker)).ok());
+  ASSERT_TRUE(Eventually([&] { return env_.migrations().Find(marker).ok(); }));
+  absl::StatusOr<InTreeVolume> v = env_.migrations().Find(path);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->volume_id, "new-id");
+}
+
 TEST_F(SyncerInTreeTest, StaticInTreePvIsRegisteredOnceAndDescribed) {
   const ccm::testing::VcsimInTreeDisk disk = Disk("static-a");
   const std::string id = Workload("a", disk.path, /*migrated=*/false);
@@ -106,7 +133,10 @@ TEST_F(SyncerInTreeTest, LostMigrationObjectIsRebuiltFromCns) {
   const ccm::testing::VcsimInTreeDisk disk = Disk("lost");
   const std::string id = Workload("l", disk.path, /*migrated=*/true);
   ASSERT_TRUE(env_.emu().Delete("cnsvspherevolumemigrations", "", id).ok());
-  ASSERT_TRUE(Eventually([&] { return !env_.Migration(id).ok(); }));
+  // Gone from the syncer's cache too (its delete event applied), not only from the API: a full
+  // sync that still sees the object has nothing to rebuild.
+  ASSERT_TRUE(
+      Eventually([&] { return absl::IsNotFound(env_.migrations().Find(disk.path).status()); }));
   ASSERT_TRUE(env_.RunFullSync());
   ASSERT_TRUE(Eventually([&] { return env_.Migration(id).ok(); }));
   EXPECT_EQ(Creates(), 2);  // the second one answered "already registered"
