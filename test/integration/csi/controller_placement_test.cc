@@ -20,6 +20,7 @@ constexpr char kVsanDefaultPolicy[] = "aa6d5a82-1c88-45da-85d3-3d74b91a5bad";
 
 // zone-a: zone-a-host-0/1 (node-a0, node-a1); zone-b: zone-b-host-0/1 (node-b0 on host 0).
 // Free space decides among shared datastores, so the ones that must never be chosen are biggest.
+// The default datastore1, on every host, is too small for the tests' volumes.
 constexpr char kSpec[] = R"({
   "users": {"csi-user": "csi-pass"},
   "datacenters": [{"name": "dc1",
@@ -28,6 +29,7 @@ constexpr char kSpec[] = R"({
             {"name": "node-a1", "cluster": "zone-a", "host_index": 1},
             {"name": "node-b0", "cluster": "zone-b", "host_index": 0}],
     "datastores": [
+      {"name": "datastore1", "capacity_mb": 512},
       {"name": "local-big", "capacity_mb": 1000000, "hosts": ["zone-a-host-0"]},
       {"name": "a-partial", "capacity_mb": 500000, "hosts": ["zone-a-host-0"]},
       {"name": "pod-local", "capacity_mb": 400000, "hosts": ["zone-a-host-0"],
