@@ -110,6 +110,17 @@ absl::StatusOr<Tag> ParseTag(absl::string_view value_json) {
   return t;
 }
 
+absl::StatusOr<std::vector<std::string>> ParseIdList(absl::string_view value_json) {
+  CCM_ASSIGN_OR_RETURN(json j, ParseJson(value_json, "ID list"));
+  if (!j.is_array()) return absl::DataLossError("ID list is not a JSON array");
+  std::vector<std::string> out;
+  for (const json& id : j) {
+    if (!id.is_string()) return absl::DataLossError("ID list holds a non-string");
+    out.push_back(id.get<std::string>());
+  }
+  return out;
+}
+
 absl::StatusOr<TagCategory> ParseCategory(absl::string_view value_json) {
   CCM_ASSIGN_OR_RETURN(json j, ParseJson(value_json, "category"));
   if (!j.is_object()) return absl::DataLossError("category is not a JSON object");
@@ -286,6 +297,18 @@ absl::StatusOr<TagCategory> TaggingClient::FetchCategory(const std::string& cate
   absl::StatusOr<TagCategory> c = ParseCategory(value);
   if (!c.ok()) return Annotate(c.status(), absl::StrCat("get tag category ", category_id));
   return c;
+}
+
+absl::StatusOr<std::vector<TagCategory>> TaggingClient::ListCategories() {
+  CCM_ASSIGN_OR_RETURN(std::string value, Call("GET", kCategoryPath, ""));
+  absl::StatusOr<std::vector<std::string>> ids = ParseIdList(value);
+  if (!ids.ok()) return Annotate(ids.status(), "list tag categories");
+  std::vector<TagCategory> out;
+  for (const std::string& id : *ids) {
+    CCM_ASSIGN_OR_RETURN(TagCategory c, GetCategory(id));
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 absl::StatusOr<TagCategory> TaggingClient::GetCategory(const std::string& category_id) {

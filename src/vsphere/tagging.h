@@ -83,6 +83,10 @@ class TaggingClient {
   // in the same order; objects vCenter does not know have no tags.
   absl::StatusOr<std::vector<ObjectTags>> ListAttachedTags(const std::vector<Moref>& objects);
 
+  // Every tag category of the vCenter: one list request, then a look-up per category not seen
+  // before.
+  absl::StatusOr<std::vector<TagCategory>> ListCategories();
+
   // Cached look-ups (fetched on a miss).
   absl::StatusOr<Tag> GetTag(const std::string& tag_id);
   absl::StatusOr<TagCategory> GetCategory(const std::string& category_id);
@@ -132,6 +136,8 @@ absl::StatusOr<std::vector<std::pair<Moref, std::vector<std::string>>>> ParseAtt
     absl::string_view value_json);
 absl::StatusOr<Tag> ParseTag(absl::string_view value_json);
 absl::StatusOr<TagCategory> ParseCategory(absl::string_view value_json);
+// Parses the "value" of the category (or tag) list: the IDs.
+absl::StatusOr<std::vector<std::string>> ParseIdList(absl::string_view value_json);
 // "HTTP 404 (com.vmware.vapi.std.errors.not_found: messages...)" mapped to a status code.
 absl::Status RestError(int http_status, absl::string_view body, absl::string_view what);
 
