@@ -9,6 +9,15 @@ constexpr char kCheck[] = "nodes";
 
 std::string Why(const absl::Status& s) { return std::string(s.message()); }
 
+// The fix for a GetInstanceMetadata error: zones (FailedPrecondition), else the addresses.
+std::string MetadataFix(const absl::Status& s) {
+  if (s.code() == absl::StatusCode::kFailedPrecondition) {
+    return "tag the VM's host, cluster or datacenter with exactly one tag of each configured "
+           "category (the nearest tagged object wins)";
+  }
+  return "see the message; the CPI's log and the Node's InitializationFailed Event say the same";
+}
+
 // Why a Node without providerID is not initialised.
 void JudgeUninitialised(const NodeFacts& n, Report& report) {
   if (!n.uninitialized_taint) {
@@ -37,6 +46,9 @@ void JudgeUninitialised(const NodeFacts& n, Report& report) {
     report.Error(kCheck, absl::StrCat(head, Why(*n.match)), "fix the vCenter errors above first");
   } else if (n.powered_off) {
     report.Warn(kCheck, absl::StrCat(head, "its VM ", n.vm, " is powered off"), "power the VM on");
+  } else if (n.metadata && !n.metadata->ok()) {
+    report.Error(kCheck, absl::StrCat(head, "its VM is ", n.vm, ", but ", Why(*n.metadata)),
+                 MetadataFix(*n.metadata));
   } else {
     report.Warn(kCheck, absl::StrCat(head, "its VM is ", n.vm, ", found; the CPI has not run"),
                 "check that the cloud-controller-manager runs and holds its lease (its log "
@@ -55,7 +67,11 @@ bool JudgeInitialised(const NodeFacts& n, const NodeCheckContext& c, Report& rep
     ok = false;
   }
   if (c.zones_configured && (n.zone.empty() || n.region.empty())) {
-    report.Error(kCheck, absl::StrCat(n.name, ": no zone or region label"),
+    report.Error(kCheck,
+                 absl::StrCat(n.name, ": no zone or region label",
+                              n.metadata && !n.metadata->ok()
+                                  ? absl::StrCat(" (its VM's tags: ", Why(*n.metadata), ")")
+                                  : ""),
                  absl::StrCat("tag its VM's host, cluster or datacenter with a tag of category ",
                               c.zone_category, " and one of category ", c.region_category,
                               "; the CPI labels the Node at initialisation"));

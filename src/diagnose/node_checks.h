@@ -23,6 +23,9 @@ struct NodeFacts {
   std::optional<absl::Status> match;
   std::string vm;
   bool powered_off = false;
+  // CPI: what its GetInstanceMetadata says for the matched VM (addresses, zone and region):
+  // an error here is why the CPI cannot initialise the Node (or label it). nullopt: not asked.
+  std::optional<absl::Status> metadata;
   std::string zone, region;  // topology.kubernetes.io/zone and /region labels
 };
 

@@ -45,6 +45,10 @@ TEST(NodeChecksTest, EachNodeProblemHasItsLine) {
   no_taint.uninitialized_taint = false;
   NodeFacts no_zone = Initialised("node-6");
   no_zone.zone.clear();
+  NodeFacts untagged = found;
+  untagged.metadata = absl::FailedPreconditionError("no tag of category k8s-zone on host-1");
+  NodeFacts untagged_labelled = no_zone;
+  untagged_labelled.metadata = untagged.metadata;
   NodeFacts gone = Initialised("node-7");
   gone.match = absl::NotFoundError("no VM has its providerID's UUID");
   const std::vector<Case> cases = {
@@ -92,6 +96,20 @@ TEST(NodeChecksTest, EachNodeProblemHasItsLine) {
        1,
        0},
       {"VM gone", {gone}, cpi, {"node-7: its VM is gone"}, 0, 1},
+      {"VM found, no zone tag",
+       {untagged},
+       zones,
+       {"node-4: not initialised: its VM is vm-44 (node-4) in vc1/dc1, but no tag of category "
+        "k8s-zone on host-1",
+        "exactly one tag of each configured category"},
+       1,
+       0},
+      {"initialised, no zone tag",
+       {untagged_labelled},
+       zones,
+       {"node-6: no zone or region label (its VM's tags: no tag of category k8s-zone on host-1)"},
+       1,
+       0},
       {"CSI: no providerID",
        {no_taint},
        csi,

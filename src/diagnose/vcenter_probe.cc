@@ -12,6 +12,7 @@
 #include "vsphere/datacenter.h"
 #include "vsphere/property_collector.h"
 #include "vsphere/soap.h"
+#include "vsphere/tagging.h"
 
 namespace ccm::diagnose {
 namespace {
@@ -152,6 +153,49 @@ absl::StatusOr<std::vector<EntityPrivileges>> FetchPrivileges(
   return out;
 }
 
+// The configured tag categories, and the tags of the datacenters, clusters and hosts, through
+// the component's own REST tagging client.
+ZoneFacts ProbeZones(const cloud::VirtualCenterConfig& vc, vsphere::CredentialSource& creds,
+                     const vsphere::ClientOptions& co, Client& client,
+                     const std::vector<vsphere::Datacenter>& dcs,
+                     const std::vector<std::string>& categories) {
+  ZoneFacts f;
+  f.wanted = categories;
+  vsphere::TaggingOptions to;
+  to.server = vc.server;
+  to.url = co.url;
+  to.http.tls = co.tls;
+  to.http.connect_timeout = co.connect_timeout;
+  to.http.timeout = co.timeout;
+  vsphere::TaggingClient tagging(to, creds);
+  absl::StatusOr<std::vector<vsphere::TagCategory>> all = tagging.ListCategories();
+  f.listed = all.status();
+  if (!all.ok()) return f;
+  for (const vsphere::TagCategory& c : *all) f.existing.push_back(c.name);
+  std::vector<Moref> refs;
+  for (const vsphere::Datacenter& dc : dcs) {
+    f.entities.push_back({"datacenter", dc.path, {}});
+    refs.push_back(dc.moref);
+    for (const auto& [type, kind] :
+         {std::pair{"ClusterComputeResource", "cluster"}, std::pair{"HostSystem", kHostKind}}) {
+      auto objs = vsphere::RetrieveAllOfType(client, type, {"name"}, {}, dc.moref);
+      if (!objs.ok()) continue;
+      for (const vsphere::ObjectContent& o : *objs) {
+        f.entities.push_back({kind, absl::StrCat(dc.name, "/", o.GetText("name")), {}});
+        refs.push_back(o.obj);
+      }
+    }
+  }
+  absl::StatusOr<std::vector<vsphere::ObjectTags>> tags = tagging.ListAttachedTags(refs);
+  f.attached = tags.status();
+  for (size_t i = 0; tags.ok() && i < tags->size() && i < f.entities.size(); ++i) {
+    for (const vsphere::Tag& t : (*tags)[i].tags) {
+      f.entities[i].tags.emplace_back(t.category_name, t.name);
+    }
+  }
+  return f;
+}
+
 }  // namespace
 
 bool CheckVcenter(const cloud::VirtualCenterConfig& vc, vsphere::CredentialSource& creds,
@@ -181,6 +225,9 @@ bool CheckVcenter(const cloud::VirtualCenterConfig& vc, vsphere::CredentialSourc
   absl::StatusOr<std::vector<EntityPrivileges>> privs = FetchPrivileges(client, user, entities);
   JudgePrivileges(options.component, vc.label, user, privs.status(),
                   privs.ok() ? *privs : std::vector<EntityPrivileges>{}, report);
+  if (!options.tag_categories.empty()) {
+    JudgeZones(vc.label, ProbeZones(vc, creds, co, client, dcs, options.tag_categories), report);
+  }
   return true;
 }
 

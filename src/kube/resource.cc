@@ -55,5 +55,13 @@ const Resource& Events() {
   static const Resource r{"events.k8s.io", "v1", "events", "Event", true};
   return r;
 }
+const Resource& StorageClasses() {
+  static const Resource r{"storage.k8s.io", "v1", "storageclasses", "StorageClass", false};
+  return r;
+}
+const Resource& VolumeAttachments() {
+  static const Resource r{"storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", false};
+  return r;
+}
 
 }  // namespace ccm::kube

@@ -36,5 +36,8 @@ const Resource& Pods();
 const Resource& Leases();
 // events.k8s.io/v1
 const Resource& Events();
+// storage.k8s.io/v1
+const Resource& StorageClasses();
+const Resource& VolumeAttachments();
 
 }  // namespace ccm::kube

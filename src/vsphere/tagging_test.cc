@@ -319,6 +319,14 @@ TEST(TaggingJsonTest, ParseAttachedTags) {
   }
 }
 
+TEST(TaggingJsonTest, ParseIdList) {
+  EXPECT_THAT(*ParseIdList(R"(["urn:a","urn:b"])"), ::testing::ElementsAre("urn:a", "urn:b"));
+  EXPECT_TRUE(ParseIdList("[]")->empty());
+  EXPECT_EQ(ParseIdList("null").status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(ParseIdList("[1]").status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(ParseIdList("[").status().code(), absl::StatusCode::kDataLoss);
+}
+
 TEST(TaggingJsonTest, RestValueAndErrors) {
   EXPECT_EQ(*RestValue(R"({"value":"abc"})"), "\"abc\"");
   EXPECT_EQ(*RestValue("{}"), "null");

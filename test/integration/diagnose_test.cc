@@ -40,10 +40,27 @@ void ExpectOnlyOk(const Outcome& r) {
   }
 }
 
+// The harness's inventory, plus: a datastore on one host of c1 only (in datastore cluster
+// pod-local), a storage policy "gold" that datastore1 satisfies, and a cluster c2 whose host
+// carries no zone tag, with VM node-5.
+std::string DiagnoseSpec() {
+  json spec = json::parse(TestSpec());
+  json& dc = spec["datacenters"][0];
+  dc["clusters"].push_back({{"name", "c2"}, {"hosts", 1}});
+  dc["vms"].push_back({{"name", "node-5"}, {"cluster", "c2"}});
+  dc["datastores"] = {{{"name", "local-0"},
+                       {"capacity_mb", 900000},
+                       {"hosts", {"c1-host-0"}},
+                       {"datastore_cluster", "pod-local"}}};
+  spec["storage_policies"] = {
+      {{"name", "gold"}, {"id", "gold-policy-id"}, {"datastores", {"datastore1"}}}};
+  return spec.dump();
+}
+
 class DiagnoseTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto c = Cluster::Start("diagnose");
+    auto c = Cluster::Start("diagnose", DiagnoseSpec());
     ASSERT_TRUE(c.ok()) << c.status();
     cluster_ = *std::move(c);
   }
@@ -73,14 +90,15 @@ class DiagnoseTest : public ::testing::Test {
                 cluster_->dir() + "/" + name);
   }
 
-  // csi-vsphere.conf with user `user` inline.
-  Outcome Csi(const std::string& user, const std::string& password, const std::string& name) {
+  // csi-vsphere.conf with user `user` inline, then `extra`.
+  Outcome Csi(const std::string& user, const std::string& password, const std::string& name,
+              const std::string& extra = "") {
     const std::string path = cluster_->dir() + "/" + name + "-csi.conf";
     WriteFile(path, absl::StrCat("[Global]\ncluster-id = \"c1\"\n[VirtualCenter \"127.0.0.1\"]\n"
                                  "user = \"",
                                  user, "\"\npassword = \"", password, "\"\nport = \"", Port(),
                                  "\"\nca-file = \"", cluster_->vcsim().info().ca_file,
-                                 "\"\ndatacenters = \"dc1\"\n"));
+                                 "\"\ndatacenters = \"dc1\"\n", extra));
     return Exec({"/usr/bin/env", "-i", "VSPHERE_CSI_CONFIG=" + path, CSI_DRIVER_BINARY, "diagnose",
                  "--kubeconfig=" + cluster_->kubeconfig()},
                 cluster_->dir() + "/" + name);
@@ -120,7 +138,7 @@ TEST_F(DiagnoseTest, HealthySetUpPrintsOnlyOk) {
   EXPECT_THAT(cpi.out, HasSubstr("logged in as ccm-a@vsphere.local"));
   EXPECT_THAT(cpi.out, HasSubstr("2 of 2 Nodes initialised with a VM, a zone and a region"));
   EXPECT_THAT(cpi.out, HasSubstr("has every privilege the CPI needs on 1 root folder, "
-                                 "1 datacenter, 1 datastore, 2 hosts, 2 node VMs"));
+                                 "1 datacenter, 2 datastores, 3 hosts, 2 node VMs"));
   Outcome csi = Csi(kUserA, kPasswordA, "csi");
   ExpectOnlyOk(csi);
   EXPECT_THAT(csi.out, HasSubstr("has every privilege the CSI driver needs"));
@@ -208,6 +226,103 @@ TEST_F(DiagnoseTest, NodeProblemsAreNamed) {
   Outcome csi = Csi(kUserA, kPasswordA, "csi-nodes");
   EXPECT_EQ(csi.code, 1) << csi.out;
   EXPECT_THAT(csi.out, HasSubstr("ghost: no providerID: the CSI driver cannot attach"));
+}
+
+// The tag categories exist and who carries them; a typo in a category; a VM on a host without
+// a zone tag.
+TEST_F(DiagnoseTest, ZoneProblemsAreNamed) {
+  ASSERT_TRUE(cluster_->RegisterNode("node-5").ok());
+  const std::string config =
+      CcmConfig("127.0.0.1", Port(), CaLine(), "vsphere-cloud-secret", "dc1");
+  Outcome r = Ccm(config, "zones");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("zones vc-test       k8s-zone: cluster dc1/c1=zone-a"));
+  EXPECT_THAT(r.out, HasSubstr("k8s-region: datacenter /dc1=region-1"));
+  EXPECT_THAT(r.out, HasSubstr("node-5: not initialised: its VM is vm-"));
+  EXPECT_THAT(r.out, HasSubstr("k8s-zone"));
+  std::string typo = config;
+  typo.replace(typo.find("zone: k8s-zone"), 14, "zone: k8s-zon");
+  Outcome t = Ccm(typo, "zone-typo");
+  EXPECT_EQ(t.code, 1) << t.out;
+  EXPECT_THAT(t.out, HasSubstr("tag category \"k8s-zon\" does not exist (categories there: "
+                               "k8s-zone, k8s-region)"));
+}
+
+json StorageClass(const std::string& name, json parameters) {
+  return {{"apiVersion", "storage.k8s.io/v1"},
+          {"kind", "StorageClass"},
+          {"metadata", {{"name", name}}},
+          {"provisioner", "csi.vsphere.vmware.com"},
+          {"parameters", std::move(parameters)}};
+}
+
+json Claim(const std::string& name, const std::string& storage_class) {
+  return {{"apiVersion", "v1"},
+          {"kind", "PersistentVolumeClaim"},
+          {"metadata", {{"name", name}, {"namespace", "default"}}},
+          {"spec",
+           {{"storageClassName", storage_class},
+            {"accessModes", {"ReadWriteOnce"}},
+            {"resources", {{"requests", {{"storage", "2Gi"}}}}}}},
+          {"status", {{"phase", "Pending"}}}};
+}
+
+// The CSI driver's own CreateVolume decisions about each StorageClass and Pending claim, and the
+// VolumeAttachments.
+TEST_F(DiagnoseTest, VolumeProblemsAreNamed) {
+  AddInitialisedNode("node-1");
+  AddInitialisedNode("node-2");
+  json zoned = StorageClass("zoned", json::object());
+  zoned["allowedTopologies"] = {
+      {{"matchLabelExpressions",
+        {{{"key", "topology.kubernetes.io/zone"}, {"values", {"zone-a", "zone-x"}}}}}}};
+  for (const json& sc : {StorageClass("standard", json::object()),
+                         StorageClass("gold", {{"storagepolicyname", "gold"}}),
+                         StorageClass("platinum", {{"storagepolicyname", "platinum"}}),
+                         StorageClass("local", {{"datastoreurl", "pod-local"}}),
+                         StorageClass("typo", {{"storagepolicy", "gold"}}), zoned}) {
+    ASSERT_TRUE(cluster_->emu().Create("storageclasses", sc).ok());
+  }
+  ASSERT_TRUE(cluster_->emu().Create("persistentvolumeclaims", Claim("data-0", "platinum")).ok());
+  ASSERT_TRUE(cluster_->emu().Create("persistentvolumeclaims", Claim("data-1", "gold")).ok());
+  json va = {{"apiVersion", "storage.k8s.io/v1"},
+             {"kind", "VolumeAttachment"},
+             {"metadata", {{"name", "csi-0123"}}},
+             {"spec",
+              {{"attacher", "csi.vsphere.vmware.com"},
+               {"nodeName", "node-1"},
+               {"source", {{"persistentVolumeName", "pv-1"}}}}},
+             {"status", {{"attached", false}, {"attachError", {{"message", "VM is locked"}}}}}};
+  ASSERT_TRUE(cluster_->emu().Put("volumeattachments", va).ok());
+  cluster_->emu().ResetRequestCounts();
+  Outcome r = Csi(kUserA, kPasswordA, "csi-volumes");
+  EXPECT_EQ(r.code, 1) << r.out;
+  for (const auto& [key, n] : cluster_->emu().RequestCounts()) {  // read-only
+    EXPECT_TRUE(absl::StartsWith(key, "get ") || absl::StartsWith(key, "list ") ||
+                absl::StartsWith(key, "watch "))
+        << key << ": " << n;
+  }
+  EXPECT_THAT(r.out, HasSubstr("storageclass standard  a 1 GiB volume would go to datastore1"));
+  EXPECT_THAT(r.out, HasSubstr("storageclass gold      a 1 GiB volume would go to datastore1"));
+  EXPECT_THAT(r.out, HasSubstr("storageclass platinum  CreateVolume would fail: "
+                               "storagepolicyname \"platinum\": no such storage policy"));
+  EXPECT_THAT(r.out, HasSubstr("storageclass local     CreateVolume would fail: "));
+  EXPECT_THAT(r.out, HasSubstr("c1-host-1"));
+  EXPECT_THAT(r.out, HasSubstr("storageclass typo      CreateVolume would fail: "));
+  EXPECT_THAT(r.out, HasSubstr("storagepolicy"));
+  EXPECT_THAT(r.out, HasSubstr("storageclass zoned     allowedTopologies "
+                               "topology.kubernetes.io/zone=zone-x: no Node has it"));
+  EXPECT_THAT(r.out, HasSubstr("(StorageClass platinum): CreateVolume would fail: "));
+  EXPECT_THAT(r.out, HasSubstr("pvc default/data-1"));
+  EXPECT_THAT(r.out, HasSubstr("being provisioned, on datastore1"));
+  EXPECT_THAT(r.out, HasSubstr("csi-0123 (pv-1 on Node node-1): not attached: VM is locked"));
+  // With zones: which hosts carry which zone, and the host that carries none.
+  Outcome z = Csi(kUserA, kPasswordA, "csi-zones",
+                  "[Labels]\nzone = \"k8s-zone\"\nregion = \"k8s-region\"\n");
+  EXPECT_THAT(z.out, HasSubstr("hosts by topology: {"));
+  EXPECT_THAT(z.out, HasSubstr("zone-a} (2 hosts)"));
+  EXPECT_THAT(z.out, HasSubstr("1 host without a value for every topology key"));
+  EXPECT_THAT(z.out, HasSubstr("c2-host-0"));
 }
 
 }  // namespace

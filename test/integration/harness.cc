@@ -124,10 +124,11 @@ std::string TestSpec() {
   return spec.dump();
 }
 
-absl::StatusOr<std::unique_ptr<Cluster>> Cluster::Start(const std::string& name) {
+absl::StatusOr<std::unique_ptr<Cluster>> Cluster::Start(const std::string& name,
+                                                        const std::string& spec) {
   std::unique_ptr<Cluster> c(new Cluster());
   c->dir_ = MakeTempDir(name);
-  auto vc = testing::VcsimProcess::Start(TestSpec());
+  auto vc = testing::VcsimProcess::Start(spec);
   if (!vc.ok()) return vc.status();
   c->vcsim_ = *std::move(vc);
   auto url = c->emu_.Start();

@@ -58,7 +58,8 @@ class Cluster {
  public:
   // Starts vcsim and the emulator, writes the kubeconfig, vsphere.conf (credentials from the
   // Secret kube-system/vsphere-cloud-secret) and creates that Secret with user A.
-  static absl::StatusOr<std::unique_ptr<Cluster>> Start(const std::string& name);
+  static absl::StatusOr<std::unique_ptr<Cluster>> Start(const std::string& name,
+                                                        const std::string& spec = TestSpec());
   ~Cluster();
 
   testing::VcsimProcess& vcsim() { return *vcsim_; }

@@ -43,12 +43,14 @@ std::vector<diagnose::NodeFacts> MatchNodes(const cloud::Config& config,
         f.vm = cloud::DebugString(m->vm);
         absl::StatusOr<bool> off = instances.InstanceShutdown(id);
         f.powered_off = off.ok() && *off;
+        f.metadata = instances.GetInstanceMetadata(id).status();
       }
     } else {
       absl::StatusOr<bool> exists = instances.InstanceExists(id);
       f.match = !exists.ok() ? exists.status()
                 : *exists    ? absl::OkStatus()
                              : absl::NotFoundError("no VM has its providerID's UUID");
+      if (f.match->ok()) f.metadata = instances.GetInstanceMetadata(id).status();
     }
     out.push_back(std::move(f));
   }
@@ -80,9 +82,11 @@ void DiagnoseCluster(const Options& o, const cloud::Config& config, diagnose::Re
   }
   cloud::CredentialStore creds(config, secrets ? &*secrets : nullptr);
   (void)creds.Start();  // a source that cannot be read shows in its vCenter's lines
-  const bool vcenters_ok =
-      DiagnoseVcenters(config, creds, diagnose::Component::kCpi,
-                       nodes ? NodeVmUuids(*nodes) : std::vector<std::string>{}, report);
+  diagnose::VcenterCheckOptions vo;
+  vo.component = diagnose::Component::kCpi;
+  if (nodes) vo.node_vm_uuids = NodeVmUuids(*nodes);
+  if (config.labels.ZonesEnabled()) vo.tag_categories = {config.labels.zone, config.labels.region};
+  const bool vcenters_ok = DiagnoseVcenters(config, creds, vo, report);
   if (nodes) {
     diagnose::NodeCheckContext c;
     c.zones_configured = config.labels.ZonesEnabled();

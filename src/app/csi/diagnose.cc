@@ -4,9 +4,12 @@
 
 #include "absl/strings/match.h"
 #include "app/csi/config.h"
+#include "app/csi/diagnose_volumes.h"
 #include "app/shared/diagnose_cli.h"
 #include "app/shared/diagnose_cluster.h"
 #include "cloud/credentials/credential_store.h"
+#include "csi/controller/controller_backend.h"
+#include "csi/controller/host_topology.h"
 #include "diagnose/config_checks.h"
 
 namespace ccm::app {
@@ -39,14 +42,17 @@ std::optional<CsiDiagnoseFlags> ParseFlags(const std::vector<std::string>& rest,
 
 void DiagnoseCluster(const CsiDiagnoseFlags& flags, const cloud::Config& config,
                      diagnose::Report& report) {
-  std::unique_ptr<kube::RestClient> api =
+  std::shared_ptr<kube::RestClient> api =
       DiagnoseKubeClient(flags.master, flags.kubeconfig, report);
   std::optional<std::vector<kube::Json>> nodes;
   if (api) nodes = DiagnoseListNodes(*api, report);
   cloud::CredentialStore creds(config, nullptr);  // the driver's credentials are in its config
   (void)creds.Start();
-  DiagnoseVcenters(config, creds, diagnose::Component::kCsi,
-                   nodes ? NodeVmUuids(*nodes) : std::vector<std::string>{}, report);
+  diagnose::VcenterCheckOptions vo;
+  vo.component = diagnose::Component::kCsi;
+  if (nodes) vo.node_vm_uuids = NodeVmUuids(*nodes);
+  vo.tag_categories = csi::CategoriesOf(csi::TopologyOf(config)).categories;
+  const bool vcenters_ok = DiagnoseVcenters(config, creds, vo, report);
   creds.Stop();
   if (!nodes) return;
   std::vector<diagnose::NodeFacts> facts;
@@ -57,6 +63,12 @@ void DiagnoseCluster(const CsiDiagnoseFlags& flags, const cloud::Config& config,
   c.zone_category = config.labels.zone;
   c.region_category = config.labels.region;
   diagnose::JudgeNodes(facts, c, report);
+  if (vcenters_ok) {
+    DiagnoseVolumes(config, api, *nodes, report);
+  } else {
+    report.Warn("volumes", "volume checks skipped: a vCenter did not answer",
+                "fix the vCenter errors above");
+  }
 }
 
 }  // namespace

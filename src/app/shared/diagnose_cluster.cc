@@ -23,25 +23,31 @@ std::unique_ptr<kube::RestClient> DiagnoseKubeClient(const std::string& master,
   return *std::move(client);
 }
 
-std::optional<std::vector<kube::Json>> DiagnoseListNodes(kube::Client& client,
-                                                         diagnose::Report& report) {
-  std::vector<kube::Json> nodes;
+absl::StatusOr<std::vector<kube::Json>> ListAll(kube::Client& client, const kube::Resource& r) {
+  std::vector<kube::Json> out;
   kube::ListOptions o;
   o.limit = 500;
   do {
-    absl::StatusOr<kube::ListResult> page = client.List(kube::Nodes(), "", o);
-    if (!page.ok()) {
-      report.Error("kubernetes", absl::StrCat("cannot list Nodes: ", page.status().message()),
-                   "check the kubeconfig, the API server and that the component's account may "
-                   "list Nodes");
-      return std::nullopt;
-    }
-    for (kube::Json& n : page->items) nodes.push_back(std::move(n));
+    absl::StatusOr<kube::ListResult> page = client.List(r, "", o);
+    if (!page.ok()) return page.status();
+    for (kube::Json& n : page->items) out.push_back(std::move(n));
     o.continue_token = page->continue_token;
   } while (!o.continue_token.empty());
-  report.Ok("kubernetes", absl::StrCat("API server answers: ", nodes.size(), " Node",
-                                       nodes.size() == 1 ? "" : "s"));
-  return nodes;
+  return out;
+}
+
+std::optional<std::vector<kube::Json>> DiagnoseListNodes(kube::Client& client,
+                                                         diagnose::Report& report) {
+  absl::StatusOr<std::vector<kube::Json>> nodes = ListAll(client, kube::Nodes());
+  if (!nodes.ok()) {
+    report.Error("kubernetes", absl::StrCat("cannot list Nodes: ", nodes.status().message()),
+                 "check the kubeconfig, the API server and that the component's account may "
+                 "list Nodes");
+    return std::nullopt;
+  }
+  report.Ok("kubernetes", absl::StrCat("API server answers: ", nodes->size(), " Node",
+                                       nodes->size() == 1 ? "" : "s"));
+  return *std::move(nodes);
 }
 
 diagnose::NodeFacts NodeFactsOf(const kube::Json& node) {
@@ -71,14 +77,10 @@ std::vector<std::string> NodeVmUuids(const std::vector<kube::Json>& nodes) {
 }
 
 bool DiagnoseVcenters(const cloud::Config& config, vsphere::CredentialSource& creds,
-                      diagnose::Component component, const std::vector<std::string>& node_uuids,
-                      diagnose::Report& report) {
-  diagnose::VcenterCheckOptions o;
-  o.component = component;
-  o.node_vm_uuids = node_uuids;
+                      const diagnose::VcenterCheckOptions& options, diagnose::Report& report) {
   bool all = true;
   for (const cloud::VirtualCenterConfig& vc : config.vcenters) {
-    all = diagnose::CheckVcenter(vc, creds, o, report) && all;
+    all = diagnose::CheckVcenter(vc, creds, options, report) && all;
   }
   return all;
 }

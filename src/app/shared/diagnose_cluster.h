@@ -13,7 +13,9 @@
 #include "diagnose/node_checks.h"
 #include "diagnose/report.h"
 #include "diagnose/vcenter_checks.h"
+#include "diagnose/vcenter_probe.h"
 #include "kube/client.h"
+#include "kube/resource.h"
 
 namespace ccm::app {
 
@@ -22,6 +24,9 @@ namespace ccm::app {
 std::unique_ptr<kube::RestClient> DiagnoseKubeClient(const std::string& master,
                                                      const std::string& kubeconfig,
                                                      diagnose::Report& report);
+
+// Every object of a resource in all namespaces (all pages).
+absl::StatusOr<std::vector<kube::Json>> ListAll(kube::Client& client, const kube::Resource& r);
 
 // Every Node (all pages); an error line and nullopt when they cannot be listed.
 std::optional<std::vector<kube::Json>> DiagnoseListNodes(kube::Client& client,
@@ -33,10 +38,10 @@ diagnose::NodeFacts NodeFactsOf(const kube::Json& node);
 // The BIOS UUIDs of the Nodes' providerIDs.
 std::vector<std::string> NodeVmUuids(const std::vector<kube::Json>& nodes);
 
-// The vCenter and privilege checks of every configured vCenter, with the component's
-// credentials (its started cloud::CredentialStore). Returns whether every vCenter answered.
+// The vCenter, privilege and zone checks of every configured vCenter, with the component's
+// credentials (its started cloud::CredentialStore). `options` names the component, the node VMs
+// and the tag categories it reads. Returns whether every vCenter answered.
 bool DiagnoseVcenters(const cloud::Config& config, vsphere::CredentialSource& creds,
-                      diagnose::Component component, const std::vector<std::string>& node_uuids,
-                      diagnose::Report& report);
+                      const diagnose::VcenterCheckOptions& options, diagnose::Report& report);
 
 }  // namespace ccm::app

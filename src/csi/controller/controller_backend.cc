@@ -42,6 +42,7 @@ absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
   auto b = std::unique_ptr<ControllerBackend>(new ControllerBackend());
   b->config_ = config;
   b->topology_ = TopologyOf(config);
+  b->clean_operations_ = options.clean_operations;
   b->credentials_ = std::make_unique<cloud::CredentialStore>(b->config_, nullptr);
 
   const absl::Duration interval =
@@ -106,7 +107,7 @@ absl::Status ControllerBackend::Start() {
   if (pvs_ != nullptr) pvs_->Start();
   if (migrations_ != nullptr) migrations_->Start();
   datastores_->Start();
-  cleaner_ = std::thread([this] { CleanOperations(); });
+  if (clean_operations_) cleaner_ = std::thread([this] { CleanOperations(); });
   return absl::OkStatus();
 }
 

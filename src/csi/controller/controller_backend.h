@@ -54,6 +54,8 @@ struct BackendOptions {
   // The per-vCenter state's gauge and Events (vcenter_status.h); all optional.
   metrics::Registry* registry = nullptr;
   std::string pod_name;  // POD_NAME: the Pod the Events are about
+  // Deletes ended CnsVolumeOperationRequests periodically. Off for read-only users (diagnose).
+  bool clean_operations = true;
 };
 
 class ControllerBackend final : public ControllerCloud {
@@ -105,6 +107,7 @@ class ControllerBackend final : public ControllerCloud {
   std::thread cleaner_;
   std::vector<VCenterEndpoint> endpoints_;
   std::unique_ptr<DatastoreInventory> datastores_;
+  bool clean_operations_ = true;
   bool started_ = false;
 };
 

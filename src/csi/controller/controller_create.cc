@@ -68,6 +68,17 @@ absl::Status ControllerService::DoCreate(const ::csi::v1::CreateVolumeRequest& r
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<std::string>> ControllerService::PlanCreate(
+    const ::csi::v1::CreateVolumeRequest& req) {
+  CCM_ASSIGN_OR_RETURN(CreatePlan plan, ParseCreate(req));
+  CCM_ASSIGN_OR_RETURN(Placed placed, Place(plan));
+  std::vector<std::string> out;
+  for (const PlacementChoice& c : placed.choices) {
+    out.push_back(placed.view->datastores[c.candidate].name);
+  }
+  return out;
+}
+
 absl::Status ControllerService::FindOrCreate(CreatePlan& plan,
                                              ::csi::v1::CreateVolumeResponse* resp) {
   CCM_ASSIGN_OR_RETURN(bool done, FindExisting(plan, resp));

@@ -86,6 +86,11 @@ class ControllerService final : public ::csi::v1::Controller::Service {
   grpc::Status ListSnapshots(Ctx*, const ::csi::v1::ListSnapshotsRequest* req,
                              ::csi::v1::ListSnapshotsResponse* resp) override;
 
+  // CreateVolume's decisions without creating anything (diagnose): the request's checks, then
+  // placement as CreateVolume would run it now (datastore inventory, node VMs, storage policy).
+  // The names of the datastores it would try, in order; CreateVolume's error otherwise.
+  absl::StatusOr<std::vector<std::string>> PlanCreate(const ::csi::v1::CreateVolumeRequest& req);
+
  private:
   // A volume found in CNS, and the vCenter holding it.
   struct Located {
