@@ -1,5 +1,6 @@
 #include "diagnose/vcenter_probe.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <utility>
@@ -228,7 +229,9 @@ bool CheckVcenter(const cloud::VirtualCenterConfig& vc, vsphere::CredentialSourc
   if (!options.tag_categories.empty()) {
     JudgeZones(vc.label, ProbeZones(vc, creds, co, client, dcs, options.tag_categories), report);
   }
-  return true;
+  // A configured datacenter that is not there fails the component's own inventory too.
+  return std::all_of(f.datacenter_matches.begin(), f.datacenter_matches.end(),
+                     [](const DatacenterMatch& m) { return m.status.ok(); });
 }
 
 }  // namespace ccm::diagnose

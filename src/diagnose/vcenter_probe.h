@@ -27,7 +27,8 @@ struct VcenterCheckOptions {
   absl::Duration timeout = absl::Seconds(10);
 };
 
-// Returns whether it logged in and read the datacenters (later checks can use the vCenter).
+// Returns whether it logged in and found every configured datacenter (the component's own
+// inventory would load: later checks can use the vCenter).
 bool CheckVcenter(const cloud::VirtualCenterConfig& vc, vsphere::CredentialSource& creds,
                   const VcenterCheckOptions& options, Report& report);
 

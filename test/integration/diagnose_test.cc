@@ -263,8 +263,7 @@ json Claim(const std::string& name, const std::string& storage_class) {
           {"spec",
            {{"storageClassName", storage_class},
             {"accessModes", {"ReadWriteOnce"}},
-            {"resources", {{"requests", {{"storage", "2Gi"}}}}}}},
-          {"status", {{"phase", "Pending"}}}};
+            {"resources", {{"requests", {{"storage", "2Gi"}}}}}}}};
 }
 
 // The CSI driver's own CreateVolume decisions about each StorageClass and Pending claim, and the
@@ -285,6 +284,9 @@ TEST_F(DiagnoseTest, VolumeProblemsAreNamed) {
   }
   ASSERT_TRUE(cluster_->emu().Create("persistentvolumeclaims", Claim("data-0", "platinum")).ok());
   ASSERT_TRUE(cluster_->emu().Create("persistentvolumeclaims", Claim("data-1", "gold")).ok());
+  json bound = Claim("data-2", "platinum");
+  bound["spec"]["volumeName"] = "pv-2";
+  ASSERT_TRUE(cluster_->emu().Create("persistentvolumeclaims", bound).ok());
   json va = {{"apiVersion", "storage.k8s.io/v1"},
              {"kind", "VolumeAttachment"},
              {"metadata", {{"name", "csi-0123"}}},
@@ -315,6 +317,7 @@ TEST_F(DiagnoseTest, VolumeProblemsAreNamed) {
   EXPECT_THAT(r.out, HasSubstr("(StorageClass platinum): CreateVolume would fail: "));
   EXPECT_THAT(r.out, HasSubstr("pvc default/data-1"));
   EXPECT_THAT(r.out, HasSubstr("being provisioned, on datastore1"));
+  EXPECT_THAT(r.out, Not(HasSubstr("data-2")));  // bound to its volume
   EXPECT_THAT(r.out, HasSubstr("csi-0123 (pv-1 on Node node-1): not attached: VM is locked"));
   // With zones: which hosts carry which zone, and the host that carries none.
   Outcome z = Csi(kUserA, kPasswordA, "csi-zones",

@@ -66,7 +66,7 @@ void DiagnoseCluster(const CsiDiagnoseFlags& flags, const cloud::Config& config,
   if (vcenters_ok) {
     DiagnoseVolumes(config, api, *nodes, report);
   } else {
-    report.Warn("volumes", "volume checks skipped: a vCenter did not answer",
+    report.Warn("volumes", "volume checks skipped: a vCenter check failed",
                 "fix the vCenter errors above");
   }
 }

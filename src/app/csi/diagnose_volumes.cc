@@ -293,7 +293,9 @@ std::vector<diagnose::PvcFacts> ClaimFacts(csi::ControllerService* svc,
   std::vector<diagnose::PvcFacts> out;
   for (const Json& pvc : claims) {
     const Json& meta = pvc.value("metadata", kEmpty);
-    if (pvc.value("status", kEmpty).value("phase", "") != "Pending" ||
+    // The API server defaults an absent phase to Pending; a volumeName waits for binding.
+    const std::string phase = pvc.value("status", kEmpty).value("phase", "");
+    if ((phase != "Pending" && !phase.empty()) ||
         !pvc.value("spec", kEmpty).value("volumeName", "").empty()) {
       continue;
     }
