@@ -63,6 +63,14 @@ bool FakeClock::WaitForSleepers(int n, absl::Duration timeout) const {
   return mu_.AwaitWithTimeout(absl::Condition(&enough), timeout);
 }
 
+bool FakeClock::WaitForSleeperUntil(absl::Time deadline, absl::Duration timeout) const {
+  absl::MutexLock lock(&mu_);
+  auto asleep = [this, deadline]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return !deadlines_.empty() && *deadlines_.rbegin() >= deadline && *deadlines_.rbegin() > now_;
+  };
+  return mu_.AwaitWithTimeout(absl::Condition(&asleep), timeout);
+}
+
 int FakeClock::sleepers() const {
   absl::MutexLock lock(&mu_);
   return SleepersLocked();

@@ -28,6 +28,10 @@ class FakeClock final : public Clock {
   absl::Duration AdvanceToNextWakeup();
   // Blocks (real time, up to `timeout`) until at least `n` threads are sleeping on this clock.
   bool WaitForSleepers(int n, absl::Duration timeout = absl::Seconds(10)) const;
+  // Blocks (real time, up to `timeout`) until a thread sleeps until `deadline` or later: a
+  // periodic loop has computed its next wake-up (other sleepers, with nearer deadlines, do not
+  // count).
+  bool WaitForSleeperUntil(absl::Time deadline, absl::Duration timeout = absl::Seconds(10)) const;
   int sleepers() const;
 
  private:

@@ -136,9 +136,15 @@ absl::Status SyncerEnv::StartSyncer() {
   syncer_ = std::make_unique<MetadataSyncer>(
       *pvs_, *pvcs_, *pods_, std::vector<CnsTarget>{{vcenter_, cns_.get(), "admin"}},
       std::move(so));
+  const absl::Time start = clock_.Now();
   syncer_->Start();
   if (!ccm::testing::Eventually([&] { return syncer_->stats().full_syncs >= 1; })) {
     return absl::DeadlineExceededError("the first full sync did not end");
+  }
+  // The periodic loop computes its first wake-up from the time it starts: it must be asleep
+  // before a test advances the clock, or that advance is not a period for it.
+  if (!clock_.WaitForSleeperUntil(start + kPeriod)) {
+    return absl::DeadlineExceededError("the syncer's periodic full sync did not start");
   }
   return absl::OkStatus();
 }
