@@ -26,6 +26,7 @@ FROM debian:bookworm-slim AS ccm
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates libcurl4 libpugixml1v5 libexpat1 \
       libyaml-cpp0.7 libspdlog1.10 libfmt9 libabsl20220623 libssl3 zlib1g libbrotli1 \
+      libtcmalloc-minimal4 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /build/src/app/ccm/vsphere-cloud-controller-manager /bin/vsphere-cloud-controller-manager
 USER 65532:65532
