@@ -1,5 +1,6 @@
 #include "diagnose/node_checks.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace ccm::diagnose {
@@ -9,11 +10,16 @@ constexpr char kCheck[] = "nodes";
 
 std::string Why(const absl::Status& s) { return std::string(s.message()); }
 
-// The fix for a GetInstanceMetadata error: zones (FailedPrecondition), else the addresses.
+// The fix for a GetInstanceMetadata error: its zone or region, its addresses, or else.
 std::string MetadataFix(const absl::Status& s) {
-  if (s.code() == absl::StatusCode::kFailedPrecondition) {
+  if (absl::StrContains(s.message(), " category \"")) {
     return "tag the VM's host, cluster or datacenter with exactly one tag of each configured "
            "category (the nearest tagged object wins)";
+  }
+  if (absl::StrContains(s.message(), "IP address")) {
+    return "the CPI reports the VM's IPs from VMware Tools: run Tools in the guest with an "
+           "address on a network the config allows ([Nodes] internal/external network names or "
+           "subnets), or start the kubelet with --node-ip";
   }
   return "see the message; the CPI's log and the Node's InitializationFailed Event say the same";
 }

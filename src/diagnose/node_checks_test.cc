@@ -46,7 +46,11 @@ TEST(NodeChecksTest, EachNodeProblemHasItsLine) {
   NodeFacts no_zone = Initialised("node-6");
   no_zone.zone.clear();
   NodeFacts untagged = found;
-  untagged.metadata = absl::FailedPreconditionError("no tag of category k8s-zone on host-1");
+  untagged.metadata =
+      absl::FailedPreconditionError("no tag of zone category \"k8s-zone\" found on host-1");
+  NodeFacts no_ip = found;
+  no_ip.metadata = absl::FailedPreconditionError(
+      "node-4: unable to find suitable IP address for node with IP family ipv4");
   NodeFacts untagged_labelled = no_zone;
   untagged_labelled.metadata = untagged.metadata;
   NodeFacts gone = Initialised("node-7");
@@ -99,15 +103,22 @@ TEST(NodeChecksTest, EachNodeProblemHasItsLine) {
       {"VM found, no zone tag",
        {untagged},
        zones,
-       {"node-4: not initialised: its VM is vm-44 (node-4) in vc1/dc1, but no tag of category "
-        "k8s-zone on host-1",
+       {"node-4: not initialised: its VM is vm-44 (node-4) in vc1/dc1, but no tag of zone "
+        "category \"k8s-zone\" found on host-1",
         "exactly one tag of each configured category"},
+       1,
+       0},
+      {"VM found, no IP",
+       {no_ip},
+       cpi,
+       {"but node-4: unable to find suitable IP address", "run Tools in the guest"},
        1,
        0},
       {"initialised, no zone tag",
        {untagged_labelled},
        zones,
-       {"node-6: no zone or region label (its VM's tags: no tag of category k8s-zone on host-1)"},
+       {"node-6: no zone or region label (its VM's tags: no tag of zone category \"k8s-zone\" "
+        "found on host-1)"},
        1,
        0},
       {"CSI: no providerID",

@@ -21,9 +21,11 @@ std::string Carriers(const std::vector<std::string>& items) {
 void JudgeCategory(const std::string& check, const std::string& category, const ZoneFacts& f,
                    Report& report) {
   if (std::find(f.existing.begin(), f.existing.end(), category) == f.existing.end()) {
+    std::vector<std::string> there = f.existing;  // vCenter lists them in no particular order
+    std::sort(there.begin(), there.end());
     report.Error(check,
                  absl::StrCat("tag category \"", category, "\" does not exist (categories there: ",
-                              f.existing.empty() ? "none" : absl::StrJoin(f.existing, ", "), ")"),
+                              there.empty() ? "none" : absl::StrJoin(there, ", "), ")"),
                  absl::StrCat("create it (govc tags.category.create ", category,
                               ") and tag the datacenters, clusters or hosts, or correct the "
                               "category name in the config's [Labels]"));

@@ -47,7 +47,9 @@ std::string DiagnoseSpec() {
   json spec = json::parse(TestSpec());
   json& dc = spec["datacenters"][0];
   dc["clusters"].push_back({{"name", "c2"}, {"hosts", 1}});
-  dc["vms"].push_back({{"name", "node-5"}, {"cluster", "c2"}});
+  dc["vms"].push_back({{"name", "node-5"},
+                       {"cluster", "c2"},
+                       {"nics", {{{"network", "VM Network"}, {"ips", {"10.0.0.15"}}}}}});
   dc["datastores"] = {{{"name", "local-0"},
                        {"capacity_mb", 900000},
                        {"hosts", {"c1-host-0"}},
@@ -239,13 +241,14 @@ TEST_F(DiagnoseTest, ZoneProblemsAreNamed) {
   EXPECT_THAT(r.out, HasSubstr("zones vc-test       k8s-zone: cluster dc1/c1=zone-a"));
   EXPECT_THAT(r.out, HasSubstr("k8s-region: datacenter /dc1=region-1"));
   EXPECT_THAT(r.out, HasSubstr("node-5: not initialised: its VM is vm-"));
-  EXPECT_THAT(r.out, HasSubstr("k8s-zone"));
+  EXPECT_THAT(r.out, HasSubstr("no tag of zone category \"k8s-zone\" found on"));
+  EXPECT_THAT(r.out, HasSubstr("exactly one tag of each configured category"));
   std::string typo = config;
   typo.replace(typo.find("zone: k8s-zone"), 14, "zone: k8s-zon");
   Outcome t = Ccm(typo, "zone-typo");
   EXPECT_EQ(t.code, 1) << t.out;
   EXPECT_THAT(t.out, HasSubstr("tag category \"k8s-zon\" does not exist (categories there: "
-                               "k8s-zone, k8s-region)"));
+                               "k8s-region, k8s-zone)"));
 }
 
 json StorageClass(const std::string& name, json parameters) {
