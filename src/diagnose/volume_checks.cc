@@ -69,7 +69,7 @@ void JudgeClaim(const PvcFacts& p, Report& report) {
     report.Error(check,
                  absl::StrCat(head, ": CreateVolume would fail: ", p.verdict->status.message()),
                  CreateFix(p.verdict->status));
-  } else if (p.age < kAttachStuckAfter) {
+  } else if (p.age < kStuckAfter) {
     report.Ok(check, absl::StrCat(head, ": being provisioned, on ", Where(*p.verdict)));
   } else {
     report.Warn(check,
@@ -92,7 +92,7 @@ bool JudgeAttachment(const AttachmentFacts& a, Report& report) {
                  "then remove the VolumeAttachment's finalizer; otherwise recreate the Node");
     return false;
   }
-  if (a.deleting_for && *a.deleting_for >= kAttachStuckAfter) {
+  if (a.deleting_for && *a.deleting_for >= kStuckAfter) {
     report.Error(kCheck,
                  absl::StrCat(head, ": detaching for ", Seconds(*a.deleting_for), ": ",
                               a.detach_error.empty() ? "no error reported" : a.detach_error),
@@ -105,7 +105,7 @@ bool JudgeAttachment(const AttachmentFacts& a, Report& report) {
                  "the message is ControllerPublishVolume's: fix what it names");
     return false;
   }
-  if (!a.attached && a.age >= kAttachStuckAfter) {
+  if (!a.attached && a.age >= kStuckAfter) {
     report.Warn(kCheck, absl::StrCat(head, ": not attached after ", Seconds(a.age), ", no error"),
                 "check that csi-attacher runs beside the controller (its log names the "
                 "VolumeAttachment)");

@@ -54,9 +54,10 @@ struct AttachmentFacts {
   std::optional<absl::Duration> deleting_for;  // since its deletionTimestamp
 };
 
-// A VolumeAttachment not attached (or not detached) after this long is stuck: the external
-// attacher retries every few seconds, a healthy attach takes seconds.
-inline constexpr absl::Duration kAttachStuckAfter = absl::Minutes(2);
+// A VolumeAttachment not attached (or not detached) after this long is stuck, and a claim
+// CreateVolume would place still Pending is forgotten: the sidecars retry every few seconds, a
+// healthy attach or create takes seconds.
+inline constexpr absl::Duration kStuckAfter = absl::Minutes(2);
 
 void JudgeStorageClasses(const std::vector<StorageClassFacts>& classes, Report& report);
 void JudgePvcs(const std::vector<PvcFacts>& claims, Report& report);

@@ -239,26 +239,6 @@ std::vector<diagnose::StorageClassFacts> ClassFacts(csi::ControllerService* svc,
   return out;
 }
 
-// The newest ProvisioningFailed Event's message about a claim.
-std::string LastFailure(kube::Client& api, const std::string& ns, const std::string& name) {
-  absl::StatusOr<kube::ListResult> events = api.List(kube::CoreEvents(), ns, {});
-  if (!events.ok()) return "";
-  std::string newest, message;
-  for (const Json& e : events->items) {
-    const Json& o = e.value("involvedObject", kEmpty);
-    if (o.value("kind", "") != "PersistentVolumeClaim" || o.value("name", "") != name ||
-        e.value("reason", "") != "ProvisioningFailed") {
-      continue;
-    }
-    std::string when = e.value("lastTimestamp", "");
-    if (when.empty() || when >= newest) {
-      newest = when;
-      message = e.value("message", "");
-    }
-  }
-  return message;
-}
-
 std::string ClassOf(const Json& pvc, const std::map<std::string, Json>& classes) {
   const Json& spec = pvc.value("spec", kEmpty);
   if (spec.contains("storageClassName") && spec["storageClassName"].is_string()) {
@@ -291,6 +271,7 @@ std::vector<diagnose::PvcFacts> ClaimFacts(csi::ControllerService* svc,
                                            const std::vector<Json>& claims, kube::Client& api,
                                            const std::vector<Json>& nodes) {
   std::vector<diagnose::PvcFacts> out;
+  std::map<std::string, std::vector<Json>> events;  // by namespace
   for (const Json& pvc : claims) {
     const Json& meta = pvc.value("metadata", kEmpty);
     // The API server defaults an absent phase to Pending; a volumeName waits for binding.
@@ -314,7 +295,16 @@ std::vector<diagnose::PvcFacts> ClaimFacts(csi::ControllerService* svc,
       ask.requisite = Requisite(topology, sc->second, nodes, selected);
       p.verdict = Ask(*svc, RequestFor("pvc-" + meta.value("uid", name), sc->second, ask));
     }
-    p.last_failure = LastFailure(api, ns, name);
+    // The Events matter only for a claim CreateVolume would place that has waited long: read
+    // them then, once per namespace.
+    if (p.verdict && p.verdict->status.ok() && p.age >= diagnose::kStuckAfter) {
+      auto it = events.find(ns);
+      if (it == events.end()) {
+        absl::StatusOr<kube::ListResult> l = api.List(kube::CoreEvents(), ns, {});
+        it = events.emplace(ns, l.ok() ? std::move(l->items) : std::vector<Json>{}).first;
+      }
+      p.last_failure = NewestProvisioningFailure(it->second, name);
+    }
     out.push_back(std::move(p));
   }
   return out;
@@ -346,6 +336,24 @@ std::vector<diagnose::AttachmentFacts> AttachmentFactsOf(const std::vector<Json>
 }
 
 }  // namespace
+
+std::string NewestProvisioningFailure(const std::vector<Json>& events, const std::string& claim) {
+  std::string newest, message;
+  for (const Json& e : events) {
+    const Json& o = e.value("involvedObject", kEmpty);
+    if (o.value("kind", "") != "PersistentVolumeClaim" || o.value("name", "") != claim ||
+        e.value("reason", "") != "ProvisioningFailed") {
+      continue;
+    }
+    // RFC 3339 in UTC compares as text; an Event without a time does not win over one with.
+    const std::string when = e.value("lastTimestamp", "");
+    if (message.empty() || when > newest) {
+      newest = when;
+      message = e.value("message", "");
+    }
+  }
+  return message;
+}
 
 void DiagnoseVolumes(const cloud::Config& config, std::shared_ptr<kube::Client> api,
                      const std::vector<Json>& nodes, diagnose::Report& report) {

@@ -6,6 +6,7 @@
 // which hosts have no topology segment. The lines come from diagnose/volume_checks.h.
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "cloud/config/config.h"
@@ -13,6 +14,11 @@
 #include "kube/client.h"
 
 namespace ccm::app {
+
+// The message of the newest ProvisioningFailed Event about the claim named `claim` ("" when
+// none), from the Events of its namespace.
+std::string NewestProvisioningFailure(const std::vector<kube::Json>& events,
+                                      const std::string& claim);
 
 void DiagnoseVolumes(const cloud::Config& config, std::shared_ptr<kube::Client> api,
                      const std::vector<kube::Json>& nodes, diagnose::Report& report);
