@@ -181,6 +181,12 @@ TEST_F(DiagnoseTest, EachVcenterMistakeNamesItsFix) {
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_THAT(r.out, HasSubstr("login as ccm-a@vsphere.local failed"));
   EXPECT_THAT(r.out, Not(HasSubstr("not-the-password")));
+  // The CSI driver's: the volume checks need the vCenter and say so instead of guessing.
+  Outcome csi = Csi(kUserA, "not-the-password", "csi-password");
+  EXPECT_EQ(csi.code, 1) << csi.out;
+  EXPECT_THAT(csi.out, HasSubstr("login as ccm-a@vsphere.local failed"));
+  EXPECT_THAT(csi.out, HasSubstr("volume checks skipped: a vCenter check failed"));
+  EXPECT_THAT(csi.out, Not(HasSubstr("storageclass")));
 }
 
 // Users with reduced roles in the simulator's AuthorizationManager.
