@@ -222,9 +222,10 @@ std::unique_ptr<RestClient> RestClient::WithOwnRateLimit(absl::string_view name)
       new RestClient(shared_, absl::StrCat(http_->options().user_agent, "/", name)));
 }
 
-void RestClient::Throttle() {
+void RestClient::Throttle(absl::string_view method) {
   absl::Duration d = limiter_.Reserve();
   if (d > absl::ZeroDuration()) clock_->SleepFor(d, nullptr);
+  if (options_.on_rate_limiter_wait) options_.on_rate_limiter_wait(method, d);
 }
 
 void RestClient::CountRequest() {
@@ -277,7 +278,7 @@ std::vector<Header> RestClient::RequestHeaders() {
 
 absl::StatusOr<HttpResponse> RestClient::Send(const Call& call) {
   for (int attempt = 0;; ++attempt) {
-    Throttle();
+    Throttle(call.method);
     HttpRequest req;
     req.method = call.method;
     req.url = absl::StrCat(base_url_, call.path, call.query);
@@ -289,7 +290,9 @@ absl::StatusOr<HttpResponse> RestClient::Send(const Call& call) {
     if (!call.content_type.empty()) req.headers.emplace_back("Content-Type", call.content_type);
     req.body = call.body;
     CountRequest();
+    const absl::Time sent = clock_->Now();
     auto resp = http_->Do(req);
+    if (options_.on_request) options_.on_request(call.method, clock_->Now() - sent);
     if (!resp.ok()) {
       return Annotate(resp.status(), absl::StrCat(call.verb, " ", call.path));
     }
@@ -362,7 +365,7 @@ absl::Status RestClient::Watch(const Resource& r, absl::string_view ns, const Wa
   if (opts.allow_bookmarks) AddParam(&c.query, "allowWatchBookmarks", "true");
   if (opts.timeout_seconds > 0)
     AddParam(&c.query, "timeoutSeconds", absl::StrCat(opts.timeout_seconds));
-  Throttle();
+  Throttle(c.method);
   HttpRequest req;
   req.url = absl::StrCat(base_url_, c.path, c.query);
   req.headers = RequestHeaders();
@@ -448,7 +451,7 @@ absl::Status RestClient::Watch(const Resource& r, absl::string_view ns, const Wa
     if (cancel != nullptr && cancel->load()) {
       return absl::CancelledError(absl::StrCat("watch ", c.path, ": cancelled"));
     }
-    Throttle();
+    Throttle(c.method);
     req.headers = RequestHeaders();
     req.headers.emplace_back("Accept", "application/json");
     CountRequest();

@@ -132,6 +132,12 @@ struct RestClientOptions {
   Clock* clock = nullptr;  // null = the real clock (rate limiter, Retry-After sleeps)
   int max_retries = 5;     // for 429 / 503 with Retry-After (also a watch request's answer)
   absl::Duration max_retry_after = absl::Seconds(30);  // cap on one server-requested wait
+  // Called from any thread after each request but a watch, with its HTTP method and the time
+  // from sending it to its whole answer (client-go's rest_client_request_duration_seconds), and
+  // after each wait for the client-side rate limiter, zero included (its
+  // rest_client_rate_limiter_duration_seconds). Null: not measured.
+  std::function<void(absl::string_view method, absl::Duration took)> on_request;
+  std::function<void(absl::string_view method, absl::Duration waited)> on_rate_limiter_wait;
 };
 
 // One client per user, as client-go's ClientBuilder.ClientOrDie(name) gives every controller:
@@ -189,8 +195,8 @@ class RestClient final : public Client {
   absl::StatusOr<Json> SendForObject(const Call& call);
   absl::StatusOr<Json> SendForIdentity(const Call& call);
   Call CreateCall(const Resource& r, absl::string_view ns, const Json& obj) const;
-  std::vector<Header> RequestHeaders();  // auth, User-Agent of a view
-  void Throttle();                       // client-side QPS/burst
+  std::vector<Header> RequestHeaders();     // auth, User-Agent of a view
+  void Throttle(absl::string_view method);  // client-side QPS/burst
   void CountRequest();
 
   std::shared_ptr<Shared> shared_;

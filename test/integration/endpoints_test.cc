@@ -58,7 +58,8 @@ TEST(EndpointsTest, HealthMetricsLogsRotationAndVcenterDown) {
         "cloudprovider_vsphere_api_request_duration_seconds", "cloudprovider_vsphere_session_state",
         "cloudprovider_vsphere_tag_cache_hits_total",
         "cloudprovider_vsphere_tag_cache_misses_total", "leader_election_master_status",
-        "vsphere_ccm_build_info"}) {
+        "vsphere_ccm_build_info", "rest_client_request_duration_seconds",
+        "rest_client_rate_limiter_duration_seconds"}) {
     EXPECT_TRUE(absl::StrContains(m.body, absl::StrCat("# TYPE ", name, " ")))
         << "missing metric " << name;
   }
@@ -69,6 +70,13 @@ TEST(EndpointsTest, HealthMetricsLogsRotationAndVcenterDown) {
   }
   EXPECT_EQ(MetricValue(m.body, "cloud_node_controller_initialization_duration_seconds_count"), 1);
   EXPECT_EQ(MetricValue(m.body, "leader_election_master_status{"), 1);
+  // The Node's initialisation: its two writes, each timed; every request passed the rate limiter.
+  EXPECT_GE(
+      MetricValue(m.body, "rest_client_request_duration_seconds_count{verb=\"PATCH\",host=\""), 2)
+      << m.body;
+  EXPECT_GE(
+      MetricValue(m.body, "rest_client_rate_limiter_duration_seconds_count{verb=\"GET\",host=\""),
+      1);
   EXPECT_GE(
       MetricValue(m.body,
                   "cloudprovider_vsphere_api_requests_total{vcenter=\"vc-test\",request=\"Login\""),

@@ -16,6 +16,7 @@
 #include "app/ccm/controller_rounds.h"
 #include "app/ccm/secret_watcher.h"
 #include "app/shared/health_server.h"
+#include "app/shared/kube_metrics.h"
 #include "app/shared/lease_campaign.h"
 #include "cloud/config/config.h"
 #include "cloud/credentials/credential_store.h"
@@ -105,7 +106,9 @@ class Manager {
     }
     kcfg->qps = o_.kube_api_qps;
     kcfg->burst = o_.kube_api_burst;
-    auto client = kube::RestClient::New(*kcfg);
+    kube::RestClientOptions client_options;
+    ObserveKubeRequests(registry_, kcfg->server, &client_options);
+    auto client = kube::RestClient::New(*kcfg, std::move(client_options));
     if (!client.ok()) {
       LOG_ERROR("Kubernetes client: {}", client.status().message());
       return false;
