@@ -426,18 +426,32 @@ void ReportFloor(HttpClient& http, const std::string& debug, const kube::Config&
     auto r = http.Do({.url = debug + "/counters"});
     return r.ok() ? NodeWriteServeSeconds(json::parse(r->body, nullptr, false)) : 0.0;
   };
-  const double serve0 = serve_now();
-  absl::StatusOr<RunCpu> one = WriteFloor(http, debug, cfg, n, 1, "floor-1", cpu_now);
-  const double floor_serve_s = serve_now() - serve0;
-  if (!one.ok()) {
-    std::fprintf(stderr, "floor: %s\n", one.status().ToString().c_str());
-    return;
+  // The floor varies by about 20% from run to run on a busy 2-core machine: up to 2,000 Nodes it
+  // is measured three times (fresh Nodes each time) and the median run is the one compared.
+  const int rounds = n <= 2000 ? 3 : 1;
+  std::vector<std::pair<RunCpu, double>> runs;  // a run and its handlers' seconds
+  for (int i = 0; i < rounds; ++i) {
+    const double serve0 = serve_now();
+    absl::StatusOr<RunCpu> r =
+        WriteFloor(http, debug, cfg, n, 1,
+                   absl::StrCat("floor-1", std::string(1, static_cast<char>('a' + i))), cpu_now);
+    if (!r.ok()) {
+      std::fprintf(stderr, "floor: %s\n", r.status().ToString().c_str());
+      return;
+    }
+    runs.emplace_back(*r, serve_now() - serve0);
   }
+  std::sort(runs.begin(), runs.end(),
+            [](const auto& a, const auto& b) { return a.first.wall < b.first.wall; });
+  const RunCpu* one = &runs[runs.size() / 2].first;
+  const double floor_serve_s = runs[runs.size() / 2].second;
   const double per_node_ms = absl::ToDoubleMilliseconds(one->wall) / n;
   std::printf(
       "\nFLOOR: the same two writes from a minimal client, 1 thread: %s for %d Nodes, %.2f ms "
-      "per Node\n",
-      absl::FormatDuration(one->wall).c_str(), n, per_node_ms);
+      "per Node (median of %d runs: %.2f-%.2f ms)\n",
+      absl::FormatDuration(one->wall).c_str(), n, per_node_ms, rounds,
+      absl::ToDoubleMilliseconds(runs.front().first.wall) / n,
+      absl::ToDoubleMilliseconds(runs.back().first.wall) / n);
   if (2 * n > f.burst) {
     // The work time then includes the waits for the client's rate limiter: the (2N - burst) /
     // qps floor printed above is the one that applies.
@@ -446,12 +460,16 @@ void ReportFloor(HttpClient& http, const std::string& debug, const kube::Config&
         "(2N - burst) / qps floor above, not with this one\n");
     return;
   }
-  std::printf(
-      "controller: work duration per Node (workqueue mean) %.2f ms: RATIO %.2f (target "
-      "<= 1.2)\n",
-      work_mean_s * 1000, work_mean_s * 1000 / per_node_ms);
-  ReportShares(c, *one, floor_serve_s, n);
   const int workers = f.workers;
+  // Per Node against one thread only for one worker: with several, every item's time includes
+  // the others' share of the machine, and the N-thread comparison below is the one that applies.
+  if (workers == 1) {
+    std::printf(
+        "controller: work duration per Node (workqueue mean) %.2f ms: RATIO %.2f (target "
+        "<= 1.2)\n",
+        work_mean_s * 1000, work_mean_s * 1000 / per_node_ms);
+    ReportShares(c, *one, floor_serve_s, n);
+  }
   RunCpu floor = *one;
   if (workers > 1) {
     absl::StatusOr<RunCpu> many = WriteFloor(http, debug, cfg, n, workers, "floor-n", cpu_now);
