@@ -104,8 +104,9 @@ struct Named {
   std::string kind, name;
 };
 
-// Datastores, hosts and node VMs below the datacenters, keyed by moref.
-void CollectEntities(Client& client, const std::vector<vsphere::Datacenter>& dcs,
+// Hosts, node VMs and (for the CSI driver) datastores below the datacenters, keyed by moref.
+void CollectEntities(Client& client, Component component,
+                     const std::vector<vsphere::Datacenter>& dcs,
                      const std::set<std::string>& node_uuids, std::map<Moref, Named>& out) {
   for (const vsphere::Datacenter& dc : dcs) {
     out[dc.moref] = {kDatacenterKind, dc.path};
@@ -115,6 +116,7 @@ void CollectEntities(Client& client, const std::vector<vsphere::Datacenter>& dcs
     };
     for (const auto& [type, kind] :
          {std::pair{"Datastore", kDatastoreKind}, std::pair{"HostSystem", kHostKind}}) {
+      if (component == Component::kCpi && kind == kDatastoreKind) continue;  // not needed
       auto objs = vsphere::RetrieveAllOfType(client, type, {"name"}, {}, dc.moref);
       if (!objs.ok()) continue;
       for (const vsphere::ObjectContent& o : *objs) out[o.obj] = {kind, Qualified(o)};
@@ -222,7 +224,7 @@ bool CheckVcenter(const cloud::VirtualCenterConfig& vc, vsphere::CredentialSourc
   std::map<Moref, Named> entities;
   absl::StatusOr<vsphere::ServiceContent> sc = client.GetServiceContent();
   if (sc.ok()) entities[sc->root_folder] = {kRootFolder, "/"};
-  CollectEntities(client, dcs, uuids, entities);
+  CollectEntities(client, options.component, dcs, uuids, entities);
   absl::StatusOr<std::vector<EntityPrivileges>> privs = FetchPrivileges(client, user, entities);
   JudgePrivileges(options.component, vc.label, user, privs.status(),
                   privs.ok() ? *privs : std::vector<EntityPrivileges>{}, report);

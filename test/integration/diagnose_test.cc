@@ -41,8 +41,8 @@ void ExpectOnlyOk(const Outcome& r) {
 }
 
 // The harness's inventory, plus: a datastore on one host of c1 only (in datastore cluster
-// pod-local), a storage policy "gold" that datastore1 satisfies, and a cluster c2 whose host
-// carries no zone tag, with VM node-5.
+// pod-local), a storage policy "gold" that datastore1 satisfies, a cluster c2 whose host
+// carries no zone tag, with VM node-5, and VMs node-6 and node-7 in c1.
 std::string DiagnoseSpec() {
   json spec = json::parse(TestSpec());
   json& dc = spec["datacenters"][0];
@@ -50,6 +50,9 @@ std::string DiagnoseSpec() {
   dc["vms"].push_back({{"name", "node-5"},
                        {"cluster", "c2"},
                        {"nics", {{{"network", "VM Network"}, {"ips", {"10.0.0.15"}}}}}});
+  for (const char* name : {"node-6", "node-7"}) {
+    dc["vms"].push_back({{"name", name}, {"cluster", "c1"}});
+  }
   dc["datastores"] = {{{"name", "local-0"},
                        {"capacity_mb", 900000},
                        {"hosts", {"c1-host-0"}},
@@ -140,7 +143,7 @@ TEST_F(DiagnoseTest, HealthySetUpPrintsOnlyOk) {
   EXPECT_THAT(cpi.out, HasSubstr("logged in as ccm-a@vsphere.local"));
   EXPECT_THAT(cpi.out, HasSubstr("2 of 2 Nodes initialised with a VM, a zone and a region"));
   EXPECT_THAT(cpi.out, HasSubstr("has every privilege the CPI needs on 1 root folder, "
-                                 "1 datacenter, 2 datastores, 3 hosts, 2 node VMs"));
+                                 "1 datacenter, 3 hosts, 2 node VMs"));
   Outcome csi = Csi(kUserA, kPasswordA, "csi");
   ExpectOnlyOk(csi);
   EXPECT_THAT(csi.out, HasSubstr("has every privilege the CSI driver needs"));
@@ -223,6 +226,15 @@ TEST_F(DiagnoseTest, NodeProblemsAreNamed) {
   untainted["spec"].erase("taints");
   ASSERT_TRUE(cluster_->emu().Create("nodes", untainted).ok());
   AddInitialisedNode("node-3", false);
+  // Two guests report the hostname "twin"; a Node "twin" whose systemUUID no VM has.
+  for (const char* vm : {"node-5", "node-6"}) {
+    ASSERT_TRUE(cluster_->vcsim().SetGuest(vm, R"({"hostname": "twin"})").ok());
+  }
+  json twin = KubeletNode("twin", "4237a4c6-dead-beef-0000-00000000000a");
+  ASSERT_TRUE(cluster_->emu().Create("nodes", twin).ok());
+  // An initialised Node whose VM was deleted.
+  AddInitialisedNode("node-7");
+  ASSERT_TRUE(cluster_->vcsim().DestroyVm("node-7").ok());
   Outcome r = Ccm(CcmConfig("127.0.0.1", Port(), CaLine(), "vsphere-cloud-secret"), "nodes");
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_THAT(r.out, HasSubstr("node-1: not initialised: its VM vm-"));
@@ -231,6 +243,9 @@ TEST_F(DiagnoseTest, NodeProblemsAreNamed) {
   EXPECT_THAT(r.out, HasSubstr("node-2: no providerID and no uninitialized taint"));
   EXPECT_THAT(r.out, HasSubstr("node-3: no zone or region label"));
   EXPECT_THAT(r.out, HasSubstr("node-4: not initialised: its VM is vm-"));
+  EXPECT_THAT(r.out, HasSubstr("twin: not initialised: node twin: 2 VMs match hostname twin"));
+  EXPECT_THAT(r.out, HasSubstr("make the identifier unique"));
+  EXPECT_THAT(r.out, HasSubstr("node-7: its VM is gone (vsphere://"));
   Outcome csi = Csi(kUserA, kPasswordA, "csi-nodes");
   EXPECT_EQ(csi.code, 1) << csi.out;
   EXPECT_THAT(csi.out, HasSubstr("ghost: no providerID: the CSI driver cannot attach"));
