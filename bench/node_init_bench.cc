@@ -16,7 +16,9 @@
 //
 //   node_init_bench [--nodes N] [--workers W] [--qps Q] [--burst B] [--default-flags]
 //                   [--leader-elect] [--keep-logs] [--hold SECONDS] [--hold-end SECONDS]
-//                   [--kubeconfig PATH [--server-pids PID,PID]]
+//                   [--images N] [--kubeconfig PATH [--server-pids PID,PID]]
+// --images N: each Node's status is a real kubelet's (capacity, nodeInfo, conditions) with N
+// pulled images, so the API server's answers are a real Node's size (a few kB with 20 images).
 // --kubeconfig: a real API server instead of the kube-emulator (a throwaway one: the bench refuses
 // a server that has any Node, registers its Nodes through the API and deletes them at the end).
 // The controller's requests are then counted by its own client metrics, the handlers' share of
@@ -85,6 +87,7 @@ struct Flags {
   int hold_end_seconds = 0;  // pause before stopping the controller at the end
   std::string kubeconfig;    // a real API server instead of the kube-emulator
   std::vector<pid_t> server_pids;  // its processes (kube-apiserver, etcd), for their CPU time
+  int images = 0;  // > 0: each Node's status is a real kubelet's, with this many images
 };
 
 std::string Spec(int vms) {
@@ -224,10 +227,12 @@ struct RunCpu {
 // Nodes stays open, as in the controller's run). `threads` threads share the
 // Nodes. Returns the wall time for all of them, or an error.
 absl::StatusOr<RunCpu> WriteFloor(ApiServer& server, const kube::Config& cfg, int n, int threads,
-                                  const std::string& prefix,
+                                  int images, const std::string& prefix,
                                   const std::function<absl::Duration()>& cpu_now) {
   std::vector<json> bodies;
-  for (int i = 0; i < n; ++i) bodies.push_back(KubeletNode(absl::StrCat(prefix, "-", i), ""));
+  for (int i = 0; i < n; ++i) {
+    bodies.push_back(KubeletNode(absl::StrCat(prefix, "-", i), "", images));
+  }
   if (!server.Register(bodies)) return absl::InternalError("registration failed");
   HttpClient api(HttpClientOptions{.tls = cfg.tls});
   std::vector<std::pair<std::string, std::string>> auth;
@@ -340,7 +345,7 @@ void ReportFloor(ApiServer& server, const kube::Config& cfg, const Flags& f, con
   for (int i = 0; i < rounds; ++i) {
     const double serve0 = serve_now();
     absl::StatusOr<RunCpu> r =
-        WriteFloor(server, cfg, n, 1,
+        WriteFloor(server, cfg, n, 1, f.images,
                    absl::StrCat("floor-1", std::string(1, static_cast<char>('a' + i))), cpu_now);
     if (!r.ok()) {
       std::fprintf(stderr, "floor: %s\n", r.status().ToString().c_str());
@@ -379,7 +384,7 @@ void ReportFloor(ApiServer& server, const kube::Config& cfg, const Flags& f, con
   }
   RunCpu floor = *one;
   if (workers > 1) {
-    absl::StatusOr<RunCpu> many = WriteFloor(server, cfg, n, workers, "floor-n", cpu_now);
+    absl::StatusOr<RunCpu> many = WriteFloor(server, cfg, n, workers, f.images, "floor-n", cpu_now);
     if (!many.ok()) return;
     floor = *many;
     std::printf("FLOOR, %d threads: %s for %d Nodes\n", workers,
@@ -625,7 +630,8 @@ std::pair<RunCpu, ControllerShares> RunOnce(const Flags& f, ccm::testing::VcsimP
       SumWith(m0, "rest_client_request_duration_seconds_sum", "verb=\"PATCH\"");
   std::vector<json> bodies;
   for (const auto& vm : sim.info().vms) {
-    bodies.push_back(KubeletNode(vm.name, cloud::SwapUuidByteOrder(vm.uuid).value_or("")));
+    bodies.push_back(
+        KubeletNode(vm.name, cloud::SwapUuidByteOrder(vm.uuid).value_or(""), f.images));
   }
   const CpuMarks cpu0 = CpuMarks::Now(ccm.child.pid, server, sim.pid());
   const absl::Time t0 = absl::Now();
@@ -763,6 +769,8 @@ int main(int argc, char** argv) {
       f.default_flags = true;
     else if (std::strcmp(argv[i], "--hold") == 0)
       f.hold_seconds = next();
+    else if (std::strcmp(argv[i], "--images") == 0)
+      f.images = next();
     else if (std::strcmp(argv[i], "--hold-end") == 0)
       f.hold_end_seconds = next();
     else if (std::strcmp(argv[i], "--keep-logs") == 0)

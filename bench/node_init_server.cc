@@ -94,17 +94,63 @@ absl::Duration CpuTime(pid_t pid) {
   return absl::Seconds(static_cast<double>(ut + st) / sysconf(_SC_CLK_TCK));
 }
 
-json KubeletNode(const std::string& name, const std::string& system_uuid) {
-  return {{"apiVersion", "v1"},
-          {"kind", "Node"},
-          {"metadata", {{"name", name}, {"labels", {{"kubernetes.io/hostname", name}}}}},
-          {"spec",
-           {{"taints", json::array({{{"key", "node.cloudprovider.kubernetes.io/uninitialized"},
-                                     {"value", "true"},
-                                     {"effect", "NoSchedule"}}})}}},
-          {"status",
-           {{"nodeInfo", {{"systemUUID", system_uuid}}},
-            {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+namespace {
+
+// What a kubelet reports besides its systemUUID: the node's capacity, its software and `images`
+// pulled images (each with its digest and tag names), as in a real Node's status.
+void AddKubeletStatus(json& status, int images) {
+  const json resources = {{"cpu", "4"},
+                          {"ephemeral-storage", "101430960Ki"},
+                          {"hugepages-1Gi", "0"},
+                          {"hugepages-2Mi", "0"},
+                          {"memory", "16393500Ki"},
+                          {"pods", "110"}};
+  status["capacity"] = resources;
+  status["allocatable"] = resources;
+  status["daemonEndpoints"] = {{"kubeletEndpoint", {{"Port", 10250}}}};
+  json& info = status["nodeInfo"];
+  info["architecture"] = "amd64";
+  info["bootID"] = "0d4a8c8e-6f6f-4a51-9c39-7a2f3f1c9b61";
+  info["containerRuntimeVersion"] = "containerd://1.7.13";
+  info["kernelVersion"] = "6.1.0-18-amd64";
+  info["kubeProxyVersion"] = "v1.30.1";
+  info["kubeletVersion"] = "v1.30.1";
+  info["machineID"] = "4c4c4544003957108052b4c04f4e5a31";
+  info["operatingSystem"] = "linux";
+  info["osImage"] = "Debian GNU/Linux 12 (bookworm)";
+  for (const char* type : {"MemoryPressure", "DiskPressure", "PIDPressure"}) {
+    status["conditions"].push_back({{"type", type},
+                                    {"status", "False"},
+                                    {"lastHeartbeatTime", "2026-11-26T10:00:00Z"},
+                                    {"lastTransitionTime", "2026-11-26T10:00:00Z"},
+                                    {"reason", absl::StrCat("KubeletHas", "Sufficient", type)},
+                                    {"message", "kubelet has sufficient resources available"}});
+  }
+  for (int i = 0; i < images; ++i) {
+    const std::string repo = absl::StrCat("registry.example.com/team/image-", i);
+    status["images"].push_back(
+        {{"names",
+          {absl::StrCat(repo, "@sha256:", std::string(64, static_cast<char>('a' + i % 6))),
+           absl::StrCat(repo, ":v1.", i)}},
+         {"sizeBytes", 25000000 + i * 1000003}});
+  }
+}
+
+}  // namespace
+
+json KubeletNode(const std::string& name, const std::string& system_uuid, int images) {
+  json node = {{"apiVersion", "v1"},
+               {"kind", "Node"},
+               {"metadata", {{"name", name}, {"labels", {{"kubernetes.io/hostname", name}}}}},
+               {"spec",
+                {{"taints", json::array({{{"key", "node.cloudprovider.kubernetes.io/uninitialized"},
+                                          {"value", "true"},
+                                          {"effect", "NoSchedule"}}})}}},
+               {"status",
+                {{"nodeInfo", {{"systemUUID", system_uuid}}},
+                 {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+  if (images > 0) AddKubeletStatus(node["status"], images);
+  return node;
 }
 
 absl::StatusOr<std::unique_ptr<ApiServer>> ApiServer::StartEmulator(const std::string& dir) {

@@ -35,8 +35,10 @@ std::string BinaryPath(const char* env, const char* compiled_in);
 // User + system CPU time of a process so far (/proc/<pid>/stat).
 absl::Duration CpuTime(pid_t pid);
 
-// A Node as a kubelet with --cloud-provider=external registers it (uninitialized taint).
-nlohmann::json KubeletNode(const std::string& name, const std::string& system_uuid);
+// A Node as a kubelet with --cloud-provider=external registers it (uninitialized taint). With
+// `images` > 0 its status is a real kubelet's (capacity, nodeInfo, conditions) with that many
+// images; with 0 it has only the systemUUID and the Ready condition.
+nlohmann::json KubeletNode(const std::string& name, const std::string& system_uuid, int images = 0);
 
 class ApiServer {
  public:

@@ -191,15 +191,17 @@ absl::Status NodeController::Initialize(const kube::Json& node) {
     return Annotate(md.status(), absl::StrCat("initialize node ", name));
   }
   // The informer's Node is shared and read-only: copied only when no address PATCH returns a
-  // fresh one to start from (which is moved, not copied, into the update). The PATCH's answer
-  // is read whole on purpose: the update's patch adds labels without a test (RFC 6902 cannot
-  // test for absence), so it must start from the Node as stored, not from a cache that may not
-  // have seen another writer's label yet (NodeControllerTest.ExtraLabelsNeverOverwrite).
+  // fresh one to start from (which is moved, not copied, into the update). The PATCH's answer's
+  // metadata and spec are read on purpose: the update's patch adds labels without a test (RFC
+  // 6902 cannot test for absence), so it must start from the Node as stored, not from a cache
+  // that may not have seen another writer's label yet
+  // (NodeControllerTest.ExtraLabelsNeverOverwrite). Its status, most of a real Node's answer
+  // (conditions, capacity, nodeInfo, images), is not built: the update neither reads nor writes it.
   std::optional<kube::Json> base;
   if (auto addresses = AddressUpdate(node, *md)) {
     absl::StatusOr<kube::Json> patched =
-        client_.Patch(kube::Nodes(), "", name, kube::PatchType::kStrategicMerge,
-                      AddressesPatch(*addresses), "status");
+        client_.PatchWithoutStatus(kube::Nodes(), "", name, kube::PatchType::kStrategicMerge,
+                                   AddressesPatch(*addresses), "status");
     if (!patched.ok()) {
       return Annotate(patched.status(), absl::StrCat("initialize node ", name, ": set addresses ",
                                                      cloud::DebugString(md->node_addresses)));

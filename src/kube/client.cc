@@ -14,6 +14,7 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "kube/metadata_scan.h"
+#include "kube/object_scan.h"
 
 namespace ccm::kube {
 namespace {
@@ -100,6 +101,14 @@ absl::StatusOr<Json> Client::PatchForIdentity(const Resource& r, absl::string_vi
   absl::StatusOr<Json> patched = Patch(r, ns, name, type, patch, subresource);
   if (!patched.ok()) return patched.status();
   return IdentityOf(*patched);
+}
+
+absl::StatusOr<Json> Client::PatchWithoutStatus(const Resource& r, absl::string_view ns,
+                                                absl::string_view name, PatchType type,
+                                                const Json& patch, absl::string_view subresource) {
+  absl::StatusOr<Json> patched = Patch(r, ns, name, type, patch, subresource);
+  if (patched.ok() && patched->is_object()) patched->erase("status");
+  return patched;
 }
 
 absl::StatusOr<ListResult> Client::ListAll(const Resource& r, absl::string_view ns,
@@ -500,6 +509,19 @@ absl::StatusOr<Json> RestClient::Patch(const Resource& r, absl::string_view ns,
                                        absl::string_view subresource) {
   return SendForObject({"patch", "PATCH", r.Path(ns, name, subresource), "", patch.dump(),
                         std::string(PatchContentType(type))});
+}
+
+absl::StatusOr<Json> RestClient::PatchWithoutStatus(const Resource& r, absl::string_view ns,
+                                                    absl::string_view name, PatchType type,
+                                                    const Json& patch,
+                                                    absl::string_view subresource) {
+  std::string path = r.Path(ns, name, subresource);
+  auto resp = Send({"patch", "PATCH", path, "", patch.dump(), std::string(PatchContentType(type))});
+  if (!resp.ok()) return resp.status();
+  absl::StatusOr<Json> obj = ParseWithoutStatus(resp->body, absl::StrCat("PATCH ", path));
+  // Not the caller's mistake: an answer we cannot read is the server's.
+  if (!obj.ok()) return absl::InternalError(obj.status().message());
+  return obj;
 }
 
 absl::StatusOr<Json> RestClient::PatchForIdentity(const Resource& r, absl::string_view ns,

@@ -113,6 +113,12 @@ class Client {
                                                 absl::string_view name, PatchType type,
                                                 const Json& patch,
                                                 absl::string_view subresource = "");
+  // Patch for a caller that needs the stored object but not its top-level status (a Node's
+  // status is most of its answer): the REST client does not build it (ParseWithoutStatus).
+  virtual absl::StatusOr<Json> PatchWithoutStatus(const Resource& r, absl::string_view ns,
+                                                  absl::string_view name, PatchType type,
+                                                  const Json& patch,
+                                                  absl::string_view subresource = "");
 
   // Follows `continue` until the last page. The result's resource_version is the first page's
   // (the consistent snapshot). A 410 on a continue token (expired) is returned as IsGone.
@@ -177,6 +183,9 @@ class RestClient final : public Client {
   absl::StatusOr<Json> PatchForIdentity(const Resource& r, absl::string_view ns,
                                         absl::string_view name, PatchType type, const Json& patch,
                                         absl::string_view subresource = "") override;
+  absl::StatusOr<Json> PatchWithoutStatus(const Resource& r, absl::string_view ns,
+                                          absl::string_view name, PatchType type, const Json& patch,
+                                          absl::string_view subresource = "") override;
   std::string DefaultNamespace() const override { return config_.default_namespace; }
 
   const Config& config() const { return config_; }

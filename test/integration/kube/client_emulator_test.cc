@@ -235,6 +235,28 @@ TEST_F(EmulatorTest, WritesForIdentityAgreeWithTheStoredObject) {
   EXPECT_TRUE(IsNotFoundError(missing.status())) << missing.status();
 }
 
+// A status PATCH read without its status: the stored metadata and spec, as Get reads them.
+TEST_F(EmulatorTest, PatchWithoutStatusKeepsMetadataAndSpec) {
+  auto c = NewClient();
+  Json n = NodeObj("ws-node");
+  n["metadata"]["labels"] = {{"a", "1"}};
+  n["spec"]["providerID"] = "vsphere://x";
+  ASSERT_TRUE(c->Create(Nodes(), "", n).ok());
+  auto patched = c->PatchWithoutStatus(
+      Nodes(), "", "ws-node", PatchType::kStrategicMerge,
+      {{"status", {{"addresses", {{{"type", "InternalIP"}, {"address", "10.0.0.9"}}}}}}}, "status");
+  ASSERT_TRUE(patched.ok()) << patched.status();
+  auto node = c->Get(Nodes(), "", "ws-node");
+  ASSERT_TRUE(node.ok()) << node.status();
+  EXPECT_EQ(NodeAddresses(*node), (std::vector<NodeAddress>{{"InternalIP", "10.0.0.9"}}));
+  Json want = *node;
+  want.erase("status");
+  EXPECT_EQ(*patched, want);
+  auto missing = c->PatchWithoutStatus(Nodes(), "", "no-such-node", PatchType::kMerge,
+                                       {{"metadata", {{"labels", {{"a", "1"}}}}}});
+  EXPECT_TRUE(IsNotFoundError(missing.status())) << missing.status();
+}
+
 TEST_F(EmulatorTest, ListPagingAndListAll) {
   auto c = NewClient();
   for (int i = 0; i < 25; ++i)

@@ -1,0 +1,84 @@
+#include "kube/object_scan.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace ccm::kube::object_scan_test {
+namespace {
+
+using Json = nlohmann::json;
+
+struct Case {
+  std::string name;
+  std::string body;
+  std::string want;   // the result's dump, when it succeeds
+  std::string error;  // a part of the error message, when it fails
+};
+
+class ParseWithoutStatusTest : public testing::TestWithParam<Case> {};
+
+TEST_P(ParseWithoutStatusTest, BuildsAllButTheStatus) {
+  const Case& c = GetParam();
+  absl::StatusOr<Json> got = ParseWithoutStatus(c.body, "patch /api/v1/nodes/n1/status");
+  if (c.error.empty()) {
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(got->dump(), c.want);
+    return;
+  }
+  ASSERT_FALSE(got.ok()) << got->dump();
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(got.status().message().find("patch /api/v1/nodes/n1/status: "), std::string::npos);
+  EXPECT_NE(got.status().message().find(c.error), std::string::npos) << got.status();
+}
+
+// A Node as kube-apiserver writes it: status last.
+constexpr char kNode[] =
+    R"({"kind":"Node","apiVersion":"v1","metadata":{"name":"n1","resourceVersion":"42",)"
+    R"("labels":{"a":"1"},"annotations":{}},"spec":{"providerID":"p","taints":[{"key":"t",)"
+    R"("effect":"NoSchedule"}],"podCIDRs":["10.0.0.0/24",null,1.5,-2,7,true]},)"
+    R"("status":{"addresses":[{"type":"Hostname","address":"n1"}],"images":[{"names":["x"]}]}})";
+constexpr char kWant[] =
+    R"({"apiVersion":"v1","kind":"Node","metadata":{"annotations":{},"labels":{"a":"1"},)"
+    R"("name":"n1","resourceVersion":"42"},"spec":{"podCIDRs":["10.0.0.0/24",null,1.5,-2,7,)"
+    R"(true],"providerID":"p","taints":[{"effect":"NoSchedule","key":"t"}]}})";
+
+INSTANTIATE_TEST_SUITE_P(
+    Bodies, ParseWithoutStatusTest,
+    testing::Values(
+        Case{"NodeStatusLast", kNode, kWant, ""},
+        // Once metadata and spec are read, the status is not read at all: its JSON may be cut.
+        Case{"StopsAtTheStatus", R"({"metadata":{"name":"n"},"spec":{},"status":{"broken)",
+             R"({"metadata":{"name":"n"},"spec":{}})", ""},
+        // Another order: the status is skipped, whatever its shape, and the rest is kept.
+        Case{"StatusFirst",
+             R"({"status":{"a":[1,{"b":[[]]}],"c":{}},"metadata":{"name":"n"},)"
+             R"("spec":{"x":1}})",
+             R"({"metadata":{"name":"n"},"spec":{"x":1}})", ""},
+        Case{"StatusScalarBeforeSpec", R"({"metadata":{"name":"n"},"status":"Success","code":3})",
+             R"({"code":3,"metadata":{"name":"n"}})", ""},
+        Case{"StatusArray", R"({"status":[1,[2]],"spec":{"k":"v"}})", R"({"spec":{"k":"v"}})", ""},
+        // A nested "status" is not the object's.
+        Case{"NestedStatusKept", R"({"spec":{"status":{"x":1}},"metadata":{"status":"y"}})",
+             R"({"metadata":{"status":"y"},"spec":{"status":{"x":1}}})", ""},
+        Case{"NoStatus", R"({"metadata":{"name":"n"}})", R"({"metadata":{"name":"n"}})", ""},
+        Case{"MalformedBeforeTheStatus", R"({"metadata":{"name":"n",)", "", "malformed JSON"},
+        Case{"MalformedStatusBeforeSpec", R"({"metadata":{},"status":{"a":},"spec":{}})", "",
+             "malformed JSON"},
+        Case{"Empty", "", "", "malformed JSON"},
+        Case{"TrailingGarbage", R"({"metadata":{}} x)", "", "malformed JSON"},
+        Case{"NotAnObject", R"(["metadata"])", "", "the answer is not an object"},
+        Case{"Scalar", "3", "", "the answer is not an object"}),
+    [](const testing::TestParamInfo<Case>& i) { return i.param.name; });
+
+// Without stopping early the result is the full parse less the status.
+TEST(ParseWithoutStatusFullTest, SameAsTheFullParseLessTheStatus) {
+  Json full = Json::parse(kNode);
+  full.erase("status");
+  absl::StatusOr<Json> got = ParseWithoutStatus(kNode, "n1");
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(*got, full);
+}
+
+}  // namespace
+}  // namespace ccm::kube::object_scan_test
