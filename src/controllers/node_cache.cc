@@ -7,6 +7,7 @@ namespace ccm::controllers {
 kube::InformerOptions NodeCacheOptions() {
   kube::InformerOptions o;
   o.transform = kube::TrimNodeForCache;
+  o.keep = &kube::NodeCacheRule();
   o.compact_store = true;
   return o;
 }

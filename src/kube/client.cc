@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -382,11 +383,21 @@ absl::Status RestClient::Watch(const Resource& r, absl::string_view ns, const Wa
   CountRequest();
 
   std::string buf;
-  absl::Status event_status;  // an ERROR event or a malformed line ends the watch with it
+  absl::Status event_status;           // an ERROR event or a malformed line ends the watch with it
+  std::optional<KeepRule> event_rule;  // the event's type, and its object under opts.keep
+  if (opts.keep != nullptr) {
+    event_rule = KeepRule{.members = {{.key = "type"},
+                                      {.key = "object",
+                                       .only = opts.keep->only,
+                                       .members = opts.keep->members,
+                                       .last = true}}};
+  }
   auto handle_line = [&](absl::string_view line) -> bool {
     line = absl::StripAsciiWhitespace(line);
     if (line.empty()) return true;
-    Json j = Json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
+    Json j = event_rule
+                 ? ParsePruned(line, *event_rule, "watch event").value_or(Json::value_t::discarded)
+                 : Json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object()) {
       event_status = absl::InternalError(absl::StrCat("watch ", c.path, ": malformed JSON event"));
       return false;

@@ -31,6 +31,8 @@
 
 namespace ccm::kube {
 
+struct KeepRule;  // object_scan.h
+
 using Json = nlohmann::json;
 
 struct ListOptions {
@@ -61,6 +63,9 @@ struct WatchOptions {
   std::string resource_version;  // resume point (events after this version)
   bool allow_bookmarks = true;
   int64_t timeout_seconds = 0;  // server-side end of the watch; 0 = server default
+  // When set, each event's object is parsed under this rule (object_scan.h): what it does not
+  // keep is skipped, not built.
+  const KeepRule* keep = nullptr;
 };
 
 enum class PatchType { kMerge, kStrategicMerge, kJson };

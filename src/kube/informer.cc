@@ -264,6 +264,7 @@ void Informer::Run() {
     wo.resource_version = LastResourceVersion();
     wo.allow_bookmarks = true;
     wo.timeout_seconds = options_.watch_timeout_seconds;
+    wo.keep = options_.keep;
     watches_.fetch_add(1);
     absl::Status s = client_.Watch(
         resource_, options_.ns, wo, [this](WatchEvent& ev) { return HandleEvent(ev); }, &cancel_);

@@ -65,6 +65,9 @@ struct InformerOptions {
   // Applied to every listed or watched object before anything else sees it (e.g. drop fields no
   // handler reads). Must keep metadata.name/namespace/resourceVersion.
   std::function<void(Json& obj)> transform;
+  // Parse rule for watched objects (WatchOptions::keep), consistent with `transform`: what the
+  // transform would drop is not built in the first place.
+  const KeepRule* keep = nullptr;
   bool compact_store = false;  // keep stored objects CBOR-encoded (see above)
 };
 

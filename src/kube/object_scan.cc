@@ -11,11 +11,20 @@ namespace {
 
 using Json = nlohmann::json;
 
-// nlohmann's SAX interface: builds the object as its own parser would, except the value of the
-// top-level key "status", which it skips; stops (returns false) at that key when the top-level
-// metadata and spec are already read.
-class WithoutStatusSax {
+const KeepRule* MemberRule(const KeepRule* rule, const std::string& key) {
+  if (rule == nullptr) return nullptr;
+  for (const KeepRule& m : rule->members) {
+    if (m.key == key) return &m;
+  }
+  return nullptr;
+}
+
+// nlohmann's SAX interface: builds the object as its own parser would, except the members the
+// rules do not keep, and stops when a `last` chain's kept members are read.
+class PruningSax {
  public:
+  explicit PruningSax(const KeepRule& rule) : root_rule_(rule) {}
+
   bool null() { return Value(nullptr); }
   bool boolean(bool b) { return Value(b); }
   bool number_integer(Json::number_integer_t v) { return Value(v); }
@@ -27,23 +36,7 @@ class WithoutStatusSax {
   bool start_array(std::size_t) { return Open(Json::array()); }
   bool end_object() { return Close(); }
   bool end_array() { return Close(); }
-  bool key(std::string& k) {
-    if (skip_ > 0) return true;
-    if (open_.size() == 1) {
-      if (k == "status") {
-        if (seen_metadata_ && seen_spec_) {
-          stopped_ = true;
-          return false;  // everything wanted is read
-        }
-        skip_next_ = true;
-        return true;
-      }
-      seen_metadata_ = seen_metadata_ || k == "metadata";
-      seen_spec_ = seen_spec_ || k == "spec";
-    }
-    key_ = std::move(k);
-    return true;
-  }
+  bool key(std::string& k);
   bool parse_error(std::size_t pos, const std::string&, const nlohmann::detail::exception& e) {
     error_ = absl::StrCat("malformed JSON at byte ", pos, ": ", e.what());
     return false;
@@ -54,22 +47,14 @@ class WithoutStatusSax {
   Json& root() { return root_; }
 
  private:
-  // Places `v` where the parse is (the root, the open object's current key, or the open array's
-  // end) and returns where it went.
-  Json* Place(Json v) {
-    if (open_.empty()) {
-      root_ = std::move(v);
-      return &root_;
-    }
-    Json& parent = *open_.back();
-    if (parent.is_object()) {
-      Json& slot = parent[key_];
-      slot = std::move(v);
-      return &slot;
-    }
-    parent.push_back(std::move(v));
-    return &parent.back();
-  }
+  struct Frame {
+    Json* node = nullptr;
+    const KeepRule* rule = nullptr;  // null: everything below is kept
+    size_t kept_read = 0;            // members with a rule, not dropped, read so far
+    size_t needed = 0;               // members with a rule, not dropped
+    bool chain_last = false;         // nothing after this object is needed
+  };
+  Json* Place(Json v);
   bool Value(Json v) {
     if (skip_ > 0) return true;
     if (skip_next_) {
@@ -79,15 +64,7 @@ class WithoutStatusSax {
     Place(std::move(v));
     return true;
   }
-  bool Open(Json container) {
-    if (skip_ > 0 || skip_next_) {
-      skip_next_ = false;
-      ++skip_;
-      return true;
-    }
-    open_.push_back(Place(std::move(container)));
-    return true;
-  }
+  bool Open(Json container);
   bool Close() {
     if (skip_ > 0) {
       --skip_;
@@ -98,22 +75,93 @@ class WithoutStatusSax {
     return true;
   }
 
+  const KeepRule& root_rule_;
   Json root_;
-  std::vector<Json*> open_;  // the containers being filled, innermost last
+  std::vector<Frame> open_;  // the containers being filled, innermost last
   std::string key_;
-  int skip_ = 0;  // depth inside a skipped status value
+  const KeepRule* key_rule_ = nullptr;  // the rule of the member `key_` names
+  int skip_ = 0;                        // depth inside a skipped value
   bool skip_next_ = false;
-  bool seen_metadata_ = false;
-  bool seen_spec_ = false;
   bool stopped_ = false;
   bool closed_ = false;
   std::string error_;
 };
 
+bool PruningSax::key(std::string& k) {
+  if (skip_ > 0) return true;
+  Frame& f = open_.back();
+  const KeepRule* r = MemberRule(f.rule, k);
+  // Everything this object needs is read, and nothing after it: an object written last of which
+  // only some members are kept, or a dropped member written last.
+  const bool all_read = f.rule != nullptr && f.kept_read == f.needed;
+  if (f.chain_last && all_read && (f.rule->only || (r != nullptr && r->drop && r->last))) {
+    stopped_ = true;
+    return false;
+  }
+  if ((r == nullptr && f.rule != nullptr && f.rule->only) || (r != nullptr && r->drop)) {
+    skip_next_ = true;
+    return true;
+  }
+  if (r != nullptr) ++f.kept_read;
+  key_rule_ = r;
+  key_ = std::move(k);
+  return true;
+}
+
+Json* PruningSax::Place(Json v) {
+  if (open_.empty()) {
+    root_ = std::move(v);
+    return &root_;
+  }
+  Json& parent = *open_.back().node;
+  if (parent.is_object()) {
+    Json& slot = parent[key_];
+    slot = std::move(v);
+    return &slot;
+  }
+  parent.push_back(std::move(v));
+  return &parent.back();
+}
+
+bool PruningSax::Open(Json container) {
+  if (skip_ > 0 || skip_next_) {
+    skip_next_ = false;
+    ++skip_;
+    return true;
+  }
+  Frame f;
+  if (open_.empty()) {
+    f.rule = &root_rule_;
+    f.chain_last = true;
+  } else if (const Frame& parent = open_.back(); parent.node->is_object()) {
+    // (an array's elements are kept whole) Written last, in a parent written last of which
+    // every other member with a rule is read: nothing after this member is needed.
+    f.rule = key_rule_;
+    f.chain_last = parent.chain_last && parent.kept_read == parent.needed && key_rule_ != nullptr &&
+                   key_rule_->last;
+  }
+  const bool object = container.is_object();
+  f.node = Place(std::move(container));
+  if (!object) f.rule = nullptr;
+  if (f.rule != nullptr) {
+    for (const KeepRule& m : f.rule->members) f.needed += m.drop ? 0 : 1;
+  }
+  open_.push_back(f);
+  return true;
+}
+
 }  // namespace
 
 absl::StatusOr<Json> ParseWithoutStatus(absl::string_view body, absl::string_view what) {
-  WithoutStatusSax sax;
+  static const KeepRule* const kRule = new KeepRule{
+      .members = {
+          {.key = "metadata"}, {.key = "spec"}, {.key = "status", .drop = true, .last = true}}};
+  return ParsePruned(body, *kRule, what);
+}
+
+absl::StatusOr<Json> ParsePruned(absl::string_view body, const KeepRule& rule,
+                                 absl::string_view what) {
+  PruningSax sax(rule);
   Json::sax_parse(body.begin(), body.end(), &sax);
   if (!sax.error().empty()) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": ", sax.error()));

@@ -1,10 +1,17 @@
 #pragma once
-// An object read from its JSON without its top-level "status": a writer whose next write needs
-// the stored metadata and spec (a Node's labels, providerID and taints) but not its status,
-// which on a real Node is most of the answer (conditions, capacity, nodeInfo, and the images
-// list, often tens of kilobytes). The API server writes status last (kind, apiVersion, metadata,
-// spec, status), so the parse stops there once metadata and spec are read; a status written
-// earlier is skipped without being built.
+// Kubernetes objects parsed without the parts their reader never uses: those parts are skipped,
+// not built, and the parse stops once nothing after it is needed. Two uses:
+// - a writer whose next write needs the stored metadata and spec (a Node's labels, providerID
+//   and taints) but not its status, which on a real Node is most of the answer (conditions,
+//   capacity, nodeInfo, the images list): ParseWithoutStatus;
+// - an informer whose cache keeps a few fields of each watched object (a Node's addresses,
+//   conditions and systemUUID): ParsePruned with the cache's rule.
+// The API server writes an object's members in its Go type's order (kind, apiVersion, metadata,
+// spec, status) and a watch event's type before its object; the stops rely on that order only
+// where a rule says so (`last`), and a member met out of that order is skipped, not a stop.
+
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -12,8 +19,30 @@
 
 namespace ccm::kube {
 
-// The object without "status". Errors (InvalidArgument, naming `what`): malformed JSON before
-// the parse could stop, not an object.
+// What a reader keeps of an object while it is parsed: members it never reads are skipped, not
+// built. Rules apply to objects; an array, and a member without a rule, is kept whole.
+struct KeepRule {
+  std::string key;                // the member this rule is for (unused for the outermost)
+  bool drop = false;              // the member is not kept
+  bool only = false;              // of this object, only the members with a rule are kept
+  std::vector<KeepRule> members;  // rules of named members
+  // The API server writes this member last in its object (a Node's status, a watch event's
+  // object). In an object that is itself `last` (as is each around it; the outermost counts as
+  // last), with its other ruled members read: a dropped `last` member stops the parse where it
+  // starts; an `only` member that is `last` stops it at its next member once its own ruled
+  // members are read.
+  bool last = false;
+};
+
+// `body` parsed under `rule`. Errors as ParseWithoutStatus. A parse that stopped early has
+// nothing of what the API server writes after the `last` members; a caller that needs a member
+// an unusual order may have placed later (a watch event's "type") checks for it.
+absl::StatusOr<nlohmann::json> ParsePruned(absl::string_view body, const KeepRule& rule,
+                                           absl::string_view what);
+
+// The object without "status"; the parse stops at the status when metadata and spec came before
+// it. Errors (InvalidArgument, naming `what`): malformed JSON before the parse could stop, not an
+// object.
 absl::StatusOr<nlohmann::json> ParseWithoutStatus(absl::string_view body, absl::string_view what);
 
 }  // namespace ccm::kube

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "kube/objects.h"
+
 namespace ccm::kube::object_scan_test {
 namespace {
 
@@ -78,6 +80,78 @@ TEST(ParseWithoutStatusFullTest, SameAsTheFullParseLessTheStatus) {
   absl::StatusOr<Json> got = ParseWithoutStatus(kNode, "n1");
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(*got, full);
+}
+
+// A watch event of a kubelet's Node, as kube-apiserver frames and orders it.
+std::string NodeEvent(const std::string& type, const std::string& status) {
+  return R"({"type":")" + type +
+         R"(","object":{"kind":"Node","apiVersion":"v1","metadata":{"name":"n1",)"
+         R"("resourceVersion":"9","labels":{"a":"1"},"managedFields":[{"manager":"kubelet"}]},)"
+         R"("spec":{"taints":[{"key":"t","effect":"NoSchedule"}]},"status":)" +
+         status + "}}";
+}
+
+constexpr char kKubeletStatus[] =
+    R"({"capacity":{"cpu":"4"},"conditions":[{"type":"Ready","status":"True"}],)"
+    R"("addresses":[{"type":"InternalIP","address":"10.0.0.1"}],"daemonEndpoints":{},)"
+    R"("nodeInfo":{"machineID":"m","systemUUID":"u-1","bootID":"b"},)"
+    R"("images":[{"names":["x@sha256:1","x:1"],"sizeBytes":1}],"volumesInUse":[]})";
+
+// The event rule the watch uses: its type, and its object under the cache's rule.
+KeepRule EventRule(const KeepRule& object) {
+  return KeepRule{
+      .members = {{.key = "type"},
+                  {.key = "object", .only = object.only, .members = object.members, .last = true}}};
+}
+
+// Whatever the order and whatever the parse skips or stops before, the informer caches the same
+// object as from the whole event (it trims both).
+TEST(ParsePrunedTest, NodeEventsAreWhatTheCacheKeeps) {
+  const std::vector<std::string> events = {
+      NodeEvent("MODIFIED", kKubeletStatus),
+      // The kept fields, then images: the parse stops there.
+      NodeEvent("ADDED", R"({"addresses":[],"conditions":[],"nodeInfo":{"systemUUID":"u"},)"
+                         R"("images":[]})"),
+      // No addresses yet (a kubelet with --cloud-provider=external): nothing stops, all is read.
+      NodeEvent("ADDED", R"({"conditions":[],"nodeInfo":{"systemUUID":"u-2"},"images":[1]})"),
+      // The object before the type: no stop inside it, the type is kept.
+      R"({"object":{"metadata":{"name":"n3"},"status":{"addresses":[],"conditions":[],)"
+      R"("nodeInfo":{"systemUUID":"u"},"images":[]}},"type":"DELETED"})",
+      // Status before metadata: no stop inside the status, the metadata is kept.
+      R"({"type":"ADDED","object":{"status":{"addresses":[],"conditions":[],"nodeInfo":{},)"
+      R"("images":[]},"metadata":{"name":"n4","managedFields":[]}}})",
+      // An ERROR event's Status keeps its string status and the rest.
+      R"({"type":"ERROR","object":{"kind":"Status","metadata":{},"status":"Failure",)"
+      R"("reason":"Expired","code":410}})",
+  };
+  const KeepRule rule = EventRule(NodeCacheRule());
+  for (const std::string& e : events) {
+    SCOPED_TRACE(e);
+    absl::StatusOr<Json> got = ParsePruned(e, rule, "watch event");
+    ASSERT_TRUE(got.ok()) << got.status();
+    Json want = Json::parse(e);
+    TrimNodeForCache(want["object"]);
+    TrimNodeForCache((*got)["object"]);
+    EXPECT_EQ(*got, want);
+  }
+}
+
+// The stop: what follows the kept fields of a status written last is not read at all.
+TEST(ParsePrunedTest, StopsAfterTheLastKeptField) {
+  const std::string cut = R"({"type":"MODIFIED","object":{"metadata":{"name":"n1"},"status":{)"
+                          R"("addresses":[],"conditions":[],"nodeInfo":{"systemUUID":"u",)"
+                          R"("bootID":"b"},"images":[{"broken)";
+  absl::StatusOr<Json> got = ParsePruned(cut, EventRule(NodeCacheRule()), "watch event");
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->dump(),
+            R"({"object":{"metadata":{"name":"n1"},"status":{"addresses":[],"conditions":[],)"
+            R"("nodeInfo":{"systemUUID":"u"}}},"type":"MODIFIED"})");
+  // Without the stop (addresses missing) the cut is an error, not a partial object.
+  const std::string no_addresses = R"({"type":"MODIFIED","object":{"metadata":{},"status":{)"
+                                   R"("conditions":[],"nodeInfo":{},"images":[{"broken)";
+  absl::StatusOr<Json> bad = ParsePruned(no_addresses, EventRule(NodeCacheRule()), "watch event");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("watch event: malformed JSON"), std::string::npos);
 }
 
 }  // namespace

@@ -177,6 +177,20 @@ void TrimNodeForCache(Json& node) {
   *st = std::move(kept);
 }
 
+const KeepRule& NodeCacheRule() {
+  static const KeepRule* const kRule = new KeepRule{
+      .members = {
+          {.key = "metadata", .members = {{.key = "managedFields", .drop = true}}},
+          {.key = "status",
+           .only = true,
+           .members = {{.key = "addresses"},
+                       {.key = "conditions"},
+                       {.key = "nodeInfo", .only = true, .members = {{.key = "systemUUID"}}}},
+           .last = true},
+      }};
+  return *kRule;
+}
+
 absl::StatusOr<std::map<std::string, std::string>> SecretData(const Json& secret) {
   std::map<std::string, std::string> out;
   if (const Json* d = Find(secret, {"data"}); d != nullptr && d->is_object()) {

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "kube/object_scan.h"
 #include "nlohmann/json.hpp"
 
 namespace ccm::kube {
@@ -62,6 +63,9 @@ std::string SystemUuid(const Json& node);  // status.nodeInfo.systemUUID
 // of a real Node). Safe for objects later sent back with PUT on the main resource: the API
 // server keeps status there, and keeps the live managedFields when a request has none.
 void TrimNodeForCache(Json& node);
+// What TrimNodeForCache keeps, as a parse rule (object_scan.h): an informer skips the rest while
+// it reads each watch event, and stops after the status's nodeInfo.
+const KeepRule& NodeCacheRule();
 
 // --- Secret
 // data (base64-decoded) overlaid with stringData, as the API server merges them on write.
