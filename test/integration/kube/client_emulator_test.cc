@@ -290,6 +290,51 @@ TEST_F(EmulatorTest, ListPagingAndListAll) {
   EXPECT_EQ(c->ListAll(Nodes(), "", sel)->items.size(), 1u);
 }
 
+// A watch with a parse rule (the Node cache's) delivers what the rule keeps, from the server's
+// order, including after the status's kept fields (where the parse stops).
+TEST_F(EmulatorTest, WatchWithAKeepRuleDeliversWhatTheCacheKeeps) {
+  auto c = NewClient();
+  auto list = c->List(Nodes(), "", {});
+  ASSERT_TRUE(list.ok());
+  absl::Mutex mu;
+  std::vector<Json> seen;
+  std::atomic<bool> cancel{false};
+  WatchOptions wo;
+  wo.resource_version = list->resource_version;
+  wo.keep = &NodeCacheRule();
+  std::thread t([&] {
+    (void)c->Watch(
+        Nodes(), "", wo,
+        [&](const WatchEvent& ev) {
+          absl::MutexLock l(&mu);
+          seen.push_back(ev.object);
+          return true;
+        },
+        &cancel);
+  });
+  Json n = NodeObj("k1");
+  n["status"] = {{"capacity", {{"cpu", "4"}}},
+                 {"addresses", {{{"type", "InternalIP"}, {"address", "10.0.0.7"}}}},
+                 {"conditions", {{{"type", "Ready"}, {"status", "True"}}}},
+                 {"nodeInfo", {{"machineID", "m"}, {"systemUUID", "u-7"}, {"bootID", "b"}}},
+                 {"images", {{{"names", {"x:1"}}, {"sizeBytes", 1}}}}};
+  ASSERT_TRUE(c->Create(Nodes(), "", n).ok());
+  {
+    absl::MutexLock l(&mu);
+    auto one = [&] { return !seen.empty(); };
+    ASSERT_TRUE(mu.AwaitWithTimeout(absl::Condition(&one), absl::Seconds(10)));
+    const Json& got = seen[0];
+    EXPECT_EQ(Name(got), "k1");
+    EXPECT_EQ(SystemUuid(got), "u-7");
+    EXPECT_EQ(NodeAddresses(got), (std::vector<NodeAddress>{{"InternalIP", "10.0.0.7"}}));
+    EXPECT_TRUE(IsNodeReady(got));
+    EXPECT_EQ(got["status"].size(), 3u) << got.dump();  // addresses, conditions, nodeInfo
+    EXPECT_EQ(got["status"]["nodeInfo"].size(), 1u) << got.dump();
+  }
+  cancel = true;
+  t.join();
+}
+
 TEST_F(EmulatorTest, WatchEventsBookmarksAndCancel) {
   auto c = NewClient();
   auto list = c->List(Nodes(), "", {});
