@@ -515,21 +515,28 @@ absl::StatusOr<Json> RestClient::Update(const Resource& r, const Json& obj,
                         "PUT", r.Path(ns, name, subresource), "", obj.dump(), "application/json"});
 }
 
+RestClient::Call RestClient::PatchCall(const Resource& r, absl::string_view ns,
+                                       absl::string_view name, PatchType type, const Json& patch,
+                                       absl::string_view subresource) const {
+  return {"patch", "PATCH",      r.Path(ns, name, subresource),
+          "",      patch.dump(), std::string(PatchContentType(type))};
+}
+
 absl::StatusOr<Json> RestClient::Patch(const Resource& r, absl::string_view ns,
                                        absl::string_view name, PatchType type, const Json& patch,
                                        absl::string_view subresource) {
-  return SendForObject({"patch", "PATCH", r.Path(ns, name, subresource), "", patch.dump(),
-                        std::string(PatchContentType(type))});
+  return SendForObject(PatchCall(r, ns, name, type, patch, subresource));
 }
 
 absl::StatusOr<Json> RestClient::PatchWithoutStatus(const Resource& r, absl::string_view ns,
                                                     absl::string_view name, PatchType type,
                                                     const Json& patch,
                                                     absl::string_view subresource) {
-  std::string path = r.Path(ns, name, subresource);
-  auto resp = Send({"patch", "PATCH", path, "", patch.dump(), std::string(PatchContentType(type))});
+  const Call call = PatchCall(r, ns, name, type, patch, subresource);
+  auto resp = Send(call);
   if (!resp.ok()) return resp.status();
-  absl::StatusOr<Json> obj = ParseWithoutStatus(resp->body, absl::StrCat("PATCH ", path));
+  absl::StatusOr<Json> obj =
+      ParseWithoutStatus(resp->body, absl::StrCat(call.verb, " ", call.path));
   // Not the caller's mistake: an answer we cannot read is the server's.
   if (!obj.ok()) return absl::InternalError(obj.status().message());
   return obj;
@@ -539,8 +546,7 @@ absl::StatusOr<Json> RestClient::PatchForIdentity(const Resource& r, absl::strin
                                                   absl::string_view name, PatchType type,
                                                   const Json& patch,
                                                   absl::string_view subresource) {
-  return SendForIdentity({"patch", "PATCH", r.Path(ns, name, subresource), "", patch.dump(),
-                          std::string(PatchContentType(type))});
+  return SendForIdentity(PatchCall(r, ns, name, type, patch, subresource));
 }
 
 absl::Status RestClient::Delete(const Resource& r, absl::string_view ns, absl::string_view name,

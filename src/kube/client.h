@@ -209,6 +209,8 @@ class RestClient final : public Client {
   absl::StatusOr<Json> SendForObject(const Call& call);
   absl::StatusOr<Json> SendForIdentity(const Call& call);
   Call CreateCall(const Resource& r, absl::string_view ns, const Json& obj) const;
+  Call PatchCall(const Resource& r, absl::string_view ns, absl::string_view name, PatchType type,
+                 const Json& patch, absl::string_view subresource) const;
   std::vector<Header> RequestHeaders();     // auth, User-Agent of a view
   void Throttle(absl::string_view method);  // client-side QPS/burst
   void CountRequest();

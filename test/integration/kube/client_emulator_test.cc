@@ -1,4 +1,6 @@
 // RestClient and Informer against the in-process API server emulator (TLS, auth, faults).
+#include <httplib.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -333,6 +335,42 @@ TEST_F(EmulatorTest, WatchWithAKeepRuleDeliversWhatTheCacheKeeps) {
   }
   cancel = true;
   t.join();
+}
+
+// A server that sends a good watch event, then a line that is not JSON: the watch ends with an
+// error naming it, after delivering the good event, with or without a keep rule.
+TEST(WatchMalformedTest, ABrokenLineEndsTheWatchWithAClearError) {
+  httplib::Server server;
+  server.Get("/api/v1/nodes", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(R"({"type":"ADDED","object":{"kind":"Node","metadata":{"name":"a"},"status":{)"
+                    R"("addresses":[],"conditions":[],"nodeInfo":{"systemUUID":"u"},"images":[]}}})"
+                    "\n{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"name\":\n",
+                    "application/json");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::thread serving([&] { server.listen_after_bind(); });  // connections wait in the backlog
+  Config cfg;
+  cfg.server = absl::StrCat("http://127.0.0.1:", port);
+  auto c = RestClient::New(cfg);
+  ASSERT_TRUE(c.ok()) << c.status();
+  for (const KeepRule* keep : {static_cast<const KeepRule*>(nullptr), &NodeCacheRule()}) {
+    WatchOptions wo;
+    wo.keep = keep;
+    std::vector<std::string> seen;
+    absl::Status s = (*c)->Watch(
+        Nodes(), "", wo,
+        [&](const WatchEvent& ev) {
+          seen.push_back(Name(ev.object));
+          return true;
+        },
+        nullptr);
+    EXPECT_EQ(seen, std::vector<std::string>{"a"}) << (keep ? "with" : "without") << " a rule";
+    EXPECT_EQ(s.code(), absl::StatusCode::kInternal) << s;
+    EXPECT_NE(s.message().find("watch /api/v1/nodes: malformed JSON event"), std::string::npos)
+        << s;
+  }
+  server.stop();
+  serving.join();
 }
 
 TEST_F(EmulatorTest, WatchEventsBookmarksAndCancel) {
