@@ -16,7 +16,7 @@ RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCCM_WERROR=ON \
 FROM debian:bookworm-slim AS csi
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates libcurl4 libpugixml1v5 libexpat1 \
-      libyaml-cpp0.7 libspdlog1.10 libfmt9 libabsl20220623 libssl3 zlib1g libbrotli1 \
+      libyaml-cpp0.7 libspdlog1.10 libfmt9 libabsl20220623 libssl3 zlib1g libbrotli1 libsimdjson14 \
       libgrpc++1.51 libprotobuf32 e2fsprogs xfsprogs util-linux mount \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /build/src/app/csi/vsphere-csi-driver /bin/vsphere-csi-driver
@@ -25,7 +25,7 @@ ENTRYPOINT ["/bin/vsphere-csi-driver"]
 FROM debian:bookworm-slim AS ccm
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates libcurl4 libpugixml1v5 libexpat1 \
-      libyaml-cpp0.7 libspdlog1.10 libfmt9 libabsl20220623 libssl3 zlib1g libbrotli1 \
+      libyaml-cpp0.7 libspdlog1.10 libfmt9 libabsl20220623 libssl3 zlib1g libbrotli1 libsimdjson14 \
       libtcmalloc-minimal4 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /build/src/app/ccm/vsphere-cloud-controller-manager /bin/vsphere-cloud-controller-manager

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
+#include "kube/fast_json.h"
 #include "kube/metadata_scan.h"
 #include "kube/object_scan.h"
 
@@ -41,12 +42,22 @@ void AddParam(std::string* q, absl::string_view key, absl::string_view value) {
 }
 
 absl::StatusOr<Json> ParseJson(absl::string_view body, absl::string_view what) {
+  if (std::optional<Json> fast = FastParse(body)) return *std::move(fast);
   Json j = Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     return absl::InternalError(
         absl::StrCat(what, ": malformed JSON in response (", body.size(), " bytes)"));
   }
   return j;
+}
+
+// One line of a watch stream (under `rule` when given); discarded when it is not JSON.
+Json ParseWatchLine(absl::string_view line, const KeepRule* rule) {
+  if (rule != nullptr) {
+    return ParsePruned(line, *rule, "watch event").value_or(Json::value_t::discarded);
+  }
+  if (std::optional<Json> fast = FastParse(line)) return *std::move(fast);
+  return Json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
 }
 
 std::string MetaString(const Json& obj, const char* field) {
@@ -395,9 +406,7 @@ absl::Status RestClient::Watch(const Resource& r, absl::string_view ns, const Wa
   auto handle_line = [&](absl::string_view line) -> bool {
     line = absl::StripAsciiWhitespace(line);
     if (line.empty()) return true;
-    Json j = event_rule
-                 ? ParsePruned(line, *event_rule, "watch event").value_or(Json::value_t::discarded)
-                 : Json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
+    Json j = ParseWatchLine(line, event_rule ? &*event_rule : nullptr);
     if (j.is_discarded() || !j.is_object()) {
       event_status = absl::InternalError(absl::StrCat("watch ", c.path, ": malformed JSON event"));
       return false;

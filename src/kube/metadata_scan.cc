@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "kube/fast_json.h"
 
 namespace ccm::kube {
 namespace {
@@ -83,6 +84,11 @@ class MetadataSax {
 }  // namespace
 
 absl::StatusOr<Json> ScanMetadata(absl::string_view body, absl::string_view what) {
+  if (std::optional<Json> fast = FastScanMetadata(body)) return *std::move(fast);
+  return ScanMetadataWithNlohmann(body, what);
+}
+
+absl::StatusOr<Json> ScanMetadataWithNlohmann(absl::string_view body, absl::string_view what) {
   MetadataSax sax;
   Json::sax_parse(body.begin(), body.end(), &sax);
   if (sax.done()) return Json{{"metadata", std::move(sax.meta())}};

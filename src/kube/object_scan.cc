@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "kube/fast_json.h"
 
 namespace ccm::kube {
 namespace {
@@ -161,6 +162,12 @@ absl::StatusOr<Json> ParseWithoutStatus(absl::string_view body, absl::string_vie
 
 absl::StatusOr<Json> ParsePruned(absl::string_view body, const KeepRule& rule,
                                  absl::string_view what) {
+  if (std::optional<Json> fast = FastParsePruned(body, rule)) return *std::move(fast);
+  return ParsePrunedWithNlohmann(body, rule, what);
+}
+
+absl::StatusOr<Json> ParsePrunedWithNlohmann(absl::string_view body, const KeepRule& rule,
+                                             absl::string_view what) {
   PruningSax sax(rule);
   Json::sax_parse(body.begin(), body.end(), &sax);
   if (!sax.error().empty()) {

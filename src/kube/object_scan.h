@@ -34,11 +34,16 @@ struct KeepRule {
   bool last = false;
 };
 
-// `body` parsed under `rule`. Errors as ParseWithoutStatus. A parse that stopped early has
+// `body` parsed under `rule` (simdjson's fast path, fast_json.h, else nlohmann's SAX parse).
+// Errors as ParseWithoutStatus. A parse that stopped early has
 // nothing of what the API server writes after the `last` members; a caller that needs a member
 // an unusual order may have placed later (a watch event's "type") checks for it.
 absl::StatusOr<nlohmann::json> ParsePruned(absl::string_view body, const KeepRule& rule,
                                            absl::string_view what);
+
+// The same with nlohmann's parser alone (the fast path is tested against it).
+absl::StatusOr<nlohmann::json> ParsePrunedWithNlohmann(absl::string_view body, const KeepRule& rule,
+                                                       absl::string_view what);
 
 // The object without "status"; the parse stops at the status when metadata and spec came before
 // it. Errors (InvalidArgument, naming `what`): malformed JSON before the parse could stop, not an
