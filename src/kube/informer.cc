@@ -159,6 +159,59 @@ std::string Informer::LastResourceVersion() const {
   return last_rv_;
 }
 
+Informer::SelectionId Informer::AddSelection(std::function<bool(const Json&)> pred) {
+  absl::MutexLock l(&mu_);
+  Selection sel{std::move(pred), {}};
+  for (const auto& [key, stored] : store_) {
+    if (sel.pred(*Unpack(stored))) sel.keys.insert(key);
+  }
+  const SelectionId id = next_selection_++;
+  selections_.emplace(id, std::move(sel));
+  return id;
+}
+
+void Informer::RemoveSelection(SelectionId id) {
+  absl::MutexLock l(&mu_);
+  selections_.erase(id);
+}
+
+std::vector<std::string> Informer::Selected(SelectionId id) const {
+  absl::MutexLock l(&mu_);
+  auto it = selections_.find(id);
+  if (it == selections_.end()) return {};
+  return {it->second.keys.begin(), it->second.keys.end()};
+}
+
+Informer::SelectedKeys Informer::SelectionsNow() const {
+  absl::MutexLock l(&mu_);
+  SelectedKeys out;
+  for (const auto& [id, sel] : selections_) out[id] = Selection{sel.pred, {}};
+  return out;
+}
+
+void Informer::ReplaceSelections(SelectedKeys listed) {
+  for (auto& [id, sel] : selections_) {
+    if (auto it = listed.find(id); it != listed.end()) {
+      sel.keys = std::move(it->second.keys);
+      continue;
+    }
+    sel.keys.clear();  // added while the list was read: evaluated on the new store
+    for (const auto& [key, stored] : store_) {
+      if (sel.pred(*Unpack(stored))) sel.keys.insert(key);
+    }
+  }
+}
+
+void Informer::Select(const std::string& key, const Json* obj) {
+  for (auto& [id, sel] : selections_) {
+    if (obj != nullptr && sel.pred(*obj)) {
+      sel.keys.insert(key);
+    } else {
+      sel.keys.erase(key);
+    }
+  }
+}
+
 bool Informer::Sleep(absl::Duration d) { return clock_.SleepFor(d, &stop_); }
 
 absl::Status Informer::ListAndReplace() {
@@ -170,10 +223,14 @@ absl::Status Informer::ListAndReplace() {
   // Each item trimmed and packed as its page arrives: a big list never holds every full object,
   // nor (compact_store) every decoded one, at once.
   std::vector<std::pair<std::string, Stored>> items;
+  SelectedKeys selected = SelectionsNow();  // filled while each item is still decoded
   auto list = client_.ListAll(resource_, options_.ns, lo, [&](Json& item) {
     if (options_.transform) options_.transform(item);
     auto obj = std::make_shared<const Json>(std::exchange(item, Json()));
     std::string key = ObjectKey(*obj);
+    for (auto& [id, s] : selected) {
+      if (s.pred(*obj)) s.keys.insert(key);
+    }
     items.emplace_back(std::move(key), Pack(std::move(obj)));
   });
   if (!list.ok()) return list.status();
@@ -197,6 +254,8 @@ absl::Status Informer::ListAndReplace() {
       if (!next.contains(key)) deltas.push_back({Delta::kDelete, {}, obj});
     }
     store_ = std::move(next);
+    ReplaceSelections(std::move(selected));
+    hot_.clear();  // every object is listed packed
     last_rv_ = list->resource_version;
   }
   Dispatch(handlers_, deltas);
@@ -225,21 +284,54 @@ bool Informer::HandleEvent(WatchEvent& ev) {
   Delta delta;
   {
     absl::MutexLock l(&mu_);
-    auto it = store_.find(key);
     if (ev.type == WatchEventType::kDeleted) {
-      if (it != store_.end()) store_.erase(it);
+      store_.erase(key);
+      Select(key, nullptr);
       delta = {Delta::kDelete, {}, {obj, {}}};
-    } else if (it != store_.end()) {
-      delta = {Delta::kUpdate, it->second, {obj, {}}};
-      it->second = Pack(obj);
     } else {
-      delta = {Delta::kAdd, {}, {obj, {}}};
-      store_[key] = Pack(obj);
+      Select(key, obj.get());
+      Stored old = Put(key, obj);
+      const bool update = old.obj != nullptr || !old.cbor.empty();
+      delta = {update ? Delta::kUpdate : Delta::kAdd, std::move(old), {obj, {}}};
     }
     if (!rv.empty()) last_rv_ = rv;
   }
+  PackCold();
   Dispatch(handlers_, {delta});
   return true;
+}
+
+Informer::Stored Informer::Put(const std::string& key, ObjectPtr obj) {
+  Stored& slot = store_[key];
+  Stored old = std::exchange(slot, Stored{std::move(obj), {}, 0});
+  if (!options_.compact_store) return old;
+  slot.hot = ++hot_seq_;
+  hot_.emplace_back(key, slot.hot);
+  return old;
+}
+
+void Informer::PackCold() {
+  if (!options_.compact_store) return;
+  std::vector<std::pair<std::string, ObjectPtr>> cold;
+  {
+    absl::MutexLock l(&mu_);
+    while (hot_.size() > options_.hot_objects) {
+      auto [key, seq] = std::move(hot_.front());
+      hot_.pop_front();
+      auto it = store_.find(key);
+      if (it != store_.end() && it->second.hot == seq) cold.emplace_back(key, it->second.obj);
+    }
+  }
+  if (cold.empty()) return;
+  std::vector<Stored> packed;
+  packed.reserve(cold.size());
+  for (const auto& [key, obj] : cold) packed.push_back(Pack(obj));
+  absl::MutexLock l(&mu_);
+  for (size_t i = 0; i < cold.size(); ++i) {
+    auto it = store_.find(cold[i].first);
+    // Changed or deleted meanwhile: its newer state is in the queue (or gone).
+    if (it != store_.end() && it->second.obj == cold[i].second) it->second = std::move(packed[i]);
+  }
 }
 
 void Informer::Run() {

@@ -23,8 +23,12 @@
 // as CBOR bytes (about a quarter of nlohmann::json's in-memory size); Get/List/handlers then get
 // a freshly decoded copy, so pointer identity between calls is not kept. A list is trimmed and
 // packed page by page, and its deltas are decoded one object at a time as handlers get them.
+// The `hot_objects` objects the watch changed last stay decoded: the objects being worked on (a
+// Node a controller reads right after its event, whose next event hands it out again as the old
+// object) are not encoded and decoded at every step.
 
 #include <atomic>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -33,6 +37,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/btree_set.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
@@ -69,6 +74,7 @@ struct InformerOptions {
   // transform would drop is not built in the first place.
   const KeepRule* keep = nullptr;
   bool compact_store = false;  // keep stored objects CBOR-encoded (see above)
+  size_t hot_objects = 128;    // with compact_store: how many recently watched stay decoded
 };
 
 namespace internal {
@@ -76,6 +82,7 @@ namespace internal {
 struct StoredObject {
   ObjectPtr obj;
   std::string cbor;
+  uint64_t hot = 0;  // compact_store: decoded for now, under this number in the hot queue
 };
 ObjectPtr Unpack(const StoredObject& s);  // the object (decoded when CBOR); null when empty
 }  // namespace internal
@@ -108,6 +115,17 @@ class Informer {
   size_t Size() const;
   std::string LastResourceVersion() const;
 
+  // A selection: the keys of the stored objects `pred` holds for, kept up to date with the store
+  // under its lock (client-go's indexers, for one yes/no question), so a reader never sees the
+  // store ahead of it: a controller that acts on a few objects of a big cache (the NotReady
+  // Nodes) visits those without decoding the others. `pred` sees each object as stored (after
+  // `transform`) whenever it is stored; it must be cheap and must not call the informer.
+  // Adding one evaluates it on the objects stored so far (each decoded once).
+  using SelectionId = int64_t;
+  SelectionId AddSelection(std::function<bool(const Json&)> pred);
+  void RemoveSelection(SelectionId id);                     // unknown ids are ignored
+  std::vector<std::string> Selected(SelectionId id) const;  // sorted; empty for unknown ids
+
   const Resource& resource() const { return resource_; }
   // Counters for tests and metrics.
   int64_t lists() const { return lists_.load(); }
@@ -122,6 +140,11 @@ class Informer {
   absl::Status ListAndReplace();
   // Applies one watch event to the store and dispatches it; returns false to stop the watch.
   bool HandleEvent(WatchEvent& ev);  // takes the object
+  // Stores a watched object; with compact_store it stays decoded while it is among the last
+  // hot_objects ones. Returns the previous state (empty when new).
+  Stored Put(const std::string& key, ObjectPtr obj) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Encodes the objects that left the hot queue (outside the store lock).
+  void PackCold() ABSL_LOCKS_EXCLUDED(mu_);
   bool Sleep(absl::Duration d);
 
   Client& client_;
@@ -133,6 +156,23 @@ class Informer {
   mutable absl::Mutex mu_;  // the store
   absl::flat_hash_map<std::string, Stored> store_ ABSL_GUARDED_BY(mu_);
   std::string last_rv_ ABSL_GUARDED_BY(mu_);
+  // compact_store: the keys stored decoded, oldest first, with their StoredObject::hot number
+  // (an entry whose object changed since is stale and skipped).
+  std::deque<std::pair<std::string, uint64_t>> hot_ ABSL_GUARDED_BY(mu_);
+  uint64_t hot_seq_ ABSL_GUARDED_BY(mu_) = 0;
+  struct Selection {
+    std::function<bool(const Json&)> pred;
+    absl::btree_set<std::string> keys;
+  };
+  absl::flat_hash_map<SelectionId, Selection> selections_ ABSL_GUARDED_BY(mu_);
+  SelectionId next_selection_ ABSL_GUARDED_BY(mu_) = 1;
+  // Updates every selection for `key`, now `obj` (null: deleted).
+  void Select(const std::string& key, const Json* obj) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A relist's selections: each one's predicate (copied), and the listed keys it holds for.
+  using SelectedKeys = absl::flat_hash_map<SelectionId, Selection>;
+  SelectedKeys SelectionsNow() const ABSL_LOCKS_EXCLUDED(mu_);
+  // After a relist replaced the store: the selections as `listed` found them.
+  void ReplaceSelections(SelectedKeys listed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool synced_ ABSL_GUARDED_BY(mu_) = false;
 
   // Serialises handler calls (reflector, resync, late AddEventHandler) so each handler sees

@@ -835,6 +835,102 @@ TEST_F(EmulatorTest, InformerCompactStoreWithTransform) {
   EXPECT_EQ(inf.Keys(), std::vector<std::string>{"a"});
 }
 
+// The compact store keeps the last `hot_objects` watched objects decoded (Get hands out the same
+// object, no decode) and the others packed (a fresh decode each time); an object leaving the hot
+// queue and coming back keeps its content, and update handlers get the right old state.
+TEST_F(EmulatorTest, InformerCompactStoreKeepsTheLastWatchedDecoded) {
+  auto c = NewClient();
+  InformerOptions o;
+  o.compact_store = true;
+  o.hot_objects = 2;
+  Informer inf(*c, Nodes(), o);
+  Recorder rec;
+  inf.AddEventHandler(rec.Handler());
+  inf.Start();
+  ASSERT_TRUE(inf.WaitForSync(absl::Seconds(15)));
+  for (int i = 0; i < 4; ++i) {
+    Json n = NodeObj(absl::StrCat("n", i));
+    SetLabel(n, "color", "red");
+    ASSERT_TRUE(emu_.Create("nodes", n).ok());
+    ASSERT_TRUE(rec.WaitFor(absl::StrCat("add n", i)));
+  }
+  auto hot = [&](const std::string& key) { return inf.Get(key) == inf.Get(key); };
+  EXPECT_TRUE(hot("n3"));
+  EXPECT_TRUE(hot("n2"));
+  EXPECT_FALSE(hot("n1"));
+  EXPECT_FALSE(hot("n0"));
+  ASSERT_NE(inf.Get("n0"), nullptr);
+  EXPECT_EQ(Label(*inf.Get("n0"), "color"), "red");
+  // n0 comes back: decoded again, its old state from the packed copy.
+  Json blue = *emu_.Get("nodes", "", "n0");
+  SetLabel(blue, "color", "blue");
+  ASSERT_TRUE(emu_.Put("nodes", blue).ok());
+  ASSERT_TRUE(rec.WaitFor("update n0"));
+  EXPECT_TRUE(hot("n0"));
+  EXPECT_EQ(Label(*inf.Get("n0"), "color"), "blue");
+  EXPECT_FALSE(hot("n2"));  // the oldest of the hot ones left
+  EXPECT_EQ(Label(*inf.Get("n2"), "color"), "red");
+  EXPECT_EQ(inf.Size(), 4u);
+}
+
+// A selection follows the store through adds, updates, deletes and a relist after 410 Gone (it
+// is updated with the store, under its lock, before the handlers run), and one added to a synced
+// informer starts from what is stored.
+TEST_F(EmulatorTest, InformerSelectionFollowsTheStore) {
+  auto c = NewClient();
+  auto node = [](const std::string& name, const std::string& color) {
+    Json n = NodeObj(name);
+    SetLabel(n, "color", color);
+    return n;
+  };
+  ASSERT_TRUE(emu_.Create("nodes", node("a", "red")).ok());
+  ASSERT_TRUE(emu_.Create("nodes", node("b", "blue")).ok());
+  FakeClock clock;
+  InformerOptions o;
+  o.clock = &clock;
+  o.compact_store = true;
+  Informer inf(*c, Nodes(), o);
+  auto red = [](const Json& n) { return Label(n, "color") == "red"; };
+  const Informer::SelectionId early = inf.AddSelection(red);
+  Recorder rec;  // handlers run once the store and its selections have the change
+  inf.AddEventHandler(rec.Handler());
+  inf.Start();
+  ASSERT_TRUE(inf.WaitForSync(absl::Seconds(15)));
+  using Keys = std::vector<std::string>;
+  EXPECT_EQ(inf.Selected(early), Keys{"a"});
+  const Informer::SelectionId late = inf.AddSelection(red);
+  EXPECT_EQ(inf.Selected(late), Keys{"a"});
+  auto selected = [&](Keys want) {
+    return inf.Selected(early) == want && inf.Selected(late) == want;
+  };
+  ASSERT_TRUE(emu_.Put("nodes", node("b", "red")).ok());
+  ASSERT_TRUE(rec.WaitFor("update b"));
+  EXPECT_TRUE(selected({"a", "b"}));
+  ASSERT_TRUE(emu_.Create("nodes", node("c", "red")).ok());
+  ASSERT_TRUE(rec.WaitFor("add c"));
+  EXPECT_TRUE(selected({"a", "b", "c"}));
+  ASSERT_TRUE(emu_.Put("nodes", node("a", "green")).ok());
+  ASSERT_TRUE(rec.WaitFor("update a"));
+  EXPECT_TRUE(selected({"b", "c"}));
+  ASSERT_TRUE(emu_.Delete("nodes", "", "c").ok());
+  ASSERT_TRUE(rec.WaitFor("delete c"));
+  EXPECT_TRUE(selected({"b"}));
+  // Relist after 410: changes missed by the watch come in with the new list.
+  while (emu_.OpenWatches() == 0) std::this_thread::yield();
+  emu_.DropWatches();
+  ASSERT_TRUE(clock.WaitForSleepers(1));
+  ASSERT_TRUE(emu_.Put("nodes", node("a", "red")).ok());
+  ASSERT_TRUE(emu_.Delete("nodes", "", "b").ok());
+  emu_.CompactHistory();
+  clock.Advance(absl::Minutes(1));
+  ASSERT_TRUE(rec.WaitFor("delete b"));
+  EXPECT_TRUE(selected({"a"}));
+  EXPECT_EQ(inf.lists(), 2);
+  inf.RemoveSelection(late);
+  EXPECT_EQ(inf.Selected(late), Keys{});
+  EXPECT_EQ(inf.Selected(early), Keys{"a"});
+}
+
 TEST_F(EmulatorTest, InformerResyncSelectorsAndFactory) {
   auto c = NewClient();
   Json labelled = NodeObj("l1");
