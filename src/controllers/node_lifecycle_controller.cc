@@ -15,7 +15,8 @@ namespace ccm::controllers {
 namespace {
 
 const kube::Taint& ShutdownTaint() {
-  static const kube::Taint* t = new kube::Taint{std::string(kShutdownTaintKey), "", "NoSchedule"};
+  static const kube::Taint* t =
+      new kube::Taint{std::string(kShutdownTaintKey), "", std::string(kShutdownTaintEffect)};
   return *t;
 }
 
@@ -47,9 +48,13 @@ NodeLifecycleController::NodeLifecycleController(kube::Client& client, kube::Inf
         {"reason"});
   }
   gate_ = std::make_unique<ReadyGate>(instances_, "node lifecycle", skipped);
+  checked_ = nodes_.AddSelection(NeedsLifecycleCheck);
 }
 
-NodeLifecycleController::~NodeLifecycleController() { Stop(); }
+NodeLifecycleController::~NodeLifecycleController() {
+  Stop();
+  nodes_.RemoveSelection(checked_);
+}
 
 void NodeLifecycleController::Start() {
   runner_.Start({
@@ -72,7 +77,9 @@ void NodeLifecycleController::MonitorNodes() {
   if (ReadyGate::Result gate = gate_->Check(); !gate.ready.ok()) {
     SkipPass(gate);
   } else {
-    for (const std::string& key : nodes_.Keys()) {  // one decoded Node at a time
+    // Only the Nodes the pass acts on (a Ready Node without the shutdown taint needs nothing),
+    // one decoded at a time.
+    for (const std::string& key : nodes_.Selected(checked_)) {
       if (runner_.stopping().HasBeenNotified()) break;
       kube::ObjectPtr node = nodes_.Get(key);
       if (node && IsOurs(*node)) MonitorNode(*node);
@@ -87,7 +94,7 @@ void NodeLifecycleController::SkipPass(const ReadyGate::Result& gate) {
   // Ready Nodes need no provider answer; NotReady ones wait (one decoded Node kept at a time).
   kube::ObjectPtr first;  // the first (by name) NotReady Node left unchecked
   int unchecked = 0;
-  for (const std::string& key : nodes_.Keys()) {
+  for (const std::string& key : nodes_.Selected(checked_)) {
     if (runner_.stopping().HasBeenNotified()) return;
     kube::ObjectPtr node = nodes_.Get(key);
     if (!node || !IsOurs(*node)) continue;

@@ -70,7 +70,9 @@ class NodeLifecycleController {
   void Start();
   void Stop();  // idempotent; joins the thread
 
-  // One pass over every Node (what the loop runs each period); skipped in part while the
+  // One pass (what the loop runs each period) over the Nodes it acts on: NotReady with our
+  // providerID, Ready with the shutdown taint (NeedsLifecycleCheck; the informer keeps that
+  // selection, so a pass over 10,000 Ready Nodes decodes none). Skipped in part while the
   // provider is not Ready (see above). Not to be called concurrently with itself.
   void MonitorNodes();
 
@@ -98,6 +100,8 @@ class NodeLifecycleController {
   const absl::Duration outage_event_interval_;
   // Used by MonitorNodes only (one pass at a time).
   std::unique_ptr<ReadyGate> gate_;
+  // The Nodes a pass visits (NeedsLifecycleCheck), kept by the informer with its store.
+  kube::Informer::SelectionId checked_ = 0;
   bool outage_event_due_ = false;  // this outage has not recorded its Event yet
   absl::Time last_outage_event_ = absl::InfinitePast();
 

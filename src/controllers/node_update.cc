@@ -97,6 +97,13 @@ bool HasOurProviderId(const kube::Json& node) {
   return absl::StartsWith(kube::ProviderId(node), kProviderIdPrefix);
 }
 
+bool NeedsLifecycleCheck(const kube::Json& node) {
+  if (kube::IsNodeReady(node)) {
+    return IsOurs(node) && kube::HasTaint(node, kShutdownTaintKey, kShutdownTaintEffect);
+  }
+  return HasOurProviderId(node);
+}
+
 bool IsOurs(const kube::Json& node) {
   std::string id = kube::ProviderId(node);
   return id.empty() || absl::StartsWith(id, kProviderIdPrefix);

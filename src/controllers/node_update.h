@@ -22,6 +22,7 @@ inline constexpr absl::string_view kUninitializedTaintKey =
     "node.cloudprovider.kubernetes.io/uninitialized";
 // Added by the lifecycle controller while the VM is not powered on.
 inline constexpr absl::string_view kShutdownTaintKey = "node.cloudprovider.kubernetes.io/shutdown";
+inline constexpr absl::string_view kShutdownTaintEffect = "NoSchedule";
 inline constexpr absl::string_view kProviderIdPrefix = "vsphere://";
 
 struct NodeUpdate {
@@ -76,12 +77,16 @@ kube::Json AddressesPatch(const std::vector<kube::NodeAddress>& addresses);
 // True for nodes this provider may initialise: no providerID yet, or a vsphere:// one.
 bool IsOurs(const kube::Json& node);
 
-// True only for a vsphere:// providerID: the Nodes the lifecycle controller may look up, delete
-// or taint. A Node without providerID (bare metal in a mixed cluster, not initialised, another
-// provider's) or with a foreign one is never deleted or tainted by us.
 // The Node as the object of an Event.
 kube::ObjectReference NodeRef(const kube::Json& node);
 
+// True only for a vsphere:// providerID: the Nodes the lifecycle controller may look up, delete
+// or taint. A Node without providerID (bare metal in a mixed cluster, not initialised, another
+// provider's) or with a foreign one is never deleted or tainted by us.
 bool HasOurProviderId(const kube::Json& node);
+
+// The Nodes a lifecycle pass acts on: NotReady with our providerID (is its VM gone, or powered
+// off?), or Ready with the shutdown taint (to remove). A pass visits no other Node.
+bool NeedsLifecycleCheck(const kube::Json& node);
 
 }  // namespace ccm::controllers

@@ -260,6 +260,35 @@ TEST(NodeUpdateHelpersTest, IdentityAndOwnership) {
   EXPECT_FALSE(IsOurs(node));
 }
 
+TEST(NodeUpdateHelpersTest, NeedsLifecycleCheck) {
+  struct Case {
+    const char* name;
+    const char* provider_id;
+    bool ready;
+    bool shutdown_taint;
+    bool want;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"not ready, ours", "vsphere://abc", false, false, true},
+           {"not ready, ours, tainted", "vsphere://abc", false, true, true},
+           {"not ready, no providerID", "", false, false, false},
+           {"not ready, foreign", "aws:///i-1", false, false, false},
+           {"ready", "vsphere://abc", true, false, false},
+           {"ready, tainted", "vsphere://abc", true, true, true},
+           {"ready, tainted, no providerID", "", true, true, true},
+           {"ready, tainted, foreign", "aws:///i-1", true, true, false},
+       }) {
+    Json node = KubeletNode();
+    node["spec"]["providerID"] = c.provider_id;
+    node["status"]["conditions"][0]["status"] = c.ready ? "True" : "False";
+    if (c.shutdown_taint) {
+      node["spec"]["taints"].push_back(
+          {{"key", "node.cloudprovider.kubernetes.io/shutdown"}, {"effect", "NoSchedule"}});
+    }
+    EXPECT_EQ(NeedsLifecycleCheck(node), c.want) << c.name;
+  }
+}
+
 TEST(NodeUpdateHelpersTest, AddressesPatchReplacesTheList) {
   Json patch = AddressesPatch({{"InternalIP", "10.0.0.5"}, {"InternalIP", "fd00::5"}});
   EXPECT_EQ(patch, Json::parse(R"({"status":{"addresses":[
