@@ -119,7 +119,8 @@ class Client {
                                                 const Json& patch,
                                                 absl::string_view subresource = "");
   // Patch for a caller that needs the stored object but not its top-level status (a Node's
-  // status is most of its answer): the REST client does not build it (ParseWithoutStatus).
+  // status is most of its answer) nor metadata.managedFields: the REST client does not build
+  // them (ParseWithoutStatus).
   virtual absl::StatusOr<Json> PatchWithoutStatus(const Resource& r, absl::string_view ns,
                                                   absl::string_view name, PatchType type,
                                                   const Json& patch,

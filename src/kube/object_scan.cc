@@ -155,8 +155,9 @@ bool PruningSax::Open(Json container) {
 
 absl::StatusOr<Json> ParseWithoutStatus(absl::string_view body, absl::string_view what) {
   static const KeepRule* const kRule = new KeepRule{
-      .members = {
-          {.key = "metadata"}, {.key = "spec"}, {.key = "status", .drop = true, .last = true}}};
+      .members = {{.key = "metadata", .members = {{.key = "managedFields", .drop = true}}},
+                  {.key = "spec"},
+                  {.key = "status", .drop = true, .last = true}}};
   return ParsePruned(body, *kRule, what);
 }
 

@@ -3,7 +3,7 @@
 // not built, and the parse stops once nothing after it is needed. Two uses:
 // - a writer whose next write needs the stored metadata and spec (a Node's labels, providerID
 //   and taints) but not its status, which on a real Node is most of the answer (conditions,
-//   capacity, nodeInfo, the images list): ParseWithoutStatus;
+//   capacity, nodeInfo, the images list), nor the managed fields: ParseWithoutStatus;
 // - an informer whose cache keeps a few fields of each watched object (a Node's addresses,
 //   conditions and systemUUID): ParsePruned with the cache's rule.
 // The API server writes an object's members in its Go type's order (kind, apiVersion, metadata,
@@ -45,9 +45,10 @@ absl::StatusOr<nlohmann::json> ParsePruned(absl::string_view body, const KeepRul
 absl::StatusOr<nlohmann::json> ParsePrunedWithNlohmann(absl::string_view body, const KeepRule& rule,
                                                        absl::string_view what);
 
-// The object without "status"; the parse stops at the status when metadata and spec came before
-// it. Errors (InvalidArgument, naming `what`): malformed JSON before the parse could stop, not an
-// object.
+// The object without "status" and without metadata.managedFields (on a real API server a few kB
+// of every Node: a writer never reads them); the parse stops at the status when metadata and spec
+// came before it. Errors (InvalidArgument, naming `what`): malformed JSON before the parse could
+// stop, not an object.
 absl::StatusOr<nlohmann::json> ParseWithoutStatus(absl::string_view body, absl::string_view what);
 
 }  // namespace ccm::kube

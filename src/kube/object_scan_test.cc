@@ -64,6 +64,11 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"NestedStatusKept", R"({"spec":{"status":{"x":1}},"metadata":{"status":"y"}})",
              R"({"metadata":{"status":"y"},"spec":{"status":{"x":1}}})", ""},
         Case{"NoStatus", R"({"metadata":{"name":"n"}})", R"({"metadata":{"name":"n"}})", ""},
+        // The managed fields are not built either; only the metadata's are the server's.
+        Case{"ManagedFieldsLeftOut",
+             R"({"metadata":{"name":"n","managedFields":[{"manager":"kubelet"}]},)"
+             R"("spec":{"managedFields":1},"status":{}})",
+             R"({"metadata":{"name":"n"},"spec":{"managedFields":1}})", ""},
         Case{"MalformedBeforeTheStatus", R"({"metadata":{"name":"n",)", "", "malformed JSON"},
         Case{"MalformedStatusBeforeSpec", R"({"metadata":{},"status":{"a":},"spec":{}})", "",
              "malformed JSON"},
