@@ -12,7 +12,9 @@
 // writes per Node, so all N Nodes take at least (2N - burst) / qps. At the end, with the
 // controller stopped, the write floor on the same emulator (issue 26): N more Nodes get the same
 // two writes from a minimal client (1 thread, then one thread per worker); the controller's
-// per-Node work time and its total time are printed against it.
+// per-Node work time and its total time are printed against it. Then the conforming floor: the
+// same client also sends the reference's Event per Node and keeps a second Node watch open, the
+// server load no cloud-node controller avoids.
 //
 //   node_init_bench [--nodes N] [--workers W] [--qps Q] [--burst B] [--default-flags]
 //                   [--leader-elect] [--keep-logs] [--hold SECONDS] [--hold-end SECONDS]
@@ -44,6 +46,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -55,6 +58,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
@@ -220,15 +224,92 @@ struct RunCpu {
   absl::Duration requests;  // the floor: its requests' latencies summed (sent to whole answer)
 };
 
+// What a minimal client sends per Node besides the two writes, when it does what every cloud-node
+// controller must: the reference's Event for the Node, and a watch of the Nodes open beside it.
+struct FloorExtras {
+  bool event = false;
+  bool watch = false;
+};
+
+// A watch of the Nodes from now on (the resourceVersion of a one-item list), read and thrown away
+// on its own thread, until destroyed.
+class DiscardingWatch {
+ public:
+  DiscardingWatch(const kube::Config& cfg, std::vector<std::pair<std::string, std::string>> auth)
+      : http_(HttpClientOptions{.tls = cfg.tls}) {
+    HttpRequest req{.url = cfg.server + "/api/v1/nodes?limit=1", .headers = std::move(auth)};
+    req.headers.push_back({"Accept", "application/json"});
+    auto list = http_.Do(req);
+    const json j = list.ok() ? json::parse(list->body, nullptr, false) : json();
+    const std::string rv = j.is_object() ? j["metadata"].value("resourceVersion", "") : "";
+    req.url =
+        cfg.server + "/api/v1/nodes?watch=true&allowWatchBookmarks=true&resourceVersion=" + rv;
+    thread_ = std::thread([this, req] {
+      (void)http_.Stream(
+          req, [](absl::string_view) { return true; }, &cancel_);
+    });
+  }
+  ~DiscardingWatch() {
+    cancel_ = true;
+    thread_.join();
+  }
+
+ private:
+  HttpClient http_;
+  std::atomic<bool> cancel_{false};
+  std::thread thread_;
+};
+
+// The Event the controller records for an initialised Node ("Synced"), as a minimal client
+// would send it.
+std::string SyncedEvent(const std::string& node, int i) {
+  return json{
+      {"apiVersion", "v1"},
+      {"kind", "Event"},
+      {"metadata", {{"name", absl::StrCat(node, ".floor", i)}, {"namespace", "default"}}},
+      {"involvedObject", {{"kind", "Node"}, {"name", node}, {"uid", node}, {"apiVersion", "v1"}}},
+      {"reason", "Synced"},
+      {"message", "Node synced successfully"},
+      {"type", "Normal"},
+      {"source", {{"component", "cloud-node-controller"}}},
+      {"count", 1},
+      {"firstTimestamp", "2026-11-27T00:00:00Z"},
+      {"lastTimestamp", "2026-11-27T00:00:00Z"}}
+      .dump();
+}
+
+// The floor's two writes for Node `name` (the i-th): URL suffix, content type and body of each.
+std::vector<std::tuple<std::string, std::string, std::string>> FloorWrites(const std::string& name,
+                                                                           int i) {
+  const std::string ip = absl::StrCat("10.1.", i / 250, ".", i % 250 + 1);
+  json status = {{"status",
+                  {{"addresses", json::array({{{"type", "Hostname"}, {"address", name}},
+                                              {{"type", "InternalIP"}, {"address", ip}},
+                                              {{"type", "ExternalIP"}, {"address", ip}},
+                                              {{"$patch", "replace"}}})}}}};
+  json labels;
+  for (const char* k : {"topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone",
+                        "topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region",
+                        "node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type"}) {
+    labels[k] = "value-of-about-this-size";
+  }
+  json node = {{"metadata", {{"labels", labels}}},
+               {"spec", {{"providerID", "vsphere://" + name}, {"taints", nullptr}}}};
+  return {{"/status", "application/strategic-merge-patch+json", status.dump()},
+          {"", "application/merge-patch+json", node.dump()}};
+}
+
 // The floor a Node initialisation is held against (issue 26): the same two writes the
 // controller makes (the status PATCH of the addresses, then one patch of providerID, the six
 // topology and instance-type labels and the taint), sent by a minimal client: libcurl handles on
 // persistent connections, no rate limit, queue, informer or Events (the bench's own watch of the
-// Nodes stays open, as in the controller's run). `threads` threads share the
-// Nodes. Returns the wall time for all of them, or an error.
+// Nodes stays open, as in the controller's run). With `extras`, also the Event and a second watch
+// (the server load any conforming controller adds). `threads` threads share the Nodes. Returns
+// the wall time for all of them, or an error.
 absl::StatusOr<RunCpu> WriteFloor(ApiServer& server, const kube::Config& cfg, int n, int threads,
                                   int images, const std::string& prefix,
-                                  const std::function<absl::Duration()>& cpu_now) {
+                                  const std::function<absl::Duration()>& cpu_now,
+                                  FloorExtras extras = {}) {
   std::vector<json> bodies;
   for (int i = 0; i < n; ++i) {
     bodies.push_back(KubeletNode(absl::StrCat(prefix, "-", i), "", images));
@@ -243,25 +324,8 @@ absl::StatusOr<RunCpu> WriteFloor(ApiServer& server, const kube::Config& cfg, in
   absl::Mutex mu;
   absl::Duration requests;
   auto write = [&](const std::string& name, int i) {
-    const std::string ip = absl::StrCat("10.1.", i / 250, ".", i % 250 + 1);
-    json status = {{"status",
-                    {{"addresses", json::array({{{"type", "Hostname"}, {"address", name}},
-                                                {{"type", "InternalIP"}, {"address", ip}},
-                                                {{"type", "ExternalIP"}, {"address", ip}},
-                                                {{"$patch", "replace"}}})}}}};
-    json labels;
-    for (const char* k :
-         {"topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone",
-          "topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region",
-          "node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type"}) {
-      labels[k] = "value-of-about-this-size";
-    }
-    json node = {{"metadata", {{"labels", labels}}},
-                 {"spec", {{"providerID", "vsphere://" + name}, {"taints", nullptr}}}};
     const std::string url = cfg.server + "/api/v1/nodes/" + name;
-    for (auto [suffix, type, body] :
-         {std::tuple{"/status", "application/strategic-merge-patch+json", status.dump()},
-          std::tuple{"", "application/merge-patch+json", node.dump()}}) {
+    for (auto [suffix, type, body] : FloorWrites(name, i)) {
       auto headers = auth;
       headers.push_back({"Content-Type", type});
       const absl::Time sent = absl::Now();
@@ -271,7 +335,17 @@ absl::StatusOr<RunCpu> WriteFloor(ApiServer& server, const kube::Config& cfg, in
       absl::MutexLock l(&mu);
       requests += took;
     }
+    if (!extras.event) return;
+    auto headers = auth;
+    headers.push_back({"Content-Type", "application/json"});
+    auto r = api.Do({.method = "POST",
+                     .url = cfg.server + "/api/v1/namespaces/default/events",
+                     .headers = headers,
+                     .body = SyncedEvent(name, i)});
+    if (!r.ok() || r->status != 201) ++failed;
   };
+  std::optional<DiscardingWatch> watch;
+  if (extras.watch) watch.emplace(cfg, auth);
   const absl::Duration cpu0 = cpu_now();
   const absl::Time t0 = absl::Now();
   std::vector<std::thread> pool;
@@ -328,42 +402,93 @@ void ReportShares(const ControllerShares& c, const RunCpu& floor, double floor_s
   row("total (work duration; the floor's time per Node)", c.work * 1000, f_total);
 }
 
+// A floor run and the emulator's handler seconds in it.
+struct FloorRun {
+  RunCpu run;
+  double serve_s = 0;
+};
+
+// The median of `rounds` floor runs (fresh Nodes each time) and the range of their times; nullopt
+// (after saying why) when one failed.
+std::optional<std::pair<FloorRun, std::string>> MedianFloor(ApiServer& server,
+                                                            const kube::Config& cfg, const Flags& f,
+                                                            int threads, int rounds,
+                                                            FloorExtras extras,
+                                                            const std::string& prefix) {
+  auto cpu_now = [&] { return server.Cpu() + CpuTime(getpid()); };
+  std::vector<FloorRun> runs;
+  for (int i = 0; i < rounds; ++i) {
+    const double serve0 = server.NodeWriteServeSeconds();
+    absl::StatusOr<RunCpu> r = WriteFloor(server, cfg, f.nodes, threads, f.images,
+                                          absl::StrCat(prefix, i), cpu_now, extras);
+    if (!r.ok()) {
+      std::fprintf(stderr, "floor: %s\n", r.status().ToString().c_str());
+      return std::nullopt;
+    }
+    runs.push_back({*r, server.NodeWriteServeSeconds() - serve0});
+  }
+  std::sort(runs.begin(), runs.end(),
+            [](const FloorRun& a, const FloorRun& b) { return a.run.wall < b.run.wall; });
+  const std::string range =
+      absl::StrFormat("median of %d runs: %.2f-%.2f ms", rounds,
+                      absl::ToDoubleMilliseconds(runs.front().run.wall) / f.nodes,
+                      absl::ToDoubleMilliseconds(runs.back().run.wall) / f.nodes);
+  return std::pair{runs[runs.size() / 2], range};
+}
+
+// The load no cloud-node controller can avoid besides its writes: the reference's Event per
+// Node, and its own watch of the Nodes.
+constexpr FloorExtras kConforming{.event = true, .watch = true};
+
+// One worker: its work time per Node against the 1-thread floors, and where the time goes.
+void ReportOneWorker(ApiServer& server, const kube::Config& cfg, const Flags& f, int rounds,
+                     const FloorRun& one, const ControllerShares& c) {
+  const double per_node_ms = absl::ToDoubleMilliseconds(one.run.wall) / f.nodes;
+  const double work_ms = c.work * 1000;
+  std::printf(
+      "controller: work duration per Node (workqueue mean) %.2f ms: RATIO %.2f (target <= 1.2)\n",
+      work_ms, work_ms / per_node_ms);
+  ReportShares(c, one.run, one.serve_s, f.nodes, server.emulated());
+  if (auto conf = MedianFloor(server, cfg, f, 1, rounds, kConforming, "floor-c-")) {
+    const double conf_ms = absl::ToDoubleMilliseconds(conf->first.run.wall) / f.nodes;
+    std::printf(
+        "CONFORMING FLOOR (the two writes, the Event, a second Node watch), 1 thread: %.2f ms "
+        "per Node (%s); controller RATIO %.2f to it\n",
+        conf_ms, conf->second.c_str(), work_ms / conf_ms);
+  }
+}
+
+// Several workers: the floors with as many threads (one run each); the plain one, or nullopt.
+std::optional<RunCpu> ManyThreadFloor(ApiServer& server, const kube::Config& cfg, const Flags& f,
+                                      const RunCpu& run) {
+  auto many = MedianFloor(server, cfg, f, f.workers, 1, {}, "floor-n-");
+  if (!many) return std::nullopt;
+  std::printf("FLOOR, %d threads: %s for %d Nodes\n", f.workers,
+              absl::FormatDuration(many->first.run.wall).c_str(), f.nodes);
+  if (auto conf = MedianFloor(server, cfg, f, f.workers, 1, kConforming, "floor-cn-")) {
+    std::printf("CONFORMING FLOOR, %d threads: %s; controller RATIO %.2f to it\n", f.workers,
+                absl::FormatDuration(conf->first.run.wall).c_str(),
+                absl::ToDoubleSeconds(run.wall) / absl::ToDoubleSeconds(conf->first.run.wall));
+  }
+  return many->first.run;
+}
+
 // Prints the controller's time against the floor, per Node for one worker and in all for many,
-// and how busy the machine was in each.
+// and how busy the machine was in each. Also against the conforming floor (kConforming).
 void ReportFloor(ApiServer& server, const kube::Config& cfg, const Flags& f, const RunCpu& run,
                  const ControllerShares& c) {
   const int n = f.nodes;
-  const double work_mean_s = c.work;
-  const absl::Duration all_init = run.wall;
-  auto cpu_now = [&] { return server.Cpu() + CpuTime(getpid()); };
-  auto serve_now = [&] { return server.NodeWriteServeSeconds(); };
   // The floor varies by about 20% from run to run on a busy 2-core machine: up to 2,000 Nodes it
   // is measured three times (fresh Nodes each time) and the median run is the one compared. Once
   // when the client rate limit binds: the (2N - burst) / qps floor applies then.
   const int rounds = n <= 2000 && 2 * n <= f.burst ? 3 : 1;
-  std::vector<std::pair<RunCpu, double>> runs;  // a run and its handlers' seconds
-  for (int i = 0; i < rounds; ++i) {
-    const double serve0 = serve_now();
-    absl::StatusOr<RunCpu> r =
-        WriteFloor(server, cfg, n, 1, f.images,
-                   absl::StrCat("floor-1", std::string(1, static_cast<char>('a' + i))), cpu_now);
-    if (!r.ok()) {
-      std::fprintf(stderr, "floor: %s\n", r.status().ToString().c_str());
-      return;
-    }
-    runs.emplace_back(*r, serve_now() - serve0);
-  }
-  std::sort(runs.begin(), runs.end(),
-            [](const auto& a, const auto& b) { return a.first.wall < b.first.wall; });
-  const RunCpu* one = &runs[runs.size() / 2].first;
-  const double floor_serve_s = runs[runs.size() / 2].second;
-  const double per_node_ms = absl::ToDoubleMilliseconds(one->wall) / n;
+  auto one = MedianFloor(server, cfg, f, 1, rounds, {}, "floor-1-");
+  if (!one) return;
   std::printf(
       "\nFLOOR: the same two writes from a minimal client, 1 thread: %s for %d Nodes, %.2f ms "
-      "per Node (median of %d runs: %.2f-%.2f ms)\n",
-      absl::FormatDuration(one->wall).c_str(), n, per_node_ms, rounds,
-      absl::ToDoubleMilliseconds(runs.front().first.wall) / n,
-      absl::ToDoubleMilliseconds(runs.back().first.wall) / n);
+      "per Node (%s)\n",
+      absl::FormatDuration(one->first.run.wall).c_str(), n,
+      absl::ToDoubleMilliseconds(one->first.run.wall) / n, one->second.c_str());
   if (2 * n > f.burst) {
     // The work time then includes the waits for the client's rate limiter: the (2N - burst) /
     // qps floor printed above is the one that applies.
@@ -372,32 +497,23 @@ void ReportFloor(ApiServer& server, const kube::Config& cfg, const Flags& f, con
         "(2N - burst) / qps floor above, not with this one\n");
     return;
   }
-  const int workers = f.workers;
   // Per Node against one thread only for one worker: with several, every item's time includes
-  // the others' share of the machine, and the N-thread comparison below is the one that applies.
-  if (workers == 1) {
-    std::printf(
-        "controller: work duration per Node (workqueue mean) %.2f ms: RATIO %.2f (target "
-        "<= 1.2)\n",
-        work_mean_s * 1000, work_mean_s * 1000 / per_node_ms);
-    ReportShares(c, *one, floor_serve_s, n, server.emulated());
-  }
-  RunCpu floor = *one;
-  if (workers > 1) {
-    absl::StatusOr<RunCpu> many = WriteFloor(server, cfg, n, workers, f.images, "floor-n", cpu_now);
-    if (!many.ok()) return;
+  // the others' share of the machine, and the N-thread comparison is the one that applies.
+  if (f.workers == 1) ReportOneWorker(server, cfg, f, rounds, one->first, c);
+  RunCpu floor = one->first.run;
+  if (f.workers > 1) {
+    std::optional<RunCpu> many = ManyThreadFloor(server, cfg, f, run);
+    if (!many) return;
     floor = *many;
-    std::printf("FLOOR, %d threads: %s for %d Nodes\n", workers,
-                absl::FormatDuration(many->wall).c_str(), n);
   }
   std::printf(
       "controller, %d worker(s): all initialised after %s: RATIO %.2f to the %d-thread "
       "floor (target <= 1.2; meaningful when the rate limit does not bind)\n",
-      workers, absl::FormatDuration(all_init).c_str(),
-      absl::ToDoubleSeconds(all_init) / absl::ToDoubleSeconds(floor.wall), workers);
+      f.workers, absl::FormatDuration(run.wall).c_str(),
+      absl::ToDoubleSeconds(run.wall) / absl::ToDoubleSeconds(floor.wall), f.workers);
   std::printf("machine (API server, controller, simulator, this bench with its kubelets):\n");
   ReportBusy("controller's run", run);
-  ReportBusy(workers > 1 ? "floor, many threads" : "floor, 1 thread", floor);
+  ReportBusy(f.workers > 1 ? "floor, many threads" : "floor, 1 thread", floor);
 }
 
 // The controller binary against the simulator and `server`, once its inventory is loaded.
