@@ -109,13 +109,30 @@ class PrunedBuilder {
       if ((r == nullptr && rule->only) || (r != nullptr && r->drop)) continue;
       if (r != nullptr) ++kept_read;
       Json& slot = out[std::string(kv.key)];
+      if (kv.value.type() == dom::element_type::ARRAY && r != nullptr) {
+        Array(kv.value.get_array().value_unsafe(), r, slot);
+        continue;
+      }
       if (kv.value.type() != dom::element_type::OBJECT) {
-        Build(kv.value, slot);  // an array is kept whole, as a member without a rule
+        Build(kv.value, slot);
         continue;
       }
       const bool child_last = chain_last && kept_read == needed && r != nullptr && r->last;
       Object(kv.value.get_object().value_unsafe(), r, child_last, slot);
       if (stopped_) return;
+    }
+  }
+
+  // A ruled member's array: `rule` applies to each object in it; anything else is kept whole.
+  void Array(dom::array items, const KeepRule* rule, Json& out) {
+    out = Json::array();
+    Json::array_t& arr = out.get_ref<Json::array_t&>();
+    for (dom::element item : items) {
+      if (item.type() == dom::element_type::OBJECT) {
+        Object(item.get_object().value_unsafe(), rule, /*chain_last=*/false, arr.emplace_back());
+      } else {
+        Build(item, arr.emplace_back());
+      }
     }
   }
 

@@ -52,7 +52,9 @@ const ccm::kube::KeepRule& EventRule() {
                        {.key = "status",
                         .only = true,
                         .members = {{.key = "addresses"},
-                                    {.key = "conditions"},
+                                    {.key = "conditions",
+                                     .only = true,
+                                     .members = {{.key = "type"}, {.key = "status"}}},
                                     {.key = "nodeInfo", .only = true, .members = {{.key = "c"}}}},
                         .last = true}},
            .last = true}}};

@@ -50,10 +50,11 @@ class PruningSax {
  private:
   struct Frame {
     Json* node = nullptr;
-    const KeepRule* rule = nullptr;  // null: everything below is kept
-    size_t kept_read = 0;            // members with a rule, not dropped, read so far
-    size_t needed = 0;               // members with a rule, not dropped
-    bool chain_last = false;         // nothing after this object is needed
+    const KeepRule* rule = nullptr;          // null: everything below is kept
+    const KeepRule* element_rule = nullptr;  // an array's: the rule of each object in it
+    size_t kept_read = 0;                    // members with a rule, not dropped, read so far
+    size_t needed = 0;                       // members with a rule, not dropped
+    bool chain_last = false;                 // nothing after this object is needed
   };
   Json* Place(Json v);
   bool Value(Json v) {
@@ -135,15 +136,22 @@ bool PruningSax::Open(Json container) {
     f.rule = &root_rule_;
     f.chain_last = true;
   } else if (const Frame& parent = open_.back(); parent.node->is_object()) {
-    // (an array's elements are kept whole) Written last, in a parent written last of which
-    // every other member with a rule is read: nothing after this member is needed.
+    // Written last, in a parent written last of which every other member with a rule is read:
+    // nothing after this member is needed.
     f.rule = key_rule_;
     f.chain_last = parent.chain_last && parent.kept_read == parent.needed && key_rule_ != nullptr &&
                    key_rule_->last;
+  } else {
+    f.rule = parent.element_rule;  // an object in a ruled array (null: kept whole)
   }
   const bool object = container.is_object();
   f.node = Place(std::move(container));
-  if (!object) f.rule = nullptr;
+  if (!object) {
+    // A member's array: its rule applies to each object in it. An array in an array: kept whole.
+    f.element_rule = open_.empty() || !open_.back().node->is_object() ? nullptr : f.rule;
+    f.rule = nullptr;
+    f.chain_last = false;
+  }
   if (f.rule != nullptr) {
     for (const KeepRule& m : f.rule->members) f.needed += m.drop ? 0 : 1;
   }

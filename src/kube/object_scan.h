@@ -20,7 +20,9 @@
 namespace ccm::kube {
 
 // What a reader keeps of an object while it is parsed: members it never reads are skipped, not
-// built. Rules apply to objects; an array, and a member without a rule, is kept whole.
+// built. Rules apply to objects; a rule on a member whose value is an array applies to each
+// object in it (a Node's conditions: only type and status of each). A member without a rule is
+// kept whole, and so is an array in an array.
 struct KeepRule {
   std::string key;                // the member this rule is for (unused for the outermost)
   bool drop = false;              // the member is not kept

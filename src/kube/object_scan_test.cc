@@ -141,6 +141,22 @@ TEST(ParsePrunedTest, NodeEventsAreWhatTheCacheKeeps) {
   }
 }
 
+// A rule on an array applies to each object in it; scalars and arrays in it are kept whole.
+TEST(ParsePrunedTest, ArrayRulesApplyToEachObject) {
+  const KeepRule rule{
+      .members = {{.key = "list", .only = true, .members = {{.key = "k"}}}, {.key = "plain"}}};
+  const std::string doc =
+      R"({"list":[{"k":1,"x":2},3,[{"x":4}],{"x":5,"k":{"y":6}}],"plain":[{"x":7}],"z":8})";
+  const std::string want =
+      R"({"list":[{"k":1},3,[{"x":4}],{"k":{"y":6}}],"plain":[{"x":7}],"z":8})";
+  absl::StatusOr<Json> fast = ParsePruned(doc, rule, "test");
+  ASSERT_TRUE(fast.ok()) << fast.status();
+  EXPECT_EQ(fast->dump(), want);
+  absl::StatusOr<Json> slow = ParsePrunedWithNlohmann(doc, rule, "test");
+  ASSERT_TRUE(slow.ok()) << slow.status();
+  EXPECT_EQ(slow->dump(), want);
+}
+
 // The stop: what follows the kept fields of a status written last is not read at all.
 TEST(ParsePrunedTest, StopsAfterTheLastKeptField) {
   const std::string cut = R"({"type":"MODIFIED","object":{"metadata":{"name":"n1"},"status":{)"

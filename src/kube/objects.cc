@@ -166,8 +166,19 @@ void TrimNodeForCache(Json& node) {
   auto st = node.find("status");
   if (st == node.end() || !st->is_object()) return;
   Json kept = Json::object();
-  for (const char* key : {"addresses", "conditions"}) {
-    if (auto it = st->find(key); it != st->end()) kept[key] = std::move(*it);
+  if (auto it = st->find("addresses"); it != st->end()) kept["addresses"] = std::move(*it);
+  if (auto it = st->find("conditions"); it != st->end()) {
+    kept["conditions"] = std::move(*it);
+    if (kept["conditions"].is_array()) {
+      for (Json& c : kept["conditions"]) {
+        if (!c.is_object()) continue;
+        Json brief = Json::object();
+        for (const char* k : {"type", "status"}) {
+          if (auto f = c.find(k); f != c.end()) brief[k] = std::move(*f);
+        }
+        c = std::move(brief);
+      }
+    }
   }
   if (auto info = st->find("nodeInfo"); info != st->end() && info->is_object()) {
     if (auto uuid = info->find("systemUUID"); uuid != info->end()) {
@@ -184,7 +195,9 @@ const KeepRule& NodeCacheRule() {
           {.key = "status",
            .only = true,
            .members = {{.key = "addresses"},
-                       {.key = "conditions"},
+                       {.key = "conditions",
+                        .only = true,
+                        .members = {{.key = "type"}, {.key = "status"}}},
                        {.key = "nodeInfo", .only = true, .members = {{.key = "systemUUID"}}}},
            .last = true},
       }};

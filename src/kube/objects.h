@@ -59,8 +59,9 @@ std::optional<std::string> NodeConditionStatus(const Json& node, absl::string_vi
 bool IsNodeReady(const Json& node);        // condition Ready == "True"
 std::string SystemUuid(const Json& node);  // status.nodeInfo.systemUUID
 // Drops what no reader above needs from a Node kept in a cache: metadata.managedFields and all
-// of status except addresses, conditions and nodeInfo.systemUUID (images alone are often most
-// of a real Node). Safe for objects later sent back with PUT on the main resource: the API
+// of status except addresses, the type and status of each condition, and nodeInfo.systemUUID
+// (images alone are often most of a real Node; a condition's reason, message and times are most
+// of the rest). Safe for objects later sent back with PUT on the main resource: the API
 // server keeps status there, and keeps the live managedFields when a request has none.
 void TrimNodeForCache(Json& node);
 // What TrimNodeForCache keeps, as a parse rule (object_scan.h): an informer skips the rest while
