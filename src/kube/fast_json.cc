@@ -76,14 +76,6 @@ void Build(dom::element el, Json& out) {
   }
 }
 
-const KeepRule* MemberRule(const KeepRule* rule, std::string_view key) {
-  if (rule == nullptr) return nullptr;
-  for (const KeepRule& m : rule->members) {
-    if (m.key == key) return &m;
-  }
-  return nullptr;
-}
-
 // ParsePruned's walk (object_scan.cc) over an indexed document: the same members kept, and the
 // same stop once a `last` chain's kept members are read.
 class PrunedBuilder {
@@ -100,7 +92,7 @@ class PrunedBuilder {
     for (const KeepRule& m : rule->members) needed += m.drop ? 0 : 1;
     size_t kept_read = 0;
     for (dom::key_value_pair kv : obj) {
-      const KeepRule* r = MemberRule(rule, kv.key);
+      const KeepRule* r = KeepRule::Member(rule, kv.key);
       if (chain_last && kept_read == needed &&
           (rule->only || (r != nullptr && r->drop && r->last))) {
         stopped_ = true;

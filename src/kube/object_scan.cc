@@ -12,14 +12,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-const KeepRule* MemberRule(const KeepRule* rule, const std::string& key) {
-  if (rule == nullptr) return nullptr;
-  for (const KeepRule& m : rule->members) {
-    if (m.key == key) return &m;
-  }
-  return nullptr;
-}
-
 // nlohmann's SAX interface: builds the object as its own parser would, except the members the
 // rules do not keep, and stops when a `last` chain's kept members are read.
 class PruningSax {
@@ -92,7 +84,7 @@ class PruningSax {
 bool PruningSax::key(std::string& k) {
   if (skip_ > 0) return true;
   Frame& f = open_.back();
-  const KeepRule* r = MemberRule(f.rule, k);
+  const KeepRule* r = KeepRule::Member(f.rule, k);
   // Everything this object needs is read, and nothing after it: an object written last of which
   // only some members are kept, or a dropped member written last.
   const bool all_read = f.rule != nullptr && f.kept_read == f.needed;

@@ -11,6 +11,7 @@
 // where a rule says so (`last`), and a member met out of that order is skipped, not a stop.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -34,6 +35,15 @@ struct KeepRule {
   // starts; an `only` member that is `last` stops it at its next member once its own ruled
   // members are read.
   bool last = false;
+
+  // The rule of member `name` of `rule`'s object; null when `rule` is null or has none.
+  static const KeepRule* Member(const KeepRule* rule, std::string_view name) {
+    if (rule == nullptr) return nullptr;
+    for (const KeepRule& m : rule->members) {
+      if (m.key == name) return &m;
+    }
+    return nullptr;
+  }
 };
 
 // `body` parsed under `rule` (simdjson's fast path, fast_json.h, else nlohmann's SAX parse).
