@@ -119,12 +119,7 @@ absl::StatusOr<Json> Client::PatchWithoutStatus(const Resource& r, absl::string_
                                                 absl::string_view name, PatchType type,
                                                 const Json& patch, absl::string_view subresource) {
   absl::StatusOr<Json> patched = Patch(r, ns, name, type, patch, subresource);
-  if (patched.ok() && patched->is_object()) {
-    patched->erase("status");
-    if (auto m = patched->find("metadata"); m != patched->end() && m->is_object()) {
-      m->erase("managedFields");
-    }
-  }
+  if (patched.ok()) EraseStatusAndManagedFields(*patched);
   return patched;
 }
 

@@ -43,21 +43,20 @@ void Check(bool ok) {
   if (!ok) std::abort();
 }
 
-const ccm::kube::KeepRule& EventRule() {
+// Every kind of rule at once, with one-letter keys a mutated input hits often: a kept member, a
+// `last` object with a dropped member, an `only` object written last, rules on an array's objects.
+const ccm::kube::KeepRule& ShortKeysRule() {
   static const auto* rule = new ccm::kube::KeepRule{
-      .members = {
-          {.key = "type"},
-          {.key = "object",
-           .members = {{.key = "metadata", .members = {{.key = "managedFields", .drop = true}}},
-                       {.key = "status",
-                        .only = true,
-                        .members = {{.key = "addresses"},
-                                    {.key = "conditions",
-                                     .only = true,
-                                     .members = {{.key = "type"}, {.key = "status"}}},
-                                    {.key = "nodeInfo", .only = true, .members = {{.key = "c"}}}},
-                        .last = true}},
-           .last = true}}};
+      .members = {{.key = "t"},
+                  {.key = "o",
+                   .members = {{.key = "m", .members = {{.key = "f", .drop = true}}},
+                               {.key = "s",
+                                .only = true,
+                                .members = {{.key = "a"},
+                                            {.key = "c", .only = true, .members = {{.key = "t"}}},
+                                            {.key = "n", .only = true, .members = {{.key = "u"}}}},
+                                .last = true}},
+                   .last = true}}};
   return *rule;
 }
 
@@ -76,7 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const Json slow = Json::parse(in, nullptr, /*allow_exceptions=*/false);
     Check(!slow.is_discarded() && Same(*fast, slow) && fast->dump() == slow.dump());
   }
-  for (const ccm::kube::KeepRule* rule : {&EventRule(), &WithoutStatus()}) {
+  for (const ccm::kube::KeepRule* rule : {&ShortKeysRule(), &WithoutStatus()}) {
     if (std::optional<Json> fast = ccm::kube::FastParsePruned(in, *rule)) {
       absl::StatusOr<Json> slow = ccm::kube::ParsePrunedWithNlohmann(in, *rule, "fuzz");
       Check(slow.ok() && Same(*fast, *slow) && fast->dump() == slow->dump());

@@ -162,9 +162,7 @@ std::string Informer::LastResourceVersion() const {
 Informer::SelectionId Informer::AddSelection(std::function<bool(const Json&)> pred) {
   absl::MutexLock l(&mu_);
   Selection sel{std::move(pred), {}};
-  for (const auto& [key, stored] : store_) {
-    if (sel.pred(*Unpack(stored))) sel.keys.insert(key);
-  }
+  sel.keys = StoredWhere(sel.pred);
   const SelectionId id = next_selection_++;
   selections_.emplace(id, std::move(sel));
   return id;
@@ -195,11 +193,17 @@ void Informer::ReplaceSelections(SelectedKeys listed) {
       sel.keys = std::move(it->second.keys);
       continue;
     }
-    sel.keys.clear();  // added while the list was read: evaluated on the new store
-    for (const auto& [key, stored] : store_) {
-      if (sel.pred(*Unpack(stored))) sel.keys.insert(key);
-    }
+    sel.keys = StoredWhere(sel.pred);  // added while the list was read: the new store's
   }
+}
+
+absl::btree_set<std::string> Informer::StoredWhere(
+    const std::function<bool(const Json&)>& pred) const {
+  absl::btree_set<std::string> keys;
+  for (const auto& [key, stored] : store_) {
+    if (pred(*Unpack(stored))) keys.insert(key);
+  }
+  return keys;
 }
 
 void Informer::Select(const std::string& key, const Json* obj) {

@@ -171,6 +171,9 @@ class Informer {
   // A relist's selections: each one's predicate (copied), and the listed keys it holds for.
   using SelectedKeys = absl::flat_hash_map<SelectionId, Selection>;
   SelectedKeys SelectionsNow() const ABSL_LOCKS_EXCLUDED(mu_);
+  // The keys of the stored objects `pred` holds for (each decoded once).
+  absl::btree_set<std::string> StoredWhere(const std::function<bool(const Json&)>& pred) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // After a relist replaced the store: the selections as `listed` found them.
   void ReplaceSelections(SelectedKeys listed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool synced_ ABSL_GUARDED_BY(mu_) = false;

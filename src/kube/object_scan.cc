@@ -161,6 +161,12 @@ absl::StatusOr<Json> ParseWithoutStatus(absl::string_view body, absl::string_vie
   return ParsePruned(body, *kRule, what);
 }
 
+void EraseStatusAndManagedFields(Json& obj) {
+  if (!obj.is_object()) return;
+  obj.erase("status");
+  if (auto m = obj.find("metadata"); m != obj.end() && m->is_object()) m->erase("managedFields");
+}
+
 absl::StatusOr<Json> ParsePruned(absl::string_view body, const KeepRule& rule,
                                  absl::string_view what) {
   if (std::optional<Json> fast = FastParsePruned(body, rule)) return *std::move(fast);

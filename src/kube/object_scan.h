@@ -63,4 +63,8 @@ absl::StatusOr<nlohmann::json> ParsePrunedWithNlohmann(absl::string_view body, c
 // stop, not an object.
 absl::StatusOr<nlohmann::json> ParseWithoutStatus(absl::string_view body, absl::string_view what);
 
+// What ParseWithoutStatus leaves out, taken from an object already parsed (for clients that have
+// the whole answer).
+void EraseStatusAndManagedFields(nlohmann::json& obj);
+
 }  // namespace ccm::kube

@@ -279,6 +279,23 @@ TEST_F(NodeLifecycleControllerTest, ForeignAndReadyNodesAreLeftAlone) {
   EXPECT_EQ(env_.instances.calls(), 0);
 }
 
+// A pass visits only the Nodes it acts on (the informer's selection): a Ready Node is not looked
+// at, and the pass after it turns NotReady acts on it (here: its VM is gone, so it is deleted).
+TEST_F(NodeLifecycleControllerTest, NodeTurningNotReadyIsCheckedAtTheNextPass) {
+  env_.CreateKubeletNode("turns", /*ready=*/true, kOurProviderId);
+  ASSERT_TRUE(env_.StoreSees("turns", [](const kube::Json&) { return true; }));
+  Start();
+  NextPass();
+  EXPECT_EQ(env_.instances.calls(), 0);
+  EXPECT_TRUE(env_.GetNode("turns").is_object());
+
+  env_.EditNode("turns", [](kube::Json& n) { Env::SetReady(n, false); });
+  ASSERT_TRUE(env_.StoreSees("turns", [](const kube::Json& n) { return !kube::IsNodeReady(n); }));
+  NextPass();
+  EXPECT_TRUE(env_.GetNode("turns").is_null());
+  EXPECT_EQ(Actions("deleted"), 1);
+}
+
 // Issue 10 item 1: deletion (and the shutdown taint) needs a vsphere:// providerID. A NotReady
 // Node without one (bare metal in a mixed cluster, never initialised) or with a foreign one is
 // never looked up, deleted or tainted, even when the provider would call its VM gone or off.

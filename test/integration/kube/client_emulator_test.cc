@@ -667,6 +667,13 @@ class Recorder {
   std::vector<std::string> events_ ABSL_GUARDED_BY(mu_);
 };
 
+// A Node with the label color=`color`.
+Json ColoredNode(const std::string& name, const std::string& color) {
+  Json n = NodeObj(name);
+  SetLabel(n, "color", color);
+  return n;
+}
+
 TEST_F(EmulatorTest, InformerResumesAfterDroppedWatchWithoutMissOrDuplicate) {
   auto c = NewClient();
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(emu_.Create("nodes", NodeObj(absl::StrCat("a", i))).ok());
@@ -769,8 +776,7 @@ TEST_F(EmulatorTest, InformerRelistsAfterGone) {
 TEST_F(EmulatorTest, InformerCompactStoreWithTransform) {
   auto c = NewClient();
   auto node = [](const std::string& name, const std::string& color) {
-    Json n = NodeObj(name);
-    SetLabel(n, "color", color);
+    Json n = ColoredNode(name, color);
     n["status"] = {{"images", Json::array({{{"names", {"busybox"}}}})},
                    {"addresses", Json::array({{{"type", "InternalIP"}, {"address", "10.0.0.1"}}})}};
     return n;
@@ -849,9 +855,7 @@ TEST_F(EmulatorTest, InformerCompactStoreKeepsTheLastWatchedDecoded) {
   inf.Start();
   ASSERT_TRUE(inf.WaitForSync(absl::Seconds(15)));
   for (int i = 0; i < 4; ++i) {
-    Json n = NodeObj(absl::StrCat("n", i));
-    SetLabel(n, "color", "red");
-    ASSERT_TRUE(emu_.Create("nodes", n).ok());
+    ASSERT_TRUE(emu_.Create("nodes", ColoredNode(absl::StrCat("n", i), "red")).ok());
     ASSERT_TRUE(rec.WaitFor(absl::StrCat("add n", i)));
   }
   auto hot = [&](const std::string& key) { return inf.Get(key) == inf.Get(key); };
@@ -878,13 +882,8 @@ TEST_F(EmulatorTest, InformerCompactStoreKeepsTheLastWatchedDecoded) {
 // informer starts from what is stored.
 TEST_F(EmulatorTest, InformerSelectionFollowsTheStore) {
   auto c = NewClient();
-  auto node = [](const std::string& name, const std::string& color) {
-    Json n = NodeObj(name);
-    SetLabel(n, "color", color);
-    return n;
-  };
-  ASSERT_TRUE(emu_.Create("nodes", node("a", "red")).ok());
-  ASSERT_TRUE(emu_.Create("nodes", node("b", "blue")).ok());
+  ASSERT_TRUE(emu_.Create("nodes", ColoredNode("a", "red")).ok());
+  ASSERT_TRUE(emu_.Create("nodes", ColoredNode("b", "blue")).ok());
   FakeClock clock;
   InformerOptions o;
   o.clock = &clock;
@@ -903,13 +902,13 @@ TEST_F(EmulatorTest, InformerSelectionFollowsTheStore) {
   auto selected = [&](Keys want) {
     return inf.Selected(early) == want && inf.Selected(late) == want;
   };
-  ASSERT_TRUE(emu_.Put("nodes", node("b", "red")).ok());
+  ASSERT_TRUE(emu_.Put("nodes", ColoredNode("b", "red")).ok());
   ASSERT_TRUE(rec.WaitFor("update b"));
   EXPECT_TRUE(selected({"a", "b"}));
-  ASSERT_TRUE(emu_.Create("nodes", node("c", "red")).ok());
+  ASSERT_TRUE(emu_.Create("nodes", ColoredNode("c", "red")).ok());
   ASSERT_TRUE(rec.WaitFor("add c"));
   EXPECT_TRUE(selected({"a", "b", "c"}));
-  ASSERT_TRUE(emu_.Put("nodes", node("a", "green")).ok());
+  ASSERT_TRUE(emu_.Put("nodes", ColoredNode("a", "green")).ok());
   ASSERT_TRUE(rec.WaitFor("update a"));
   EXPECT_TRUE(selected({"b", "c"}));
   ASSERT_TRUE(emu_.Delete("nodes", "", "c").ok());
@@ -919,7 +918,7 @@ TEST_F(EmulatorTest, InformerSelectionFollowsTheStore) {
   while (emu_.OpenWatches() == 0) std::this_thread::yield();
   emu_.DropWatches();
   ASSERT_TRUE(clock.WaitForSleepers(1));
-  ASSERT_TRUE(emu_.Put("nodes", node("a", "red")).ok());
+  ASSERT_TRUE(emu_.Put("nodes", ColoredNode("a", "red")).ok());
   ASSERT_TRUE(emu_.Delete("nodes", "", "b").ok());
   emu_.CompactHistory();
   clock.Advance(absl::Minutes(1));
