@@ -285,8 +285,7 @@ std::vector<std::tuple<std::string, std::string, std::string>> FloorWrites(const
   json status = {{"status",
                   {{"addresses", json::array({{{"type", "Hostname"}, {"address", name}},
                                               {{"type", "InternalIP"}, {"address", ip}},
-                                              {{"type", "ExternalIP"}, {"address", ip}},
-                                              {{"$patch", "replace"}}})}}}};
+                                              {{"type", "ExternalIP"}, {"address", ip}}})}}}};
   json labels;
   for (const char* k : {"topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone",
                         "topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region",
@@ -295,7 +294,7 @@ std::vector<std::tuple<std::string, std::string, std::string>> FloorWrites(const
   }
   json node = {{"metadata", {{"labels", labels}}},
                {"spec", {{"providerID", "vsphere://" + name}, {"taints", nullptr}}}};
-  return {{"/status", "application/strategic-merge-patch+json", status.dump()},
+  return {{"/status", "application/merge-patch+json", status.dump()},
           {"", "application/merge-patch+json", node.dump()}};
 }
 

@@ -199,9 +199,8 @@ absl::Status NodeController::Initialize(const kube::Json& node) {
   // (conditions, capacity, nodeInfo, images), is not built: the update neither reads nor writes it.
   std::optional<kube::Json> base;
   if (auto addresses = AddressUpdate(node, *md)) {
-    absl::StatusOr<kube::Json> patched =
-        client_.PatchWithoutStatus(kube::Nodes(), "", name, kube::PatchType::kStrategicMerge,
-                                   AddressesPatch(*addresses), "status");
+    absl::StatusOr<kube::Json> patched = client_.PatchWithoutStatus(
+        kube::Nodes(), "", name, kAddressesPatchType, AddressesPatch(*addresses), "status");
     if (!patched.ok()) {
       return Annotate(patched.status(), absl::StrCat("initialize node ", name, ": set addresses ",
                                                      cloud::DebugString(md->node_addresses)));
@@ -260,9 +259,8 @@ absl::Status NodeController::RefreshAddresses(const kube::Json& node) {
   }
   std::optional<std::vector<kube::NodeAddress>> addresses = AddressUpdate(node, *md);
   if (!addresses) return absl::OkStatus();
-  absl::StatusOr<kube::Json> patched =
-      client_.Patch(kube::Nodes(), "", name, kube::PatchType::kStrategicMerge,
-                    AddressesPatch(*addresses), "status");
+  absl::StatusOr<kube::Json> patched = client_.Patch(kube::Nodes(), "", name, kAddressesPatchType,
+                                                     AddressesPatch(*addresses), "status");
   if (!patched.ok()) {
     return Annotate(patched.status(), absl::StrCat("refresh addresses of node ", name));
   }

@@ -80,7 +80,6 @@ std::vector<kube::NodeAddress> ToKubeAddresses(const std::vector<cloud::NodeAddr
 kube::Json AddressesPatch(const std::vector<kube::NodeAddress>& addresses) {
   kube::Json list = kube::Json::array();
   for (const auto& a : addresses) list.push_back({{"type", a.type}, {"address", a.address}});
-  list.push_back({{"$patch", "replace"}});
   return {{"status", {{"addresses", std::move(list)}}}};
 }
 

@@ -12,6 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "cloud/core/instances.h"
 #include "cloud/core/node_identity.h"
+#include "kube/client.h"
 #include "kube/event_sink.h"
 #include "kube/objects.h"
 
@@ -69,10 +70,14 @@ cloud::NodeIdentity NodeIdentityOf(const kube::Json& node);
 // The Kubernetes spelling of provider addresses.
 std::vector<kube::NodeAddress> ToKubeAddresses(const std::vector<cloud::NodeAddress>& addresses);
 
-// A strategic-merge patch for the status subresource that replaces status.addresses as a whole
-// (their patch merge key "type" would otherwise merge the two InternalIPs of a dual-stack node
-// into one and keep stale entries).
+// A JSON merge patch (RFC 7386, kAddressesPatchType) for the status subresource that replaces
+// status.addresses as a whole, on every server version and whatever the stored Node holds. Not a
+// strategic merge patch: its merge key "type" would merge the two InternalIPs of a dual-stack node
+// into one and keep stale entries, and its `{"$patch":"replace"}` element is stored as an empty
+// address by kube-apiserver when the Node has no addresses yet (the list is then copied from the
+// patch as it is, directive included, and decoded into a NodeAddress with empty fields).
 kube::Json AddressesPatch(const std::vector<kube::NodeAddress>& addresses);
+inline constexpr kube::PatchType kAddressesPatchType = kube::PatchType::kMerge;
 
 // True for nodes this provider may initialise: no providerID yet, or a vsphere:// one.
 bool IsOurs(const kube::Json& node);

@@ -289,11 +289,13 @@ TEST(NodeUpdateHelpersTest, NeedsLifecycleCheck) {
   }
 }
 
+// Issue 41: a merge patch, whose lists replace the stored ones whole; no directive element that a
+// server could store as an address.
 TEST(NodeUpdateHelpersTest, AddressesPatchReplacesTheList) {
   Json patch = AddressesPatch({{"InternalIP", "10.0.0.5"}, {"InternalIP", "fd00::5"}});
   EXPECT_EQ(patch, Json::parse(R"({"status":{"addresses":[
-      {"type":"InternalIP","address":"10.0.0.5"},{"type":"InternalIP","address":"fd00::5"},
-      {"$patch":"replace"}]}})"));
+      {"type":"InternalIP","address":"10.0.0.5"},{"type":"InternalIP","address":"fd00::5"}]}})"));
+  EXPECT_EQ(kAddressesPatchType, kube::PatchType::kMerge);
 }
 
 // Issue 10 item 4: cloud-provider's reconcileNodeLabels, beta label as the source of truth.

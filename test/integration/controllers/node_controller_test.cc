@@ -73,6 +73,10 @@ class NodeControllerTest : public ::testing::Test {
   std::unique_ptr<NodeController> controller_;
 };
 
+// The kubelet registers the Node without addresses (--cloud-provider=external): the stored Node
+// must then hold exactly the provider's list (issue 41: a strategic merge patch's
+// {"$patch":"replace"} element was stored as a fourth, empty address by kube-apiserver, and now by
+// the emulator too).
 TEST_F(NodeControllerTest, InitialisesKubeletNode) {
   env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.5")});
   env_.CreateKubeletNode("worker-1", /*ready=*/true);
@@ -300,8 +304,11 @@ TEST_F(NodeControllerTest, AddressesRefreshedOnlyWhenChanged) {
   ASSERT_TRUE(c.WaitForRefreshPasses(2, absl::Seconds(20)));
   ASSERT_TRUE(Eventually([&] { return Syncs("refresh", "success") == r0 + 2; }));
   EXPECT_EQ(env_.emulator.RequestCount("patch nodes/status"), 1);
+  // Exactly the new list as stored (issue 41: nothing left of the old one, no empty entry).
   EXPECT_THAT(kube::NodeAddresses(env_.GetNode("worker-1")),
-              ::testing::Contains(kube::NodeAddress{"InternalIP", "10.0.0.9"}));
+              ::testing::ElementsAre(kube::NodeAddress{"Hostname", "worker-1"},
+                                     kube::NodeAddress{"InternalIP", "10.0.0.9"},
+                                     kube::NodeAddress{"ExternalIP", "10.0.0.9"}));
 
   // A VM change reported by the inventory cache: refreshed without waiting for the period.
   env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.7")});
