@@ -109,6 +109,19 @@ class DiagnoseTest : public ::testing::Test {
                 cluster_->dir() + "/" + name);
   }
 
+  // The Secret the CSI driver's pods mount csi-vsphere.conf from, with `data`.
+  void AddCsiConfigSecret(const json& data) {
+    (void)cluster_->emu().Create("namespaces", {{"apiVersion", "v1"},
+                                                {"kind", "Namespace"},
+                                                {"metadata", {{"name", "vmware-system-csi"}}}});
+    json secret = {
+        {"apiVersion", "v1"},
+        {"kind", "Secret"},
+        {"metadata", {{"name", "vsphere-config-secret"}, {"namespace", "vmware-system-csi"}}},
+        {"data", data}};
+    ASSERT_TRUE(cluster_->emu().Create("secrets", secret).ok());
+  }
+
   // A Node as the CPI leaves it: providerID, zone and region labels, no taint.
   void AddInitialisedNode(const std::string& vm, bool zone_labels = true) {
     json n = KubeletNode(vm, SmbiosUuid(cluster_->VmUuid(vm)));
@@ -144,9 +157,29 @@ TEST_F(DiagnoseTest, HealthySetUpPrintsOnlyOk) {
   EXPECT_THAT(cpi.out, HasSubstr("2 of 2 Nodes initialised with a VM, a zone and a region"));
   EXPECT_THAT(cpi.out, HasSubstr("has every privilege the CPI needs on 1 root folder, "
                                  "1 datacenter, 3 hosts, 2 node VMs"));
+  AddCsiConfigSecret({{"csi-vsphere.conf", "W0dsb2JhbF0K"}});
   Outcome csi = Csi(kUserA, kPasswordA, "csi");
   ExpectOnlyOk(csi);
   EXPECT_THAT(csi.out, HasSubstr("has every privilege the CSI driver needs"));
+  EXPECT_THAT(csi.out, HasSubstr("Secret vmware-system-csi/vsphere-config-secret holds "
+                                 "csi-vsphere.conf"));
+}
+
+// Issue 42 item 1: the manifests ship no Secret (applying them must never replace a cluster's
+// config), so diagnose names a missing one, or one without the key the pods mount, with the
+// command that creates it.
+TEST_F(DiagnoseTest, CsiConfigSecretMissingOrWithoutItsKey) {
+  Outcome missing = Csi(kUserA, kPasswordA, "csi-no-secret");
+  EXPECT_EQ(missing.code, 1) << missing.out;
+  EXPECT_THAT(missing.out, HasSubstr("Secret vmware-system-csi/vsphere-config-secret not found: "
+                                     "the driver's pods cannot mount csi-vsphere.conf"));
+  EXPECT_THAT(missing.out, HasSubstr("kubectl create secret generic vsphere-config-secret "
+                                     "--from-file=csi-vsphere.conf --namespace=vmware-system-csi"));
+  AddCsiConfigSecret({{"vsphere.conf", "W0dsb2JhbF0K"}});
+  Outcome wrong_key = Csi(kUserA, kPasswordA, "csi-wrong-key");
+  EXPECT_EQ(wrong_key.code, 1) << wrong_key.out;
+  EXPECT_THAT(wrong_key.out, HasSubstr("Secret vmware-system-csi/vsphere-config-secret has no key "
+                                       "csi-vsphere.conf (its keys: vsphere.conf)"));
 }
 
 TEST_F(DiagnoseTest, EachVcenterMistakeNamesItsFix) {

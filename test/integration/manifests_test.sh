@@ -31,7 +31,7 @@ has manifests/vsphere-cloud-controller-manager.yaml \
 # socket and registration paths) and what each container needs.
 has manifests/vsphere-csi-driver.yaml \
   "name: vmware-system-csi" "name: csi.vsphere.vmware.com" "attachRequired: true" \
-  "podInfoOnMount: false" "secretName: vsphere-config-secret" "csi-vsphere.conf: |" \
+  "podInfoOnMount: false" "secretName: vsphere-config-secret" \
   "value: /etc/cloud/csi-vsphere.conf" "value: unix:///csi/csi.sock" "value: controller" \
   "value: node" "value: syncer" "containerPort: 2112" "containerPort: 2113" \
   "FULL_SYNC_INTERVAL_MINUTES" "--leader-election" "fieldPath: spec.nodeName" \
@@ -47,6 +47,10 @@ has manifests/vsphere-csi-driver.yaml \
   "image: registry.k8s.io/sig-storage/livenessprobe:" \
   "image: registry.k8s.io/sig-storage/csi-node-driver-registrar:" \
   "name: vsphere-csi-controller-role" "name: vsphere-csi-node-cluster-role"
+# No Secret: applying the manifests over an installed driver must never replace its config.
+if grep -q "^kind: Secret" manifests/vsphere-csi-driver.yaml; then
+  fail "manifests/vsphere-csi-driver.yaml must ship no Secret (the operator creates vsphere-config-secret)"
+fi
 # Topology only in the zones overlay, and there as the reference runs it.
 if grep -qF -- "--strict-topology" manifests/vsphere-csi-driver.yaml; then
   fail "the default CSI manifests must not enable topology"

@@ -3,6 +3,8 @@
 #include <cstdio>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "app/csi/config.h"
 #include "app/csi/diagnose_volumes.h"
 #include "app/shared/diagnose_cli.h"
@@ -11,6 +13,8 @@
 #include "csi/controller/controller_backend.h"
 #include "csi/controller/host_topology.h"
 #include "diagnose/config_checks.h"
+#include "kube/errors.h"
+#include "kube/resource.h"
 
 namespace ccm::app {
 namespace {
@@ -40,10 +44,46 @@ std::optional<CsiDiagnoseFlags> ParseFlags(const std::vector<std::string>& rest,
   return f;
 }
 
-void DiagnoseCluster(const CsiDiagnoseFlags& flags, const cloud::Config& config,
+constexpr char kConfigSecret[] = "vsphere-config-secret";
+constexpr char kConfigKey[] = "csi-vsphere.conf";
+
+// The Secret the driver's pods mount csi-vsphere.conf from (the reference's name and key). The
+// manifests ship none, as the reference's, so that applying them never replaces a cluster's
+// config: the operator creates it, and a missing one leaves every driver pod ContainerCreating.
+void CheckConfigSecret(kube::RestClient& api, const std::string& ns, diagnose::Report& report) {
+  const std::string where = absl::StrCat(ns, "/", kConfigSecret);
+  const std::string create = absl::StrCat("kubectl create secret generic ", kConfigSecret,
+                                          " --from-file=", kConfigKey, " --namespace=", ns);
+  absl::StatusOr<kube::Json> secret = api.Get(kube::Secrets(), ns, kConfigSecret);
+  if (kube::IsNotFoundError(secret.status())) {
+    report.Error("secret",
+                 absl::StrCat("Secret ", where, " not found: the driver's pods cannot mount ",
+                              kConfigKey, " and do not start"),
+                 create);
+    return;
+  }
+  if (!secret.ok()) {
+    report.Warn("secret",
+                absl::StrCat("cannot read Secret ", where, ": ", secret.status().message()),
+                "check the API server and that this user may get secrets in " + ns);
+    return;
+  }
+  const kube::Json data = secret->value("data", kube::Json::object());
+  if (!data.contains(kConfigKey)) {
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : data.items()) keys.push_back(k);
+    report.Error(
+        "secret",
+        absl::StrCat("Secret ", where, " has no key ", kConfigKey,
+                     " (its keys: ", keys.empty() ? "none" : absl::StrJoin(keys, ", "), ")"),
+        absl::StrCat("delete it and create it from a file named ", kConfigKey, ": ", create));
+    return;
+  }
+  report.Ok("secret", absl::StrCat("Secret ", where, " holds ", kConfigKey));
+}
+
+void DiagnoseCluster(std::shared_ptr<kube::RestClient> api, const cloud::Config& config,
                      diagnose::Report& report) {
-  std::shared_ptr<kube::RestClient> api =
-      DiagnoseKubeClient(flags.master, flags.kubeconfig, report);
   std::optional<std::vector<kube::Json>> nodes;
   if (api) nodes = DiagnoseListNodes(*api, report);
   cloud::CredentialStore creds(config, nullptr);  // the driver's credentials are in its config
@@ -83,10 +123,15 @@ int RunCsiDiagnose(const std::vector<std::string>& args,
   if (auto it = env.find("VSPHERE_CSI_CONFIG"); it != env.end() && !it->second.empty()) {
     path = it->second;
   }
+  std::string ns = "vmware-system-csi";
+  if (auto it = env.find("CSI_NAMESPACE"); it != env.end() && !it->second.empty()) ns = it->second;
   diagnose::Report report;
   absl::StatusOr<cloud::ParseResult> parsed = ReadCsiConfig(path, env);
   diagnose::CheckConfig(path, parsed, report);
-  if (parsed.ok()) DiagnoseCluster(*flags, parsed->config, report);
+  std::shared_ptr<kube::RestClient> api =
+      DiagnoseKubeClient(flags->master, flags->kubeconfig, report);
+  if (api) CheckConfigSecret(*api, ns, report);
+  if (parsed.ok()) DiagnoseCluster(api, parsed->config, report);
   return PrintReport(report, d->json);
 }
 

@@ -8,7 +8,9 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,13 @@ class CsiDeployTest : public ::testing::Test {
   std::string dir_;
 };
 
+std::string ReadExample(const std::string& name) {
+  std::ifstream in(std::string(CCM_SOURCE_DIR "/deploy/csi/examples/") + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 TEST_F(CsiDeployTest, RenderedManifestApplies) {
   const std::string out = DryRun("-f", kManifest);
   for (const char* obj :
@@ -66,9 +75,17 @@ TEST_F(CsiDeployTest, RenderedManifestApplies) {
         "clusterrolebinding.rbac.authorization.k8s.io/vsphere-csi-node-cluster-role-binding",
         "role.rbac.authorization.k8s.io/vsphere-csi-controller-leases",
         "rolebinding.rbac.authorization.k8s.io/vsphere-csi-controller-leases",
-        "secret/vsphere-config-secret", "service/vsphere-csi-controller",
-        "deployment.apps/vsphere-csi-controller", "daemonset.apps/vsphere-csi-node"}) {
+        "service/vsphere-csi-controller", "deployment.apps/vsphere-csi-controller",
+        "daemonset.apps/vsphere-csi-node"}) {
     EXPECT_TRUE(absl::StrContains(out, obj)) << obj << " missing from:\n" << out;
+  }
+  // Issue 42 item 1: no Secret, in the manifest or any overlay: applying them over an installed
+  // driver must never replace the cluster's csi-vsphere.conf (the reference ships none either).
+  EXPECT_FALSE(absl::StrContains(out, "secret/")) << out;
+  for (const auto& e :
+       std::filesystem::directory_iterator(CCM_SOURCE_DIR "/deploy/csi/kustomize/overlays")) {
+    const std::string overlay = DryRun("-k", e.path().string());
+    EXPECT_FALSE(absl::StrContains(overlay, "secret/")) << e.path() << ":\n" << overlay;
   }
 }
 
@@ -85,6 +102,12 @@ TEST_F(CsiDeployTest, EveryOverlayApplies) {
   EXPECT_TRUE(absl::StrContains(zones, "configmap/vsphere-csi-node-config")) << zones;
 }
 
+TEST(CsiExampleConfigTest, TheSecretsExampleFileParses) {
+  auto conf = cloud::ParseConfig(ReadExample("csi-vsphere.conf"), {});
+  ASSERT_TRUE(conf.ok()) << conf.status();
+  EXPECT_EQ(conf->config.vcenters.size(), 1u);
+}
+
 TEST_F(CsiDeployTest, ExampleStorageClassesApply) {
   const std::string out = DryRun("-f", CCM_SOURCE_DIR "/deploy/csi/examples/storageclasses.yaml");
   for (const char* sc :
@@ -93,8 +116,7 @@ TEST_F(CsiDeployTest, ExampleStorageClassesApply) {
   }
 }
 
-// The csi-vsphere.conf a YAML document of the zones overlay carries (ConfigMap data or Secret
-// stringData).
+// The csi-vsphere.conf the zones overlay's node ConfigMap carries.
 std::string ZonesConf(const std::string& file, const char* field) {
   YAML::Node doc =
       YAML::LoadFile(std::string(CCM_SOURCE_DIR "/deploy/csi/kustomize/overlays/zones/") + file);
@@ -117,8 +139,8 @@ TEST(CsiZonesOverlayTest, NodeConfigGivesTheZoneOfTheCcmLabels) {
   EXPECT_EQ(*segments, (Segments{{"topology.csi.vmware.com/k8s-zone", "zone-a"},
                                  {"topology.csi.vmware.com/k8s-region", "region-1"}}));
 
-  // The controller's Secret: same topology, with credentials.
-  auto controller = cloud::ParseConfig(ZonesConf("secret.yaml", "stringData"), {});
+  // The Secret's file for this overlay: same topology, with credentials.
+  auto controller = cloud::ParseConfig(ReadExample("csi-vsphere-zones.conf"), {});
   ASSERT_TRUE(controller.ok()) << controller.status();
   EXPECT_EQ(controller->config.labels.topology_categories, node->config.labels.topology_categories);
   EXPECT_EQ(controller->config.labels.category_labels, node->config.labels.category_labels);
