@@ -56,6 +56,14 @@ absl::Status SoapFaultStatus(const pugi::xml_node& fault) {
   return s;
 }
 
+bool IsUnknownMethodFault(const absl::Status& s) {
+  if (s.ok()) return false;
+  const std::string name = FaultName(s);
+  if (name == "MethodNotFound") return true;
+  return absl::StrContains(s.message(), "Unable to resolve WSDL method name") ||
+         absl::StrContains(s.message(), "no vmomi type defined for");
+}
+
 std::string XmlEscape(absl::string_view s) {
   std::string out;
   out.reserve(s.size());

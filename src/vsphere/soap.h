@@ -94,6 +94,11 @@ absl::Status MissingSetSessionFault(const pugi::xml_node& returnval);
 
 // The SOAP fault type name carried by `s` ("NotAuthenticated", ...), or "" when `s` is not a fault.
 std::string FaultName(const absl::Status& s);
+// True for a fault saying the server does not know the called method: MethodNotFound, a vmomi
+// server's InvalidRequest "Unable to resolve WSDL method name <m> ...", or govmomi's simulator's
+// "no vmomi type defined for '<m>'". How a vCenter older than a method refuses it (the CNS
+// snapshot calls on vCenter 7.0U2).
+bool IsUnknownMethodFault(const absl::Status& s);
 // True for a NotAuthenticated fault (the session expired or was invalidated: log in again).
 bool IsNotAuthenticated(const absl::Status& s);
 // The HTTP status carried by `s` (set for non-200 answers), or 0.

@@ -196,4 +196,27 @@ TEST(XsiTypeTest, StripsPrefix) {
 }
 
 }  // namespace
+// How a server refuses a method it does not know (issue 42 item 6: CNS snapshot calls on vCenter
+// 7.0U2): told apart from the same fault types for other reasons.
+TEST(IsUnknownMethodFaultTest, Table) {
+  struct Case {
+    std::string name;
+    absl::Status status;
+    bool unknown;
+  } cases[] = {
+      {"vmomi server",
+       NamedFaultStatus("InvalidRequest",
+                        "Unable to resolve WSDL method name CnsQuerySnapshots "
+                        "for namespace name urn:vsan"),
+       true},
+      {"MethodNotFound", NamedFaultStatus("MethodNotFound", "CnsQuerySnapshots"), true},
+      {"govmomi simulator",
+       NamedFaultStatus("InvalidArgument", "no vmomi type defined for 'CnsQuerySnapshots'"), true},
+      {"another InvalidRequest", NamedFaultStatus("InvalidRequest", "bad spec"), false},
+      {"not a fault", absl::UnavailableError("connection refused"), false},
+      {"ok", absl::OkStatus(), false},
+  };
+  for (const Case& c : cases) EXPECT_EQ(IsUnknownMethodFault(c.status), c.unknown) << c.name;
+}
+
 }  // namespace ccm::vsphere

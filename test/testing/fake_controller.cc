@@ -184,10 +184,28 @@ std::vector<cns::Snapshot> FakeCns::SnapshotsOfVolume(const std::string& volume_
   return it == snapshots_.end() ? std::vector<cns::Snapshot>() : it->second;
 }
 
+void FakeCns::SetSnapshotApi(bool on) {
+  absl::MutexLock l(&mu_);
+  snapshot_api_ = on;
+}
+
+absl::StatusOr<bool> FakeCns::SnapshotsSupported() {
+  absl::MutexLock l(&mu_);
+  return snapshot_api_;
+}
+
+namespace {
+absl::Status NoSnapshotApi(absl::string_view method) {
+  return absl::UnimplementedError(
+      absl::StrCat("this vCenter has no CNS snapshot API (", method, " is unknown to it)"));
+}
+}  // namespace
+
 absl::StatusOr<cns::SnapshotQueryResult> FakeCns::QuerySnapshots(
     const cns::SnapshotQueryFilter& filter) {
   absl::MutexLock l(&mu_);
   ++calls_["CnsQuerySnapshots"];
+  if (!snapshot_api_) return NoSnapshotApi("CnsQuerySnapshots");
   if (auto it = failures_.find("CnsQuerySnapshots");
       it != failures_.end() && it->second.count != 0) {
     --it->second.count;
@@ -223,6 +241,7 @@ absl::StatusOr<cns::SnapshotQueryResult> FakeCns::QuerySnapshots(
 absl::StatusOr<vsphere::Moref> FakeCns::Start(const cns::Operation& op) {
   absl::MutexLock l(&mu_);
   ++calls_[op.method];
+  if (!snapshot_api_ && absl::StrContains(op.method, "Snapshots")) return NoSnapshotApi(op.method);
   auto it = failures_.find(op.method);
   const bool fail = it != failures_.end() && it->second.count != 0;
   if (fail && it->second.at_start) {

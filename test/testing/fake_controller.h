@@ -51,6 +51,11 @@ class FakeCns final : public vsphere::cns::VolumeManager {
   std::vector<Stored> All() const;
   int Calls(const std::string& method) const;  // Start/QueryVolume calls by CNS method
 
+  // A vCenter before 7.0U3 (off): SnapshotsSupported is false and every snapshot call answers
+  // Unimplemented, as CnsClient answers for a vCenter that does not know the method.
+  void SetSnapshotApi(bool on);
+  absl::StatusOr<bool> SnapshotsSupported() override;
+
   // Snapshots as CNS keeps them: per volume, in creation order.
   std::vector<vsphere::cns::Snapshot> SnapshotsOfVolume(const std::string& volume_id) const;
 
@@ -97,6 +102,7 @@ class FakeCns final : public vsphere::cns::VolumeManager {
       ABSL_GUARDED_BY(mu_);
   std::map<std::string, int> calls_ ABSL_GUARDED_BY(mu_);
   int next_ ABSL_GUARDED_BY(mu_) = 1;
+  bool snapshot_api_ ABSL_GUARDED_BY(mu_) = true;
 };
 
 class FakeVms final : public VmDirectory {

@@ -33,8 +33,18 @@ absl::StatusOr<ControllerService::Located> ControllerService::RestoreSource(
   }
   if (!loc.ok()) return Annotate(loc.status(), what);
   cns::SnapshotQueryFilter one{{{loc->cns_id, ref.cns_snapshot_id}}, std::nullopt};
-  CCM_ASSIGN_OR_RETURN(cns::SnapshotQueryResult q, loc->vc->cns->QuerySnapshots(one));
-  if (q.entries.empty() || !q.entries.front().fault_name.empty()) {
+  CCM_ASSIGN_OR_RETURN(bool supported, loc->vc->cns->SnapshotsSupported());
+  if (!supported) {
+    return absl::NotFoundError(absl::StrCat(what, ": the snapshot does not exist (vCenter ",
+                                            loc->vc->label, " has no CNS snapshot API)"));
+  }
+  absl::StatusOr<cns::SnapshotQueryResult> q = loc->vc->cns->QuerySnapshots(one);
+  if (absl::IsUnimplemented(q.status())) {
+    return absl::NotFoundError(
+        absl::StrCat(what, ": the snapshot does not exist (", q.status().message(), ")"));
+  }
+  if (!q.ok()) return q.status();
+  if (q->entries.empty() || !q->entries.front().fault_name.empty()) {
     return absl::NotFoundError(absl::StrCat(what, ": the snapshot does not exist"));
   }
   const int64_t snapshot_mib = loc->volume.capacity_mb;

@@ -203,12 +203,25 @@ grpc::Status ControllerService::ControllerGetCapabilities(
   // its manifests) plus GET_CAPACITY, which we serve from the datastore inventory (used only
   // when the external-provisioner runs with --enable-capacity), and the reference's snapshot
   // capabilities (its block-volume-snapshot feature state on, as in its manifests).
-  for (Cap::Type t : {Cap::CREATE_DELETE_VOLUME, Cap::PUBLISH_UNPUBLISH_VOLUME, Cap::LIST_VOLUMES,
-                      Cap::LIST_VOLUMES_PUBLISHED_NODES, Cap::EXPAND_VOLUME, Cap::GET_CAPACITY,
-                      Cap::CREATE_DELETE_SNAPSHOT, Cap::LIST_SNAPSHOTS}) {
-    resp->add_capabilities()->mutable_rpc()->set_type(t);
+  // The snapshot capabilities are left out when no configured vCenter has CNS's snapshot API
+  // (all before 7.0U3, as their API versions say; one not yet asked counts as having it).
+  std::vector<Cap::Type> caps = {Cap::CREATE_DELETE_VOLUME, Cap::PUBLISH_UNPUBLISH_VOLUME,
+                                 Cap::LIST_VOLUMES,         Cap::LIST_VOLUMES_PUBLISHED_NODES,
+                                 Cap::EXPAND_VOLUME,        Cap::GET_CAPACITY};
+  if (AnyVcenterMayHaveSnapshots()) {
+    caps.push_back(Cap::CREATE_DELETE_SNAPSHOT);
+    caps.push_back(Cap::LIST_SNAPSHOTS);
   }
+  for (Cap::Type t : caps) resp->add_capabilities()->mutable_rpc()->set_type(t);
   return grpc::Status::OK;
+}
+
+bool ControllerService::AnyVcenterMayHaveSnapshots() {
+  for (VCenterEndpoint& vc : cloud_->vcenters()) {
+    absl::StatusOr<bool> supported = vc.cns->SnapshotsSupported();
+    if (!supported.ok() || *supported) return true;
+  }
+  return cloud_->vcenters().empty();
 }
 
 }  // namespace ccm::csi

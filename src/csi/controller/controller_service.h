@@ -183,6 +183,8 @@ class ControllerService final : public ::csi::v1::Controller::Service {
   absl::Status ListAllSnapshots(const ::csi::v1::ListSnapshotsRequest& req,
                                 ::csi::v1::ListSnapshotsResponse* resp);
   // FailedPrecondition naming the snapshots when the volume has any (DeleteVolume, Expand).
+  // Whether the snapshot capabilities are announced: some vCenter has (or may have) the API.
+  bool AnyVcenterMayHaveSnapshots();
   absl::Status CheckNoSnapshots(const Located& loc, const std::string& volume_id,
                                 absl::string_view action);
   // The snapshot names this process made or found, with their source volume: AlreadyExists for

@@ -106,6 +106,12 @@ absl::Status ControllerService::DoCreateSnapshot(const ::csi::v1::CreateSnapshot
     return absl::NotFoundError(absl::StrCat("source volume ", volume_id, " does not exist"));
   }
   if (!loc.ok()) return loc.status();
+  CCM_ASSIGN_OR_RETURN(bool supported, loc->vc->cns->SnapshotsSupported());
+  if (!supported) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot snapshot volume ", volume_id, ": its vCenter ", loc->vc->label,
+                     " has no CNS snapshot API (vCenter 7.0U3 and later have it)"));
+  }
   const std::string description = SnapshotDescription(req.name(), loc->cns_id);
   CCM_ASSIGN_OR_RETURN(std::vector<cns::Snapshot> existing, loc->vc->cns->SnapshotsOf(loc->cns_id));
   for (const cns::Snapshot& s : existing) {
@@ -148,6 +154,12 @@ absl::Status ControllerService::DoDeleteSnapshot(const ::csi::v1::DeleteSnapshot
     return absl::OkStatus();
   }
   if (!loc.ok()) return loc.status();
+  if (absl::StatusOr<bool> supported = loc->vc->cns->SnapshotsSupported();
+      supported.ok() && !*supported) {
+    LOG_INFO("DeleteSnapshot {}: vCenter {} has no CNS snapshot API; nothing to delete",
+             req.snapshot_id(), loc->vc->label);
+    return absl::OkStatus();
+  }
   absl::Status s = RunTracked(absl::StrCat("deletesnapshot-", req.snapshot_id()), *loc->vc,
                               cns::DeleteSnapshotOp(loc->cns_id, ref->cns_snapshot_id))
                        .status();
@@ -161,8 +173,15 @@ absl::Status ControllerService::DoDeleteSnapshot(const ::csi::v1::DeleteSnapshot
 
 absl::Status ControllerService::CheckNoSnapshots(const Located& loc, const std::string& volume_id,
                                                  absl::string_view action) {
+  // A vCenter without the snapshot API (before 7.0U3) has no snapshots to check: deletes and
+  // expansions go on there without asking (issue 42 item 6).
+  if (absl::StatusOr<bool> supported = loc.vc->cns->SnapshotsSupported();
+      supported.ok() && !*supported) {
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::vector<cns::Snapshot>> snaps = loc.vc->cns->SnapshotsOf(loc.cns_id);
-  if (absl::IsNotFound(snaps.status())) return absl::OkStatus();  // the volume is gone
+  if (absl::IsNotFound(snaps.status())) return absl::OkStatus();       // the volume is gone
+  if (absl::IsUnimplemented(snaps.status())) return absl::OkStatus();  // no snapshot API after all
   if (!snaps.ok()) return Annotate(snaps.status(), absl::StrCat(action, " volume ", volume_id));
   if (snaps->empty()) return absl::OkStatus();
   std::vector<std::string> ids;
@@ -193,6 +212,8 @@ absl::Status ControllerService::DoListSnapshots(const ::csi::v1::ListSnapshotsRe
     return absl::OkStatus();
   }
   if (!loc.ok()) return loc.status();
+  CCM_ASSIGN_OR_RETURN(bool supported, loc->vc->cns->SnapshotsSupported());
+  if (!supported) return absl::OkStatus();  // no snapshot API there: no snapshots
   return ListVolumeSnapshots(*loc, volume_id, snapshot_id, req, resp);
 }
 
@@ -234,6 +255,8 @@ absl::Status ControllerService::ListAllSnapshots(const ::csi::v1::ListSnapshotsR
       more = true;  // this vCenter may have some: the next page asks
       break;
     }
+    CCM_ASSIGN_OR_RETURN(bool supported, vc.cns->SnapshotsSupported());
+    if (!supported) continue;  // no snapshot API there: no snapshots
     cns::SnapshotQueryFilter all{{}, cns::Cursor{skip, want, 0}};
     CCM_ASSIGN_OR_RETURN(cns::SnapshotQueryResult page, vc.cns->QuerySnapshots(all));
     if (skip >= page.cursor.total_records) {

@@ -309,5 +309,73 @@ TEST(ControllerSnapshotTest, SnapshotCapabilitiesAreAnnounced) {
   EXPECT_THAT(types, ::testing::Not(::testing::Contains(Cap::CLONE_VOLUME)));
 }
 
+std::vector<int> CapabilityTypes(ControllerService& service) {
+  ::csi::v1::ControllerGetCapabilitiesRequest req;
+  ::csi::v1::ControllerGetCapabilitiesResponse resp;
+  grpc::ServerContext ctx;
+  EXPECT_TRUE(service.ControllerGetCapabilities(&ctx, &req, &resp).ok());
+  std::vector<int> types;
+  for (const auto& c : resp.capabilities()) types.push_back(c.rpc().type());
+  return types;
+}
+
+// Issue 42 item 6: a vCenter before 7.0U3 has no CNS snapshot calls. Its volumes are deleted
+// and expanded without asking for snapshots, no snapshot capability is announced, and the
+// snapshot RPCs answer as for a volume that cannot have any.
+TEST(ControllerSnapshotTest, AVcenterWithoutTheSnapshotApiStillDeletesAndExpands) {
+  Rig rig;
+  rig.cloud->cns.SetSnapshotApi(false);
+  using Cap = ::csi::v1::ControllerServiceCapability::RPC;
+  std::vector<int> types = CapabilityTypes(rig.service);
+  EXPECT_THAT(types, ::testing::Not(::testing::Contains(Cap::CREATE_DELETE_SNAPSHOT)));
+  EXPECT_THAT(types, ::testing::Not(::testing::Contains(Cap::LIST_SNAPSHOTS)));
+  EXPECT_THAT(types, ::testing::Contains(Cap::EXPAND_VOLUME));
+
+  grpc::Status snap = rig.Snap("snapshot-1", rig.volume);
+  EXPECT_EQ(snap.error_code(), Code::FAILED_PRECONDITION);
+  EXPECT_THAT(snap.error_message(), HasSubstr("has no CNS snapshot API (vCenter 7.0U3"));
+  EXPECT_TRUE(rig.Unsnap(rig.volume + "+0d8f6f3e-no-such-snapshot").ok());
+  ::csi::v1::ListSnapshotsRequest list;
+  ::csi::v1::ListSnapshotsResponse listed;
+  EXPECT_TRUE(rig.List(list, &listed).ok());
+  EXPECT_EQ(listed.entries_size(), 0);
+  list.set_source_volume_id(rig.volume);
+  EXPECT_TRUE(rig.List(list, &listed).ok());
+  EXPECT_EQ(listed.entries_size(), 0);
+  ::csi::v1::CreateVolumeResponse restored;
+  EXPECT_EQ(rig.Restore("pvc-restore", rig.volume + "+snap-1", kGiB, &restored).error_code(),
+            Code::NOT_FOUND);
+
+  ::csi::v1::ControllerExpandVolumeRequest grow;
+  grow.set_volume_id(rig.volume);
+  grow.mutable_capacity_range()->set_required_bytes(2 * kGiB);
+  ::csi::v1::ControllerExpandVolumeResponse grow_resp;
+  grpc::ServerContext ctx;
+  grpc::Status e = rig.service.ControllerExpandVolume(&ctx, &grow, &grow_resp);
+  EXPECT_TRUE(e.ok()) << e.error_message();
+  ::csi::v1::DeleteVolumeRequest del;
+  del.set_volume_id(rig.volume);
+  ::csi::v1::DeleteVolumeResponse del_resp;
+  grpc::ServerContext ctx2;
+  grpc::Status d = rig.service.DeleteVolume(&ctx2, &del, &del_resp);
+  EXPECT_TRUE(d.ok()) << d.error_message();
+  EXPECT_FALSE(rig.cloud->cns.Get(rig.volume).has_value());
+  EXPECT_EQ(rig.cloud->cns.Calls("CnsQuerySnapshots"), 0);  // decided by the API version
+}
+
+// One a vCenter refuses though its version says it has the API: the delete goes on.
+TEST(ControllerSnapshotTest, ASnapshotQueryRefusedAsUnknownDoesNotBlockTheDelete) {
+  Rig rig;
+  rig.cloud->cns.Fail("CnsQuerySnapshots",
+                      absl::UnimplementedError("this vCenter has no CNS snapshot API"));
+  ::csi::v1::DeleteVolumeRequest del;
+  del.set_volume_id(rig.volume);
+  ::csi::v1::DeleteVolumeResponse del_resp;
+  grpc::ServerContext ctx;
+  grpc::Status d = rig.service.DeleteVolume(&ctx, &del, &del_resp);
+  EXPECT_TRUE(d.ok()) << d.error_message();
+  EXPECT_FALSE(rig.cloud->cns.Get(rig.volume).has_value());
+}
+
 }  // namespace
 }  // namespace ccm::csi::snapshot_test

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
@@ -27,9 +28,28 @@ absl::Status Transport(const absl::Status& s, absl::string_view what) {
 CnsClient::CnsClient(Client& vim, CnsClientOptions options)
     : vim_(vim), options_(std::move(options)), tasks_(vim_, options_.task) {}
 
+absl::StatusOr<bool> CnsClient::SnapshotsSupported() {
+  if (snapshots_missing_.load()) return false;
+  absl::StatusOr<ServiceContent> sc = vim_.GetServiceContent();
+  if (!sc.ok()) return Transport(sc.status(), "vCenter API version");
+  return HasSnapshotApi(sc->api_version);
+}
+
+absl::Status CnsClient::SnapshotCallError(const absl::Status& s, absl::string_view method,
+                                          absl::string_view what) {
+  if (!IsUnknownMethodFault(s)) return Transport(s, what);
+  snapshots_missing_.store(true);
+  return absl::UnimplementedError(
+      absl::StrCat(what, ": this vCenter has no CNS snapshot API (", method,
+                   " is unknown to it; vCenter 7.0U3 and later have it): ", s.message()));
+}
+
 absl::StatusOr<Moref> CnsClient::Start(const Operation& op) {
   absl::StatusOr<SoapResponse> r =
       vim_.Call(kCnsEndpoint, op.method, op.args_xml, CallKind::kChange);
+  if (!r.ok() && absl::StrContains(op.method, "Snapshots")) {
+    return SnapshotCallError(r.status(), op.method, op.what);
+  }
   if (!r.ok()) return Transport(r.status(), op.what);
   const Moref task = ParseMoref(r->returnval());
   if (task.empty()) {
@@ -83,7 +103,7 @@ absl::StatusOr<SnapshotQueryResult> CnsClient::QuerySnapshots(const SnapshotQuer
   auto query = [&]() -> absl::StatusOr<SnapshotQueryResult> {
     absl::StatusOr<SoapResponse> r =
         vim_.Call(kCnsEndpoint, "CnsQuerySnapshots", QuerySnapshotsArgs(filter), CallKind::kQuery);
-    if (!r.ok()) return Transport(r.status(), what);
+    if (!r.ok()) return SnapshotCallError(r.status(), "CnsQuerySnapshots", what);
     const Moref task = ParseMoref(r->returnval());
     if (task.empty()) return absl::InternalError(absl::StrCat(what, ": no task returned"));
     absl::StatusOr<TaskInfo> info = tasks_.Wait(task);

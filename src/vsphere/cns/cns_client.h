@@ -6,6 +6,7 @@
 // the CSI layer's idempotency handles that case. Transport and session failures are
 // Unavailable. Thread-safe.
 
+#include <atomic>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -25,6 +26,7 @@ class CnsClient final : public VolumeManager {
   // `vim` must outlive the CnsClient.
   explicit CnsClient(Client& vim, CnsClientOptions options = {});
 
+  absl::StatusOr<bool> SnapshotsSupported() override;
   absl::StatusOr<QueryResult> QueryVolume(const QueryFilter& filter) override;
   absl::StatusOr<SnapshotQueryResult> QuerySnapshots(const SnapshotQueryFilter& filter) override;
   absl::StatusOr<Moref> Start(const Operation& op) override;
@@ -39,10 +41,15 @@ class CnsClient final : public VolumeManager {
 
  private:
   absl::StatusOr<QueryResult> Query(const QueryFilter& filter);
+  // A snapshot call's error: Unimplemented (and snapshots marked missing) when vCenter does not
+  // know the method; `s` annotated otherwise.
+  absl::Status SnapshotCallError(const absl::Status& s, absl::string_view method,
+                                 absl::string_view what);
 
   Client& vim_;
   const CnsClientOptions options_;
   TaskWaiter tasks_;
+  std::atomic<bool> snapshots_missing_{false};
 };
 
 }  // namespace ccm::vsphere::cns

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "vsphere/cns/wire.h"
@@ -108,6 +111,17 @@ absl::StatusOr<DiskBacking> DiskBackingOf(const Operation& op, const VolumeOpera
     return absl::InternalError(absl::StrCat(op.what, ": the result names no disk file"));
   }
   return r.backing;
+}
+
+bool HasSnapshotApi(absl::string_view api_version) {
+  std::vector<absl::string_view> parts = absl::StrSplit(api_version, '.');
+  constexpr int kSince[] = {7, 0, 3};
+  for (size_t i = 0; i < 3; ++i) {
+    int got = 0;
+    if (i < parts.size() && !absl::SimpleAtoi(parts[i], &got)) return false;
+    if (got != kSince[i]) return got > kSince[i];
+  }
+  return true;
 }
 
 absl::string_view CnsOpType(absl::string_view method) {

@@ -75,9 +75,18 @@ absl::string_view CnsOpType(absl::string_view method);
 using CnsOperationObserver =
     std::function<void(absl::string_view optype, bool ok, absl::Duration elapsed)>;
 
+// Whether a vCenter of `api_version` (about.apiVersion, "7.0.3.0") has CNS's snapshot API
+// (CnsCreateSnapshots, CnsDeleteSnapshots, CnsQuerySnapshots): vSphere 7.0U3 and later.
+bool HasSnapshotApi(absl::string_view api_version);
+
 class VolumeManager {
  public:
   virtual ~VolumeManager() = default;
+
+  // Whether this vCenter serves CNS snapshots: by its API version (HasSnapshotApi), and false
+  // for good once a snapshot call was refused as a method the server does not know (a snapshot
+  // call then answers Unimplemented). An error when vCenter could not be asked.
+  virtual absl::StatusOr<bool> SnapshotsSupported() { return true; }
 
   // CnsQueryVolume: one page; pass result.cursor.offset as the next filter's cursor offset while
   // it is below cursor.total_records.

@@ -463,4 +463,14 @@ TEST(CnsWireTest, MalformedAnswersAreClearErrors) {
 }
 
 }  // namespace
+TEST(HasSnapshotApiTest, Table) {
+  struct Case {
+    const char* version;
+    bool has;
+  } cases[] = {{"7.0.3.0", true}, {"7.0.3", true},    {"8.0.0.1", true},
+               {"7.0.4.0", true}, {"7.0.2.0", false}, {"7.0", false},
+               {"6.7.3", false},  {"", false},        {"x.y", false}};
+  for (const Case& c : cases) EXPECT_EQ(HasSnapshotApi(c.version), c.has) << c.version;
+}
+
 }  // namespace ccm::vsphere::cns

@@ -335,6 +335,28 @@ TEST_F(CnsClientTest, ExtendTakesCapacityFromTheDatastore) {
   EXPECT_EQ(FreeMb("ds-small"), 2048 - 1536);
 }
 
+// A vCenter whose version says 7.0U3 but whose CNS refuses a snapshot call as an unknown method
+// (issue 42 item 6): the call answers Unimplemented and the client stops offering snapshots.
+TEST_F(CnsClientTest, ASnapshotCallRefusedAsUnknownTurnsSnapshotsOff) {
+  const std::string v = Create("no-snap-api", 64, {Ds("ds-small")});
+  auto before = cns_->SnapshotsSupported();
+  ASSERT_TRUE(before.ok()) << before.status();
+  EXPECT_TRUE(*before);  // the simulator says 7.0.3.0
+  ASSERT_TRUE(sim()
+                  .SetCnsFault("CnsQuerySnapshots", "InvalidRequest",
+                               "Unable to resolve WSDL method name CnsQuerySnapshots for "
+                               "namespace name urn:vsan",
+                               1, "soap")
+                  .ok());
+  auto snaps = cns_->SnapshotsOf(v);
+  EXPECT_EQ(snaps.status().code(), absl::StatusCode::kUnimplemented) << snaps.status();
+  EXPECT_THAT(snaps.status().message(), HasSubstr("has no CNS snapshot API"));
+  auto after = cns_->SnapshotsSupported();
+  ASSERT_TRUE(after.ok());
+  EXPECT_FALSE(*after);
+  EXPECT_TRUE(cns_->DeleteVolume(v).ok());
+}
+
 // Snapshots as vCenter keeps them: a copy of the disk file at that moment; a volume from one
 // starts as that copy; a volume with snapshots is neither deleted nor extended.
 TEST_F(CnsClientTest, SnapshotsCopyTheDiskAndGuardTheVolume) {
