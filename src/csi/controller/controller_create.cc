@@ -112,7 +112,15 @@ absl::StatusOr<ControllerService::CreatePlan> ControllerService::ParseCreate(
           "CLONE_VOLUME capability)");
     }
     plan.source_snapshot_id = req.volume_content_source().snapshot().snapshot_id();
-    CCM_RETURN_IF_ERROR(ParseSnapshotId(plan.source_snapshot_id).status());
+    if (plan.source_snapshot_id.empty()) {
+      return absl::InvalidArgumentError("volume_content_source.snapshot.snapshot_id is required");
+    }
+    // An ID this driver never gave names no snapshot: NotFound, the spec's code for a source
+    // snapshot that does not exist (csi-sanity's rule; issue 42 item 7).
+    if (absl::Status s = ParseSnapshotId(plan.source_snapshot_id).status(); !s.ok()) {
+      return absl::NotFoundError(absl::StrCat("source snapshot ", plan.source_snapshot_id,
+                                              " does not exist: ", s.message()));
+    }
   }
   if (req.has_accessibility_requirements()) {
     TopologyRequirement r = FromProto(req.accessibility_requirements());

@@ -186,11 +186,11 @@ TEST(ControllerServiceTest, CreateVolume) {
          param(r, "csimigration", "true");
        },
        Code::FAILED_PRECONDITION, "CnsVSphereVolumeMigration", "", 0},
-      {"a content source that is no snapshot ID of ours",
+      {"a content source that is no snapshot ID of ours: NotFound (the spec's code)",
        [](Cloud&, Req& r) {
          r.mutable_volume_content_source()->mutable_snapshot()->set_snapshot_id("s");
        },
-       Code::INVALID_ARGUMENT, "snapshot ID \"s\"", "", 0},
+       Code::NOT_FOUND, "source snapshot s does not exist", "", 0},
       {"requirements without topology configured: InvalidArgument",
        [](Cloud&, Req& r) { RequireZone(r, "zone-a"); }, Code::INVALID_ARGUMENT, "topology", "", 0},
       {"zone-b: a datastore every host of zone-b mounts",
@@ -561,12 +561,12 @@ TEST(ControllerServiceTest, ListVolumesPagesOneSnapshotWithPublishedNodes) {
   } while (!token.empty());
   EXPECT_EQ(pages, 3);
   EXPECT_EQ(listed, ids);  // sorted, ours only, the late one not in this listing
-  // A bad token: InvalidArgument, as the reference.
+  // A token this driver did not give: Aborted, the spec's code (csi-sanity's rule).
   ::csi::v1::ListVolumesRequest bad;
   bad.set_starting_token("x");
   ::csi::v1::ListVolumesResponse resp;
   grpc::ServerContext ctx;
-  EXPECT_EQ(rig.service.ListVolumes(&ctx, &bad, &resp).error_code(), Code::INVALID_ARGUMENT);
+  EXPECT_EQ(rig.service.ListVolumes(&ctx, &bad, &resp).error_code(), Code::ABORTED);
   // Far more PVs than CNS volumes: the listing is refused (list-volume-threshold).
   c.driver_pvs.count = 100;
   ::csi::v1::ListVolumesRequest fresh;

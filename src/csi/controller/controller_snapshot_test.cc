@@ -191,7 +191,7 @@ TEST(ControllerSnapshotTest, ListsByIdBySourceAndAllWithPaging) {
   EXPECT_THAT(seen, ::testing::UnorderedElementsAre(ids[0], ids[1], ids[2]));
 
   req.set_starting_token("not-a-number");
-  EXPECT_EQ(rig.List(req, &resp).error_code(), Code::INVALID_ARGUMENT);
+  EXPECT_EQ(rig.List(req, &resp).error_code(), Code::ABORTED);  // the spec's code
   req.Clear();
   req.set_max_entries(-1);
   EXPECT_EQ(rig.List(req, &resp).error_code(), Code::INVALID_ARGUMENT);
@@ -272,7 +272,8 @@ TEST(ControllerSnapshotTest, RestoreRefusals) {
        {},
        Code::NOT_FOUND,
        "its volume does not exist"},
-      {"malformed", "reallyfakesnapshotid", kGiB, {}, Code::INVALID_ARGUMENT, "<volume ID>+"},
+      {"not this driver's", "reallyfakesnapshotid", kGiB, {}, Code::NOT_FOUND, "<volume ID>+"},
+      {"empty", "", kGiB, {}, Code::INVALID_ARGUMENT, "snapshot_id is required"},
       {"another datastoreurl", id, kGiB,
        [](::csi::v1::CreateVolumeRequest& r) {
          (*r.mutable_parameters())["datastoreurl"] = "ds:///vmfs/volumes/shared-all/";

@@ -33,8 +33,8 @@ absl::StatusOr<uint64_t> ParseStartingToken(absl::string_view starting_token) {
   bool digits_only = std::all_of(starting_token.begin(), starting_token.end(),
                                  [](char c) { return absl::ascii_isdigit(c); });
   if (!digits_only || !absl::SimpleAtoi(starting_token, &offset)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("starting_token \"", starting_token, "\" is not a valid integer"));
+    return absl::AbortedError(absl::StrCat("starting_token \"", starting_token,
+                                           "\" is not one this driver gave: not a valid integer"));
   }
   return offset;
 }

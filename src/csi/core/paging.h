@@ -25,7 +25,8 @@ struct Page {
 absl::StatusOr<Page> PageOf(size_t total, absl::string_view starting_token, int32_t max_entries,
                             size_t default_max = 0);
 
-// The offset a starting_token names (0 for none); InvalidArgument for anything else.
+// The offset a starting_token names (0 for none); Aborted for anything else (the CSI spec's code
+// for a starting_token the plugin did not give, ListVolumes' and ListSnapshots' alike).
 absl::StatusOr<uint64_t> ParseStartingToken(absl::string_view starting_token);
 
 }  // namespace ccm::csi
