@@ -121,9 +121,9 @@ void ControllerBackend::CleanOperations() {
       continue;
     }
     // Ended more than 15 minutes ago, as the reference's clean-up.
-    for (const std::string& name : StaleRecords(*all, absl::Now(), absl::Minutes(15))) {
-      if (absl::Status s = operations_->Delete(name); !s.ok()) {
-        LOG_WARN("CnsVolumeOperationRequest {}: {}", name, s.message());
+    for (const OperationRecord& r : StaleRecords(*all, absl::Now(), absl::Minutes(15))) {
+      if (absl::Status s = operations_->DeleteListed(r); !s.ok()) {
+        LOG_WARN("CnsVolumeOperationRequest {}: {}", r.name, s.message());
       }
     }
   }

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cctype>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "common/status_macros.h"
 #include "kube/errors.h"
 #include "kube/resource.h"
 
@@ -74,6 +77,7 @@ class KubeStore final : public OperationStore {
     if (!obj.ok()) return obj.status();
     absl::StatusOr<OperationRecord> r = RecordFromObject(*obj);
     if (!r.ok()) return r.status();
+    CCM_RETURN_IF_ERROR(CheckHolds(*r, name));
     Remember(name, *obj, r->status);
     return std::optional<OperationRecord>(*std::move(r));
   }
@@ -88,7 +92,11 @@ class KubeStore final : public OperationStore {
         known = *cached;
       } else {
         absl::StatusOr<kube::Json> got = client_.Get(Requests(), ns_, SafeObjectName(record.name));
-        if (got.ok()) known = *std::move(got);
+        if (got.ok()) {
+          absl::StatusOr<OperationRecord> held = RecordFromObject(*got);
+          if (held.ok()) CCM_RETURN_IF_ERROR(CheckHolds(*held, record.name));
+          known = *std::move(got);
+        }
         if (!got.ok() && !kube::IsNotFoundError(got.status())) return got.status();
       }
       absl::StatusOr<kube::Json> written =
@@ -113,6 +121,13 @@ class KubeStore final : public OperationStore {
     return kube::IsNotFoundError(s) ? absl::OkStatus() : s;
   }
 
+  absl::Status DeleteListed(const OperationRecord& record) override {
+    if (record.object_name.empty()) return Delete(record.name);
+    Forget(record.name);
+    absl::Status s = client_.Delete(Requests(), ns_, record.object_name, {});
+    return kube::IsNotFoundError(s) ? absl::OkStatus() : s;
+  }
+
   absl::StatusOr<std::vector<OperationRecord>> List() override {
     std::vector<OperationRecord> out;
     kube::ListOptions o;
@@ -131,6 +146,15 @@ class KubeStore final : public OperationStore {
   }
 
  private:
+  // A record is used only for the operation it names (spec.name): an object of the same name
+  // that holds another operation (written by an earlier version's lossy naming) is refused.
+  absl::Status CheckHolds(const OperationRecord& r, const std::string& name) const {
+    if (r.name == name) return absl::OkStatus();
+    return absl::FailedPreconditionError(absl::StrCat(
+        "CnsVolumeOperationRequest ", ns_, "/", SafeObjectName(name), " holds operation \"", r.name,
+        "\", not \"", name, "\": delete it once that operation has ended"));
+  }
+
   // Only operations in progress are kept (the next write of the same record is soon); an absent
   // object is remembered as nullopt.
   void Remember(const std::string& name, std::optional<kube::Json> obj, const std::string& status) {
@@ -170,14 +194,42 @@ std::unique_ptr<OperationStore> NewKubeOperationStore(kube::Client& client, std:
   return std::make_unique<KubeStore>(client, std::move(ns));
 }
 
+namespace {
+
+bool IsAlnumLower(char c) { return absl::ascii_isdigit(c) || (c >= 'a' && c <= 'z'); }
+
+bool IsObjectName(const std::string& name) {
+  if (name.empty() || name.size() > 253) return false;
+  if (!IsAlnumLower(name.front()) || !IsAlnumLower(name.back())) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return IsAlnumLower(c) || c == '-' || c == '.'; });
+}
+
+uint64_t Fnv1a64(absl::string_view s) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+}  // namespace
+
 std::string SafeObjectName(const std::string& name) {
+  if (IsObjectName(name)) return name;
   std::string out;
   for (char c : name) {
-    const char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    out.push_back((std::isalnum(static_cast<unsigned char>(l)) || l == '.' || l == '-') ? l : '-');
+    const char l = absl::ascii_tolower(c);
+    out.push_back(IsAlnumLower(l) || l == '.' ? l : '-');
   }
-  if (out.size() > 253) out.resize(253);
-  return out;
+  constexpr size_t kSuffix = 17;  // "-" + 16 hex digits
+  if (out.size() > 253 - kSuffix) out.resize(253 - kSuffix);
+  const size_t first = out.find_first_not_of("-.");
+  out = first == std::string::npos ? std::string() : out.substr(first);
+  while (!out.empty() && (out.back() == '-' || out.back() == '.')) out.pop_back();
+  const std::string hash = absl::StrFormat("%016x", Fnv1a64(name));
+  return out.empty() ? hash : absl::StrCat(out, "-", hash);
 }
 
 kube::Json RecordToObject(const OperationRecord& r, const kube::Json* existing,
@@ -217,6 +269,9 @@ absl::StatusOr<OperationRecord> RecordFromObject(const kube::Json& obj) {
   OperationRecord r;
   r.name = obj["spec"].value("name", "");
   if (r.name.empty()) return absl::InvalidArgumentError("CnsVolumeOperationRequest without a name");
+  if (obj.contains("metadata") && obj["metadata"].is_object()) {
+    r.object_name = obj["metadata"].value("name", "");
+  }
   const kube::Json status = obj.value("status", kube::Json::object());
   r.volume_id = status.value("volumeID", "");
   r.snapshot_id = status.value("snapshotID", "");
@@ -239,12 +294,12 @@ absl::StatusOr<OperationRecord> RecordFromObject(const kube::Json& obj) {
   return r;
 }
 
-std::vector<std::string> StaleRecords(const std::vector<OperationRecord>& records, absl::Time now,
-                                      absl::Duration age) {
-  std::vector<std::string> out;
+std::vector<OperationRecord> StaleRecords(const std::vector<OperationRecord>& records,
+                                          absl::Time now, absl::Duration age) {
+  std::vector<OperationRecord> out;
   for (const OperationRecord& r : records) {
     if (r.status == kTaskInProgress) continue;
-    if (now - r.invoked > age) out.push_back(r.name);
+    if (now - r.invoked > age) out.push_back(r);
   }
   return out;
 }

@@ -44,6 +44,8 @@ inline constexpr char kTaskError[] = "Error";
 
 struct OperationRecord {
   std::string name;  // the operation's name (see above); the object's name is SafeObjectName
+  // The object's metadata.name as read (List, Get); empty for a record not read from the API.
+  std::string object_name;
   std::string volume_id;
   std::string snapshot_id;  // a created snapshot's CNS ID (status.snapshotID)
   int64_t capacity_mb = 0;
@@ -63,6 +65,9 @@ class OperationStore {
   // Creates or replaces the record (the history of earlier attempts is kept).
   virtual absl::Status Put(const OperationRecord& record) = 0;
   virtual absl::Status Delete(const std::string& name) = 0;
+  // Deletes the record as listed (by its object's name when it has one: an object written under
+  // another naming scheme, by an earlier version, is removed too).
+  virtual absl::Status DeleteListed(const OperationRecord& record) { return Delete(record.name); }
   // Every record (for the clean-up of old ones).
   virtual absl::StatusOr<std::vector<OperationRecord>> List() = 0;
 };
@@ -71,8 +76,13 @@ std::unique_ptr<OperationStore> NewMemoryOperationStore();
 // CnsVolumeOperationRequest objects in `ns` through `client` (which must outlive the store).
 std::unique_ptr<OperationStore> NewKubeOperationStore(kube::Client& client, std::string ns);
 
-// A Kubernetes object name for an operation name: lower case, [a-z0-9.-] kept, anything else
-// (the '@' of a qualified volume ID, ':' ...) becomes '-', at most 253 characters.
+// The Kubernetes object name of an operation's record. A name that is already a valid object
+// name (a DNS-1123 subdomain: at most 253 of [a-z0-9.-], starting and ending with a letter or
+// digit; every name the reference makes) is kept, so either driver finds the other's records.
+// Any other name (an in-tree VMDK path, a qualified volume ID's '@', upper case) is lowered with
+// the other characters made '-', cut to leave room, and given "-" + 16 hex digits of a stable
+// 64-bit hash (FNV-1a) of the whole name: two names never share a record because they differ
+// only in case, '_' against '-', or past the cut, and the result is always a valid name.
 std::string SafeObjectName(const std::string& name);
 
 // The CnsVolumeOperationRequest for `r` on top of `existing` (null: a new object), keeping its
@@ -83,7 +93,7 @@ absl::StatusOr<OperationRecord> RecordFromObject(const kube::Json& obj);
 
 // The records to delete at a clean-up pass: ended ("Success"/"Error") and invoked more than
 // `age` before `now` (the reference: 15 minutes, cnsvolumeoperationrequest-cleanup-intervalinmin).
-std::vector<std::string> StaleRecords(const std::vector<OperationRecord>& records, absl::Time now,
-                                      absl::Duration age);
+std::vector<OperationRecord> StaleRecords(const std::vector<OperationRecord>& records,
+                                          absl::Time now, absl::Duration age);
 
 }  // namespace ccm::csi

@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <regex>
+#include <utility>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 
 namespace ccm::csi {
@@ -21,11 +25,36 @@ OperationRecord Rec(const std::string& name, const std::string& status, absl::Ti
   return r;
 }
 
-TEST(OperationStoreTest, ObjectNamesAreKubernetesNames) {
+bool IsDns1123Subdomain(const std::string& s) {
+  static const std::regex kName("[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
+  return !s.empty() && s.size() <= 253 && std::regex_match(s, kName);
+}
+
+// Issue 42 item 8: names that are valid object names are kept (the reference's records are
+// found); any other gets a hash of the whole name, so names that differ only in case, '_' against
+// '-', or past the cut never share a record, and the result is always a valid name.
+TEST(OperationStoreTest, ObjectNamesAreValidAndCollisionFree) {
   EXPECT_EQ(SafeObjectName("pvc-1a2b"), "pvc-1a2b");
-  EXPECT_EQ(SafeObjectName("delete-5F3A@vc2"), "delete-5f3a-vc2");
-  EXPECT_EQ(SafeObjectName("file:abc_def"), "file-abc-def");
-  EXPECT_EQ(SafeObjectName(std::string(300, 'a')).size(), 253u);
+  EXPECT_EQ(SafeObjectName("delete-5f3a.vc2"), "delete-5f3a.vc2");
+  EXPECT_THAT(SafeObjectName("delete-5F3A@vc2"), ::testing::StartsWith("delete-5f3a-vc2-"));
+  const std::vector<std::pair<std::string, std::string>> pairs = {
+      {"attach-[ds1] kubevols/disk_a.vmdk-4230", "attach-[ds1] kubevols/disk-a.vmdk-4230"},
+      {"attach-[ds1] kubevols/Disk.vmdk-4230", "attach-[ds1] kubevols/disk.vmdk-4230"},
+      {"delete-5F3A@vc2", "delete-5f3a@vc2"},
+      {"pvc-1", "PVC-1"},
+      {std::string(260, 'a') + "-x", std::string(260, 'a') + "-y"},
+  };
+  for (const auto& [a, b] : pairs) {
+    EXPECT_NE(SafeObjectName(a), SafeObjectName(b)) << a << " / " << b;
+    EXPECT_EQ(SafeObjectName(a), SafeObjectName(a));  // stable
+  }
+  for (const std::string& name :
+       {std::string("file:abc_def"), std::string("attach-[ds1] kubevols/x.vmdk-"),
+        std::string("-leading"), std::string("@@@"), std::string(300, 'a'),
+        std::string(252, 'a') + "_", std::string(240, 'a') + "@" + std::string(20, '-')}) {
+    const std::string got = SafeObjectName(name);
+    EXPECT_TRUE(IsDns1123Subdomain(got)) << name << " -> " << got;
+  }
 }
 
 TEST(OperationStoreTest, RecordsRoundTripAsTheReferencesObject) {
@@ -110,7 +139,10 @@ TEST(OperationStoreTest, StaleRecordsAreEndedAndOld) {
       Rec("old-running", kTaskInProgress, now - absl::Hours(2)),
       Rec("recent", kTaskSuccess, now - absl::Minutes(5)),
   };
-  EXPECT_THAT(StaleRecords(all, now, absl::Minutes(15)), ElementsAre("old-done", "old-failed"));
+  std::vector<std::string> names;
+  for (const OperationRecord& r : StaleRecords(all, now, absl::Minutes(15)))
+    names.push_back(r.name);
+  EXPECT_THAT(names, ElementsAre("old-done", "old-failed"));
 }
 
 TEST(OperationStoreTest, MemoryStore) {

@@ -1,0 +1,99 @@
+// The CnsVolumeOperationRequest store against the API emulator (issue 42 item 8): a record is
+// used only for the operation it names, colliding names of the old naming get records of their
+// own, and the clean-up removes a record by the name its object has.
+#include "csi/controller/operation_store.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fixtures/kube_emulator/kube_emulator.h"
+#include "kube/config.h"
+#include "testing/csi_socket.h"
+
+namespace ccm::csi {
+namespace {
+
+constexpr char kNs[] = "vmware-system-csi";
+
+class OperationStoreEmulatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(api_.Start().ok());
+    const std::string kubeconfig = dir_.File("kubeconfig");
+    ASSERT_TRUE(api_.WriteKubeconfig(kubeconfig).ok());
+    absl::StatusOr<kube::Config> kc = kube::LoadKubeconfig(kubeconfig);
+    ASSERT_TRUE(kc.ok()) << kc.status();
+    auto rest = kube::RestClient::New(*kc);
+    ASSERT_TRUE(rest.ok()) << rest.status();
+    client_ = *std::move(rest);
+    store_ = NewKubeOperationStore(*client_, kNs);
+    ASSERT_TRUE(
+        api_.Create("namespaces",
+                    {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", kNs}}}})
+            .ok());
+  }
+  static OperationRecord Rec(const std::string& name, const std::string& task) {
+    OperationRecord r;
+    r.name = name;
+    r.task_id = task;
+    r.vcenter = "vc1";
+    r.invoked = absl::Now();
+    return r;
+  }
+
+  ccm::csi::testing::TempDir dir_;
+  ccm::testing::KubeEmulator api_;
+  std::unique_ptr<kube::RestClient> client_;
+  std::unique_ptr<OperationStore> store_;
+};
+
+TEST_F(OperationStoreEmulatorTest, NamesThatDifferOnlyInCaseOrUnderscoreKeepTheirOwnRecords) {
+  const std::string a = "attach-[ds1] kubevols/disk_a.vmdk-4230aaaa";
+  const std::string b = "attach-[ds1] kubevols/disk-A.vmdk-4230aaaa";
+  absl::Status put_a = store_->Put(Rec(a, "task-1"));
+  ASSERT_TRUE(put_a.ok()) << put_a;
+  absl::Status put_b = store_->Put(Rec(b, "task-2"));
+  ASSERT_TRUE(put_b.ok()) << put_b;
+  auto got_a = store_->Get(a);
+  auto got_b = store_->Get(b);
+  ASSERT_TRUE(got_a.ok() && got_a->has_value()) << got_a.status();
+  ASSERT_TRUE(got_b.ok() && got_b->has_value()) << got_b.status();
+  EXPECT_EQ((*got_a)->task_id, "task-1");
+  EXPECT_EQ((*got_b)->task_id, "task-2");
+  EXPECT_EQ(store_->List()->size(), 2u);
+}
+
+TEST_F(OperationStoreEmulatorTest, ARecordHoldingAnotherOperationIsNeverUsedAndIsCleanedUp) {
+  // As an earlier version wrote "attach-A_b": its object name is the lossy "attach-a-b", which is
+  // also the object name of the (valid) operation name "attach-a-b".
+  OperationRecord legacy = Rec("attach-A_b", "task-9");
+  legacy.status = kTaskSuccess;
+  legacy.invoked = absl::Now() - absl::Hours(1);
+  kube::Json obj = RecordToObject(legacy, nullptr, kNs);
+  obj["metadata"]["name"] = "attach-a-b";
+  auto created = api_.Create("cnsvolumeoperationrequests", obj);
+  ASSERT_TRUE(created.ok()) << created.status();
+
+  auto got = store_->Get("attach-a-b");
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kFailedPrecondition) << got.status();
+  EXPECT_THAT(got.status().message(), ::testing::HasSubstr("holds operation \"attach-A_b\""));
+  EXPECT_EQ(store_->Put(Rec("attach-a-b", "task-1")).code(), absl::StatusCode::kFailedPrecondition);
+  auto kept = api_.Get("cnsvolumeoperationrequests", kNs, "attach-a-b");
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ((*kept)["spec"]["name"], "attach-A_b");  // not overwritten
+
+  // The clean-up deletes the stale record by its object's name.
+  auto all = store_->List();
+  ASSERT_TRUE(all.ok()) << all.status();
+  auto stale = StaleRecords(*all, absl::Now(), absl::Minutes(15));
+  ASSERT_EQ(stale.size(), 1u);
+  EXPECT_EQ(stale[0].object_name, "attach-a-b");
+  ASSERT_TRUE(store_->DeleteListed(stale[0]).ok());
+  EXPECT_FALSE(api_.Get("cnsvolumeoperationrequests", kNs, "attach-a-b").ok());
+  auto now_free = store_->Get("attach-a-b");
+  ASSERT_TRUE(now_free.ok()) << now_free.status();
+  EXPECT_FALSE(now_free->has_value());
+}
+
+}  // namespace
+}  // namespace ccm::csi
