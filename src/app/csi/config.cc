@@ -24,6 +24,8 @@ absl::StatusOr<cloud::ParseResult> ReadCsiConfig(const std::string& path,
   cloud::ParseOptions po;
   po.file_name = path;
   po.credentials_required = credentials_required;
+  po.kube_secrets =
+      false;  // the reference CSI driver ignores secret-name: so do we, with a warning
   absl::StatusOr<cloud::ParseResult> r = cloud::ParseConfig(bytes.str(), env, po);
   if (!r.ok()) {
     return absl::InvalidArgumentError(

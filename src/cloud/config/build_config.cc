@@ -193,7 +193,23 @@ absl::Status BuildCsiGlobal(const Reader& r, GlobalConfig& g) {
   return absl::OkStatus();
 }
 
-absl::Status BuildGlobal(const RawSection* s, GlobalConfig& g, std::vector<std::string>& warnings) {
+// With kube_secrets off, secret-name/secret-namespace of `s` are dropped with a warning.
+void DropKubeSecret(Reader& r, std::string& name, std::string& ns,
+                    std::vector<std::string>& warnings) {
+  if (name.empty() && ns.empty()) return;
+  const RawValue* v = r.Find("secret-name");
+  if (v == nullptr) v = r.Find("secret-namespace");
+  warnings.push_back(absl::StrCat(
+      v != nullptr ? v->where : "csi-vsphere.conf",
+      ": ignored: vsphere-csi-driver takes credentials from user and password in this file (the "
+      "Secret vsphere-config-secret holds the whole file) or from secrets-directory, as the "
+      "reference driver does"));
+  name.clear();
+  ns.clear();
+}
+
+absl::Status BuildGlobal(const RawSection* s, GlobalConfig& g, const BuildOptions& options,
+                         std::vector<std::string>& warnings) {
   Reader r(s);
   bool present = false;
   CCM_CFG_RETURN_IF_ERROR(r.Str("user", g.user));
@@ -208,6 +224,7 @@ absl::Status BuildGlobal(const RawSection* s, GlobalConfig& g, std::vector<std::
   CCM_CFG_RETURN_IF_ERROR(r.Str("thumbprint", g.thumbprint));
   CCM_CFG_RETURN_IF_ERROR(r.Str("secret-name", g.secret_name));
   CCM_CFG_RETURN_IF_ERROR(r.Str("secret-namespace", g.secret_namespace));
+  if (!options.kube_secrets) DropKubeSecret(r, g.secret_name, g.secret_namespace, warnings);
   CCM_CFG_RETURN_IF_ERROR(r.Str("secrets-directory", g.secrets_directory));
   CCM_CFG_RETURN_IF_ERROR(r.IpFamilies("ip-family", g.ip_families, &present));
   CCM_CFG_RETURN_IF_ERROR(r.Str("cluster-id", g.cluster_id));
@@ -261,7 +278,7 @@ absl::Status BuildTopologyCategories(const RawConfig& raw, LabelsConfig& labels)
 
 absl::StatusOr<VirtualCenterConfig> BuildVCenter(const std::string& label, const RawSection& s,
                                                  const GlobalConfig& g, bool yaml,
-                                                 bool credentials_required,
+                                                 const BuildOptions& options,
                                                  std::vector<std::string>& warnings) {
   Reader r(&s);
   VirtualCenterConfig vc;
@@ -304,6 +321,7 @@ absl::StatusOr<VirtualCenterConfig> BuildVCenter(const std::string& label, const
   CCM_CFG_RETURN_IF_ERROR(r.Secret("password", password));
   CCM_CFG_RETURN_IF_ERROR(r.Str("secret-name", secret_name));
   CCM_CFG_RETURN_IF_ERROR(r.Str("secret-namespace", secret_namespace));
+  if (!options.kube_secrets) DropKubeSecret(r, secret_name, secret_namespace, warnings);
   if (secret_name.empty() != secret_namespace.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat(s.where, ": secret-name and secret-namespace must be set together"));
@@ -323,12 +341,12 @@ absl::StatusOr<VirtualCenterConfig> BuildVCenter(const std::string& label, const
     vc.credential_source = CredentialSourceKind::kInline;
     vc.user = user.empty() ? g.user : user;
     vc.password = password.empty() ? g.password : password;
-    if (credentials_required && (vc.user.empty() || vc.password.empty())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(s.where, ": no credentials for vCenter \"", vc.server,
-                       "\": ", vc.user.empty() ? "user" : "password",
-                       " is missing (set user and password, secret-name and secret-namespace, or "
-                       "secrets-directory in Global)"));
+    if (options.credentials_required && (vc.user.empty() || vc.password.empty())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          s.where, ": no credentials for vCenter \"", vc.server,
+          "\": ", vc.user.empty() ? "user" : "password", " is missing (set user and password, ",
+          options.kube_secrets ? "secret-name and secret-namespace, " : "",
+          "or secrets-directory in Global)"));
     }
   }
   if (vc.credential_source != CredentialSourceKind::kInline &&
@@ -456,12 +474,12 @@ absl::Status BuildLoadBalancer(const RawConfig& raw, LoadBalancerConfig& lb) {
 }  // namespace
 
 absl::StatusOr<Config> BuildConfig(const RawConfig& raw, std::vector<std::string>& warnings,
-                                   bool credentials_required) {
+                                   const BuildOptions& options) {
   Config cfg;
   const RawSection* global = Ptr(raw.global);
   static const RawSection kEmptyGlobal{"Global", {}};
   if (global == nullptr) global = &kEmptyGlobal;
-  CCM_CFG_RETURN_IF_ERROR(BuildGlobal(global, cfg.global, warnings));
+  CCM_CFG_RETURN_IF_ERROR(BuildGlobal(global, cfg.global, options, warnings));
 
   std::map<std::string, RawSection> vcenters = raw.vcenters;
   if (!cfg.global.server.empty() && vcenters.count(cfg.global.server) == 0) {
@@ -480,8 +498,8 @@ absl::StatusOr<Config> BuildConfig(const RawConfig& raw, std::vector<std::string
     if (label.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(s.where, ": empty vCenter name"));
     }
-    CCM_ASSIGN_OR_RETURN(VirtualCenterConfig vc, BuildVCenter(label, s, cfg.global, raw.yaml,
-                                                              credentials_required, warnings));
+    CCM_ASSIGN_OR_RETURN(VirtualCenterConfig vc,
+                         BuildVCenter(label, s, cfg.global, raw.yaml, options, warnings));
     std::string id = absl::StrCat(vc.server, ":", vc.port);
     auto [it, inserted] = servers.emplace(id, label);
     if (!inserted) {

@@ -134,8 +134,9 @@ absl::StatusOr<ParseResult> ParseConfig(absl::string_view bytes, const Environme
   if (!raw.ok()) return raw.status();
   CCM_RETURN_IF_ERROR(ApplyEnvironment(env, *raw));
   result.warnings = std::move(raw->warnings);
-  CCM_ASSIGN_OR_RETURN(result.config,
-                       BuildConfig(*raw, result.warnings, options.credentials_required));
+  CCM_ASSIGN_OR_RETURN(
+      result.config, BuildConfig(*raw, result.warnings,
+                                 BuildOptions{options.credentials_required, options.kube_secrets}));
   const Config& c = result.config;
   if (c.nsxt) {
     result.notices.push_back("NSX-T settings are parsed and validated but not active yet");

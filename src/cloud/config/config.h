@@ -174,6 +174,9 @@ struct ParseOptions {
   // false: a vCenter without user/password is accepted (the CSI node plugin, which never logs
   // in, reads only the topology part of csi-vsphere.conf).
   bool credentials_required = true;
+  // false (vsphere-csi-driver): secret-name / secret-namespace are ignored with a warning, as the
+  // reference CSI driver ignores them; credentials come from user/password or secrets-directory.
+  bool kube_secrets = true;
 };
 
 struct ParseResult {

@@ -72,10 +72,18 @@ bool LooksLikeYamlMapping(absl::string_view bytes);
 // Environment overrides (env_overrides.h documents them) applied on the raw level.
 absl::Status ApplyEnvironment(const Environment& env, RawConfig& raw);
 
-// Defaults, inheritance, validation. Without `credentials_required`, a vCenter may name no
-// user/password (the CSI node plugin reads only the topology part of csi-vsphere.conf).
+struct BuildOptions {
+  // false: a vCenter may name no user/password (the CSI node plugin reads only the topology part
+  // of csi-vsphere.conf).
+  bool credentials_required = true;
+  // false: secret-name / secret-namespace are accepted and ignored with a warning (the CSI
+  // driver, whose reference takes credentials from the file itself).
+  bool kube_secrets = true;
+};
+
+// Defaults, inheritance, validation.
 absl::StatusOr<Config> BuildConfig(const RawConfig& raw, std::vector<std::string>& warnings,
-                                   bool credentials_required = true);
+                                   const BuildOptions& options = {});
 
 // Shared value parsers.
 std::optional<bool> ParseBoolText(absl::string_view text);
