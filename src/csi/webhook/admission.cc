@@ -58,9 +58,23 @@ bool IsFileVolume(const Json& spec) {
   return false;
 }
 
+bool HasMultiNodeAccess(const Json& spec) {
+  for (const Json& m : spec.value("accessModes", Json::array())) {
+    if (m == "ReadWriteMany" || m == "ReadOnlyMany") return true;
+  }
+  return false;
+}
+
+// The reference's rule (validatepv.go): a PV with a multi-node access mode, whatever its
+// volumeMode (a ReadWriteMany Block PV too), may not carry node affinity. Judged for this
+// driver's PVs (and in-tree vsphereVolume ones) only: the reference judges every PV the webhook
+// is sent, which refuses other drivers' (an NFS PV with node affinity is valid).
 AdmissionVerdict JudgePersistentVolume(const Json& pv) {
   const Json spec = pv.value("spec", Json::object());
-  if (IsFileVolume(spec) && spec.contains("nodeAffinity") && !spec.at("nodeAffinity").is_null()) {
+  const bool ours =
+      Str(pv, "/spec/csi/driver") == "csi.vsphere.vmware.com" || spec.contains("vsphereVolume");
+  if (ours && HasMultiNodeAccess(spec) && spec.contains("nodeAffinity") &&
+      !spec.at("nodeAffinity").is_null()) {
     return Deny(kFileVolumeAffinity);
   }
   return {};

@@ -58,12 +58,24 @@ TEST(AdmissionTest, Decisions) {
     bool allowed;
     std::string message;
   };
+  const Json csi = {{"driver", "csi.vsphere.vmware.com"}, {"volumeHandle", "v1"}};
   const Json file_pv = {
-      {"spec", {{"accessModes", {"ReadWriteMany"}}, {"nodeAffinity", {{"required", {}}}}}}};
+      {"spec",
+       {{"accessModes", {"ReadWriteMany"}}, {"csi", csi}, {"nodeAffinity", {{"required", {}}}}}}};
   const Json block_pv = {{"spec",
                           {{"accessModes", {"ReadWriteMany"}},
                            {"volumeMode", "Block"},
+                           {"csi", csi},
                            {"nodeAffinity", {{"required", {}}}}}}};
+  Json rox_in_tree = file_pv;
+  rox_in_tree["spec"].erase("csi");
+  rox_in_tree["spec"]["accessModes"] = {"ReadOnlyMany"};
+  rox_in_tree["spec"]["vsphereVolume"] = {{"volumePath", "[ds1] kubevols/a.vmdk"}};
+  Json rwo_pv = block_pv;
+  rwo_pv["spec"]["accessModes"] = {"ReadWriteOnce"};
+  Json nfs_pv = file_pv;
+  nfs_pv["spec"].erase("csi");
+  nfs_pv["spec"]["nfs"] = {{"server", "nfs.example.com"}, {"path", "/export"}};
   auto none = [](World&) {};
   const std::vector<Case> cases = {
       {"our StorageClass with a migration parameter",
@@ -83,8 +95,15 @@ TEST(AdmissionTest, Decisions) {
        none, true, ""},
       {"a file PV with node affinity", Request("PersistentVolume", "CREATE", file_pv), none, false,
        "File volumes cannot have node affinity rules"},
+      // Issue 42 item 11: as the reference's vanilla webhook, whatever the volumeMode.
       {"a block RWX PV with node affinity", Request("PersistentVolume", "CREATE", block_pv), none,
-       true, ""},
+       false, "File volumes cannot have node affinity rules"},
+      {"an in-tree ROX PV with node affinity", Request("PersistentVolume", "CREATE", rox_in_tree),
+       none, false, "File volumes cannot have node affinity rules"},
+      {"a RWO PV with node affinity", Request("PersistentVolume", "CREATE", rwo_pv), none, true,
+       ""},
+      {"another driver's RWX PV with node affinity", Request("PersistentVolume", "CREATE", nfs_pv),
+       none, true, ""},
       {"PVC grown with snapshots",
        Request("PersistentVolumeClaim", "UPDATE", Pvc("2Gi"), Pvc("1Gi")), none, false,
        "Expanding volume with snapshots is not allowed (PVC ns1/data has VolumeSnapshots snap-1)"},
