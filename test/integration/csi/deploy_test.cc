@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -114,6 +115,89 @@ TEST_F(CsiDeployTest, ExampleStorageClassesApply) {
        {"vsphere-datastore", "vsphere-default", "vsphere-policy", "vsphere-zonal"}) {
     EXPECT_TRUE(absl::StrContains(out, absl::StrCat("storageclass.storage.k8s.io/", sc))) << out;
   }
+}
+
+// The containers of a workload in the rendered manifest, by name.
+std::map<std::string, YAML::Node> ContainersOf(const std::string& kind, const std::string& name) {
+  std::map<std::string, YAML::Node> out;
+  for (const auto& d : YAML::LoadAllFromFile(kManifest)) {
+    if (!d.IsMap() || !d["kind"] || d["kind"].as<std::string>() != kind ||
+        d["metadata"]["name"].as<std::string>() != name) {
+      continue;
+    }
+    for (const auto& c : d["spec"]["template"]["spec"]["containers"]) {
+      out.emplace(c["name"].as<std::string>(), static_cast<const YAML::Node&>(c));
+    }
+  }
+  return out;
+}
+
+std::map<std::string, std::string> EnvOf(const YAML::Node& container) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : container["env"]) {
+    out[e["name"].as<std::string>()] =
+        e["value"] ? e["value"].as<std::string>()
+                   : e["valueFrom"]["fieldRef"]["fieldPath"].as<std::string>("");
+  }
+  return out;
+}
+
+// Issue 42 item 2: what the reference's vanilla manifest gives each of our containers. The
+// syncer reads the cluster-id ConfigMap in CSI_NAMESPACE (without it, outside vmware-system-csi,
+// it read the wrong namespace); container port names are unique in a pod (Kubernetes warns of
+// duplicates and a named port reference is ambiguous).
+TEST(CsiManifestTest, ContainersHaveTheReferencesEnvAndUniquePortNames) {
+  struct Want {
+    std::string kind, workload, container;
+    std::map<std::string, std::string> env;
+  } wants[] = {
+      {"Deployment",
+       "vsphere-csi-controller",
+       "vsphere-csi-controller",
+       {{"X_CSI_MODE", "controller"},
+        {"VSPHERE_CSI_CONFIG", "/etc/cloud/csi-vsphere.conf"},
+        {"CSI_NAMESPACE", "metadata.namespace"}}},
+      {"Deployment",
+       "vsphere-csi-controller",
+       "vsphere-syncer",
+       {{"X_CSI_MODE", "syncer"},
+        {"FULL_SYNC_INTERVAL_MINUTES", "30"},
+        {"VSPHERE_CSI_CONFIG", "/etc/cloud/csi-vsphere.conf"},
+        {"CSI_NAMESPACE", "metadata.namespace"}}},
+      {"DaemonSet",
+       "vsphere-csi-node",
+       "vsphere-csi-node",
+       {{"X_CSI_MODE", "node"},
+        {"NODE_NAME", "spec.nodeName"},
+        {"CSI_NAMESPACE", "metadata.namespace"}}},
+  };
+  for (const Want& w : wants) {
+    auto containers = ContainersOf(w.kind, w.workload);
+    ASSERT_TRUE(containers.count(w.container)) << w.workload << "/" << w.container;
+    const auto env = EnvOf(containers[w.container]);
+    for (const auto& [k, v] : w.env) {
+      auto it = env.find(k);
+      ASSERT_NE(it, env.end()) << w.container << " lacks " << k;
+      EXPECT_EQ(it->second, v) << w.container << " " << k;
+    }
+  }
+  for (const auto& [kind, workload] :
+       {std::pair<std::string, std::string>{"Deployment", "vsphere-csi-controller"},
+        {"DaemonSet", "vsphere-csi-node"}}) {
+    std::map<std::string, std::string> port_owner;
+    for (const auto& [name, c] : ContainersOf(kind, workload)) {
+      for (const auto& p : c["ports"]) {
+        if (!p["name"]) continue;
+        const std::string port = p["name"].as<std::string>();
+        EXPECT_TRUE(port_owner.emplace(port, name).second)
+            << workload << ": port name " << port << " of " << name << " and " << port_owner[port];
+      }
+    }
+  }
+  auto controller = ContainersOf("Deployment", "vsphere-csi-controller");
+  EXPECT_EQ(controller["vsphere-syncer"]["ports"][0]["name"].as<std::string>(), "prometheus-sync");
+  EXPECT_EQ(controller["vsphere-csi-controller"]["ports"][1]["name"].as<std::string>(),
+            "prometheus");
 }
 
 // The csi-vsphere.conf the zones overlay's node ConfigMap carries.
