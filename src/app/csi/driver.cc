@@ -33,7 +33,7 @@ absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
     csi::BackendOptions backend;
     if (registry != nullptr) {
       backend.observer_for = [registry](const std::string& vcenter) {
-        return VCenterRequestObserver(*registry, vcenter);
+        return CsiRequestObserver(*registry, vcenter);
       };
     }
     // The node VMs come from the Node objects (placement of volumes without topology).

@@ -162,7 +162,7 @@ absl::StatusOr<std::unique_ptr<SyncerWiring>> Wire(const CsiSyncerOptions& o,
     // vCenter requests and CNS operations counted like the controller's.
     metrics::Registry& registry = metrics::Registry::Default();
     vsphere::ClientOptions co = cloud::ClientOptionsFor(vc);
-    co.observer = VCenterRequestObserver(registry, vc.server);
+    co.observer = CsiRequestObserver(registry, vc.server);
     w->vim.push_back(std::make_unique<vsphere::Client>(co, w->credentials.get()));
     vsphere::cns::CnsClientOptions cno;
     cno.observer = CnsOperationsObserver(registry);

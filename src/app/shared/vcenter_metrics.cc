@@ -1,6 +1,7 @@
 #include "app/shared/vcenter_metrics.h"
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/time/time.h"
 
 namespace ccm::app {
@@ -19,6 +20,25 @@ vsphere::RequestObserver VCenterRequestObserver(metrics::Registry& r, const std:
     duration->Observe({vcenter, m}, absl::ToDoubleSeconds(latency));
     total->Add({vcenter, m, absl::StatusCodeToString(code)});
     if (code != absl::StatusCode::kOk) errors->Add({vcenter, m});
+  };
+}
+
+absl::string_view ReferenceClientOf(absl::string_view method) {
+  if (absl::StartsWith(method, "Cns")) return "cns";
+  if (absl::StartsWith(method, "Pbm")) return "pbm";
+  return "soap";
+}
+
+vsphere::RequestObserver CsiRequestObserver(metrics::Registry& r, const std::string& vcenter) {
+  vsphere::RequestObserver base = VCenterRequestObserver(r, vcenter);
+  auto* ops = r.Histogram(
+      "vsphere_request_ops_seconds", "Histogram vector for individual request to vCenter",
+      {"request", "client", "status"}, {2, 5, 10, 15, 20, 25, 30, 60, 120, 180});
+  return [base, ops](absl::string_view method, absl::StatusCode code, absl::Duration latency) {
+    base(method, code, latency);
+    ops->Observe({std::string(method), std::string(ReferenceClientOf(method)),
+                  code == absl::StatusCode::kOk ? "success" : "fail-unknown"},
+                 absl::ToDoubleSeconds(latency));
   };
 }
 

@@ -170,6 +170,12 @@ TEST_F(ControllerConformanceTest, VolumeOperationsAreInTheReferencesHistograms) 
   ASSERT_NE(cns_ops, nullptr);
   EXPECT_GE(cns_ops->Count({"create-volume", "pass"}), 1u);
   EXPECT_GE(cns_ops->Count({"query-volume", "pass"}), 1u);
+  // Issue 42 item 9: every vCenter request in the reference's vsphere_request_ops_seconds.
+  auto* requests = env().registry().Find("vsphere_request_ops_seconds");
+  ASSERT_NE(requests, nullptr);
+  EXPECT_GE(requests->Count({"CnsCreateVolume", "cns", "success"}), 1u);
+  EXPECT_GE(requests->Count({"CnsQueryVolume", "cns", "success"}), 1u);
+  EXPECT_GE(requests->Count({"RetrievePropertiesEx", "soap", "success"}), 1u);
 }
 
 // ---- DeleteVolume ----

@@ -115,6 +115,10 @@ absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::StartWith(
   bo.datastore_change_delay = change_delay;
   bo.registry = &env->registry_;
   bo.cns_observer = app::CnsOperationsObserver(env->registry_);
+  metrics::Registry* registry = &env->registry_;
+  bo.observer_for = [registry](const std::string& vcenter) {
+    return app::CsiRequestObserver(*registry, vcenter);
+  };
   bo.kube = std::shared_ptr<kube::Client>(*std::move(rest));
   auto plugin = StartControllerPlugin(env->config_, bo);  // the binary's controller wiring
   if (!plugin.ok()) return plugin.status();
