@@ -8,6 +8,7 @@
 #include "common/status_macros.h"
 #include "csi/controller/controller_service.h"
 #include "csi/controller/create_helpers.h"
+#include "csi/controller/fault_type.h"
 #include "csi/core/capacity.h"
 #include "csi/core/publish_context.h"
 #include "csi/core/snapshot.h"
@@ -54,9 +55,9 @@ void FillVolume(const std::string& volume_id, int64_t capacity_mib,
 using internal::FillVolume;
 using internal::FindDatastore;
 
-grpc::Status ControllerService::CreateVolume(Ctx*, const ::csi::v1::CreateVolumeRequest* req,
+grpc::Status ControllerService::CreateVolume(Ctx* ctx, const ::csi::v1::CreateVolumeRequest* req,
                                              ::csi::v1::CreateVolumeResponse* resp) {
-  return ToGrpcStatus(DoCreate(*req, resp));
+  return Answer(ctx, DoCreate(*req, resp));
 }
 
 absl::Status ControllerService::DoCreate(const ::csi::v1::CreateVolumeRequest& req,
@@ -406,8 +407,12 @@ absl::Status ControllerService::CreateOnChoices(const CreatePlan& plan, const Pl
     cloud_->datastores().RequestFullRefresh();
     if (code == absl::StatusCode::kNotFound) code = absl::StatusCode::kUnavailable;
   }
-  return absl::Status(
-      code, absl::StrCat("create volume ", plan.name, ": ", absl::StrJoin(refused, "; ")));
+  absl::Status out(code,
+                   absl::StrCat("create volume ", plan.name, ": ", absl::StrJoin(refused, "; ")));
+  // The last refusal's fault (its type is the faulttype the metrics report).
+  last.ForEachPayload(
+      [&](absl::string_view url, const absl::Cord& payload) { out.SetPayload(url, payload); });
+  return out;
 }
 
 }  // namespace ccm::csi

@@ -9,6 +9,7 @@
 #include "common/status_macros.h"
 #include "csi/controller/attachments.h"
 #include "csi/controller/controller_service.h"
+#include "csi/controller/fault_type.h"
 #include "csi/core/capacity.h"
 #include "csi/core/paging.h"
 #include "csi/server/grpc_status.h"
@@ -25,9 +26,9 @@ constexpr int kListingQueryPage = 1000;
 
 }  // namespace
 
-grpc::Status ControllerService::ListVolumes(Ctx*, const ::csi::v1::ListVolumesRequest* req,
+grpc::Status ControllerService::ListVolumes(Ctx* ctx, const ::csi::v1::ListVolumesRequest* req,
                                             ::csi::v1::ListVolumesResponse* resp) {
-  return ToGrpcStatus(DoList(*req, resp));
+  return Answer(ctx, DoList(*req, resp));
 }
 
 absl::Status ControllerService::DoList(const ::csi::v1::ListVolumesRequest& req,

@@ -5,6 +5,7 @@
 #include "common/status_macros.h"
 #include "csi/controller/attachments.h"
 #include "csi/controller/controller_service.h"
+#include "csi/controller/fault_type.h"
 #include "csi/core/capacity.h"
 #include "csi/core/node_id.h"
 #include "csi/core/parameters.h"
@@ -21,7 +22,9 @@ absl::StatusOr<vsphere::Moref> ControllerService::FindNodeVm(VCenterEndpoint& vc
   if (node.kind == NodeRef::Kind::kVmUuid) {
     absl::StatusOr<vsphere::VmFacts> vm = vc.vms->FindByUuid(node.value);
     if (!vm.ok()) {
-      return Annotate(vm.status(), absl::StrCat("node ", node_id, " in vCenter ", vc.label));
+      absl::Status s =
+          Annotate(vm.status(), absl::StrCat("node ", node_id, " in vCenter ", vc.label));
+      return absl::IsNotFound(s) ? VmNotFound(s) : s;
     }
     return vm->moref;
   }
@@ -40,8 +43,8 @@ absl::StatusOr<vsphere::Moref> ControllerService::FindNodeVm(VCenterEndpoint& vc
     }));
   }
   if (vms.empty()) {
-    return absl::NotFoundError(
-        absl::StrCat("node ", node_id, ": no VM with that hostname or name in vCenter ", vc.label));
+    return VmNotFound(absl::NotFoundError(absl::StrCat(
+        "node ", node_id, ": no VM with that hostname or name in vCenter ", vc.label)));
   }
   if (vms.size() > 1) {
     return absl::FailedPreconditionError(
@@ -54,9 +57,9 @@ absl::StatusOr<vsphere::Moref> ControllerService::FindNodeVm(VCenterEndpoint& vc
 // ---- ControllerPublishVolume ----
 
 grpc::Status ControllerService::ControllerPublishVolume(
-    Ctx*, const ::csi::v1::ControllerPublishVolumeRequest* req,
+    Ctx* ctx, const ::csi::v1::ControllerPublishVolumeRequest* req,
     ::csi::v1::ControllerPublishVolumeResponse* resp) {
-  return ToGrpcStatus(DoPublish(*req, resp));
+  return Answer(ctx, DoPublish(*req, resp));
 }
 
 absl::Status ControllerService::DoPublish(const ::csi::v1::ControllerPublishVolumeRequest& req,
@@ -120,9 +123,9 @@ absl::Status ControllerService::ProtectInTree(const std::string& handle, const L
 // ---- ControllerUnpublishVolume ----
 
 grpc::Status ControllerService::ControllerUnpublishVolume(
-    Ctx*, const ::csi::v1::ControllerUnpublishVolumeRequest* req,
+    Ctx* ctx, const ::csi::v1::ControllerUnpublishVolumeRequest* req,
     ::csi::v1::ControllerUnpublishVolumeResponse*) {
-  return ToGrpcStatus(DoUnpublish(*req));
+  return Answer(ctx, DoUnpublish(*req));
 }
 
 absl::Status ControllerService::DoUnpublish(
@@ -164,9 +167,9 @@ absl::Status ControllerService::DoUnpublish(
 
 // ---- GetCapacity ----
 
-grpc::Status ControllerService::GetCapacity(Ctx*, const ::csi::v1::GetCapacityRequest* req,
+grpc::Status ControllerService::GetCapacity(Ctx* ctx, const ::csi::v1::GetCapacityRequest* req,
                                             ::csi::v1::GetCapacityResponse* resp) {
-  return ToGrpcStatus(DoCapacity(*req, resp));
+  return Answer(ctx, DoCapacity(*req, resp));
 }
 
 absl::Status ControllerService::DoCapacity(const ::csi::v1::GetCapacityRequest& req,
@@ -204,9 +207,9 @@ absl::Status ControllerService::DoCapacity(const ::csi::v1::GetCapacityRequest& 
 // ---- ControllerExpandVolume ----
 
 grpc::Status ControllerService::ControllerExpandVolume(
-    Ctx*, const ::csi::v1::ControllerExpandVolumeRequest* req,
+    Ctx* ctx, const ::csi::v1::ControllerExpandVolumeRequest* req,
     ::csi::v1::ControllerExpandVolumeResponse* resp) {
-  return ToGrpcStatus(DoExpand(*req, resp));
+  return Answer(ctx, DoExpand(*req, resp));
 }
 
 absl::Status ControllerService::DoExpand(const ::csi::v1::ControllerExpandVolumeRequest& req,

@@ -9,6 +9,7 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "csi/controller/attachments.h"
+#include "csi/controller/fault_type.h"
 #include "csi/core/capacity.h"
 #include "csi/core/constants.h"
 #include "csi/core/paging.h"
@@ -114,9 +115,9 @@ absl::StatusOr<ControllerService::Located> ControllerService::FindVolume(
 
 // ---- DeleteVolume ----
 
-grpc::Status ControllerService::DeleteVolume(Ctx*, const ::csi::v1::DeleteVolumeRequest* req,
+grpc::Status ControllerService::DeleteVolume(Ctx* ctx, const ::csi::v1::DeleteVolumeRequest* req,
                                              ::csi::v1::DeleteVolumeResponse*) {
-  return ToGrpcStatus(DoDelete(*req));
+  return Answer(ctx, DoDelete(*req));
 }
 
 absl::Status ControllerService::DoDelete(const ::csi::v1::DeleteVolumeRequest& req) {
@@ -165,9 +166,9 @@ absl::Status ControllerService::ForgetInTree(const std::string& handle) {
 // ---- ValidateVolumeCapabilities ----
 
 grpc::Status ControllerService::ValidateVolumeCapabilities(
-    Ctx*, const ::csi::v1::ValidateVolumeCapabilitiesRequest* req,
+    Ctx* ctx, const ::csi::v1::ValidateVolumeCapabilitiesRequest* req,
     ::csi::v1::ValidateVolumeCapabilitiesResponse* resp) {
-  return ToGrpcStatus(DoValidate(*req, resp));
+  return Answer(ctx, DoValidate(*req, resp));
 }
 
 absl::Status ControllerService::DoValidate(const ::csi::v1::ValidateVolumeCapabilitiesRequest& req,

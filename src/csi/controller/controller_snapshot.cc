@@ -10,6 +10,7 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "csi/controller/controller_service.h"
+#include "csi/controller/fault_type.h"
 #include "csi/core/capacity.h"
 #include "csi/core/paging.h"
 #include "csi/core/snapshot.h"
@@ -42,19 +43,21 @@ SnapshotLimits LimitsOf(const cloud::Config& config) {
 
 }  // namespace
 
-grpc::Status ControllerService::CreateSnapshot(Ctx*, const ::csi::v1::CreateSnapshotRequest* req,
+grpc::Status ControllerService::CreateSnapshot(Ctx* ctx,
+                                               const ::csi::v1::CreateSnapshotRequest* req,
                                                ::csi::v1::CreateSnapshotResponse* resp) {
-  return ToGrpcStatus(DoCreateSnapshot(*req, resp));
+  return Answer(ctx, DoCreateSnapshot(*req, resp));
 }
 
-grpc::Status ControllerService::DeleteSnapshot(Ctx*, const ::csi::v1::DeleteSnapshotRequest* req,
+grpc::Status ControllerService::DeleteSnapshot(Ctx* ctx,
+                                               const ::csi::v1::DeleteSnapshotRequest* req,
                                                ::csi::v1::DeleteSnapshotResponse*) {
-  return ToGrpcStatus(DoDeleteSnapshot(*req));
+  return Answer(ctx, DoDeleteSnapshot(*req));
 }
 
-grpc::Status ControllerService::ListSnapshots(Ctx*, const ::csi::v1::ListSnapshotsRequest* req,
+grpc::Status ControllerService::ListSnapshots(Ctx* ctx, const ::csi::v1::ListSnapshotsRequest* req,
                                               ::csi::v1::ListSnapshotsResponse* resp) {
-  return ToGrpcStatus(DoListSnapshots(*req, resp));
+  return Answer(ctx, DoListSnapshots(*req, resp));
 }
 
 absl::Status ControllerService::CheckSnapshotName(const std::string& name,

@@ -14,6 +14,19 @@ absl::Status FromGrpcStatus(const grpc::Status& s) {
   return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
 }
 
+std::string DefaultFaultType(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "csi.fault.InvalidArgument";
+    case grpc::StatusCode::NOT_FOUND:
+      return "csi.fault.NotFound";
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return "csi.fault.Unimplemented";
+    default:
+      return "csi.fault.Internal";
+  }
+}
+
 absl::string_view GrpcCodeName(grpc::StatusCode code) {
   switch (code) {
     case grpc::StatusCode::OK:

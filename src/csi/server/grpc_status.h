@@ -16,4 +16,14 @@ absl::Status FromGrpcStatus(const grpc::Status& s);
 // grpc-go's and the CSI sidecars' metrics use, so dashboards can join them with ours.
 absl::string_view GrpcCodeName(grpc::StatusCode code);
 
+// The trailing-metadata key through which a service hands a failed RPC's faulttype (the
+// reference's vsphere_csi_volume_ops_histogram label) to the metrics interceptor, which removes
+// it before the answer goes out.
+inline constexpr char kFaultTypeMetadata[] = "x-ccm-csi-faulttype";
+
+// The faulttype of a failure without a more precise one: "csi.fault.InvalidArgument",
+// "csi.fault.NotFound", "csi.fault.Unimplemented", else "csi.fault.Internal", as the reference
+// names them.
+std::string DefaultFaultType(grpc::StatusCode code);
+
 }  // namespace ccm::csi

@@ -27,26 +27,37 @@ class RpcMetricsInterceptor : public grpc::experimental::Interceptor {
 
   ~RpcMetricsInterceptor() override {
     // A call that ended without the server sending a status (the client went away first).
-    if (!recorded_) Record(grpc::Status(grpc::StatusCode::CANCELLED, "client cancelled"));
+    if (!recorded_) Record(grpc::Status(grpc::StatusCode::CANCELLED, "client cancelled"), "");
   }
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
-      Record(methods->GetSendStatus());
+      std::string fault_type;
+      if (std::multimap<std::string, std::string>* trailing = methods->GetSendTrailingMetadata()) {
+        auto it = trailing->find(kFaultTypeMetadata);
+        if (it != trailing->end()) {
+          fault_type = it->second;
+          trailing->erase(it);  // ours only: not sent to the client
+        }
+      }
+      Record(methods->GetSendStatus(), fault_type);
     }
     methods->Proceed();
   }
 
  private:
-  void Record(const grpc::Status& status) {
+  void Record(const grpc::Status& status, const std::string& fault_type) {
     recorded_ = true;
     const double seconds = absl::ToDoubleSeconds(absl::Now() - start_);
     const std::string code(GrpcCodeName(status.error_code()));
     if (total_ != nullptr) total_->Add({method_, code});
     if (duration_ != nullptr) duration_->Observe({method_}, seconds);
     if (absl::string_view op = ReferenceOpType(method_); volume_ops_ != nullptr && !op.empty()) {
-      volume_ops_->Observe({"block", std::string(op), status.ok() ? "pass" : "fail",
-                            status.ok() ? "" : absl::StrCat("csi.fault.", code)},
+      std::string fault;
+      if (!status.ok()) {
+        fault = fault_type.empty() ? DefaultFaultType(status.error_code()) : fault_type;
+      }
+      volume_ops_->Observe({"block", std::string(op), status.ok() ? "pass" : "fail", fault},
                            seconds);
     }
     if (status.ok()) {
