@@ -80,10 +80,14 @@ inline constexpr absl::string_view kTopologyLabelsDomain = "topology.csi.vmware.
 // state is on (it is "true" in manifests/vanilla internal-feature-states.csi.vsphere.vmware.com).
 inline constexpr absl::string_view kEnvNodeName = "NODE_NAME";
 inline constexpr absl::string_view kFeatureUseCsiNodeId = "use-csinode-id";
-// node.go NodeGetInfo: MAX_VOLUMES_PER_NODE overrides max_volumes_per_node; unset means 0 (no
-// limit reported); negative, non-numeric or above maxAllowedBlockVolumesPerNode is an error.
-// 255 since vSphere 8 (59 before; the vanilla DaemonSet sets the variable to 59).
+// node.go NodeGetInfo: max_volumes_per_node is 59 (4 paravirtual SCSI controllers of 15 targets,
+// one for the VM's own disk), as the current reference answers by default; its
+// high-pv-node-density feature state raises it to 255 (vSphere 8), which this driver does not read
+// yet. MAX_VOLUMES_PER_NODE, which older references read and the current one does not, still
+// overrides it here with a value from 1 to 255 (0 or unset: the default); negative or
+// non-numeric is an error.
 inline constexpr absl::string_view kEnvMaxVolumesPerNode = "MAX_VOLUMES_PER_NODE";
+inline constexpr int64_t kDefaultBlockVolumesPerNode = 59;
 inline constexpr int64_t kMaxAllowedBlockVolumesPerNode = 255;
 // osutils/linux_os_utils.go devDiskID and blockPrefix: the attached disk is
 // <devDiskID>/<blockPrefix><diskUUID>.

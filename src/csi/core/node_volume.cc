@@ -19,7 +19,7 @@ void AddOnce(std::vector<std::string>& out, absl::string_view option) {
 }  // namespace
 
 absl::StatusOr<int64_t> MaxVolumesPerNode(std::optional<absl::string_view> env_value) {
-  if (!env_value.has_value() || env_value->empty()) return 0;
+  if (!env_value.has_value() || env_value->empty()) return kDefaultBlockVolumesPerNode;
   absl::string_view v = *env_value;
   int64_t value = 0;
   bool digits_only = std::all_of(v.begin(), v.end(), [](char c) { return absl::ascii_isdigit(c); });
@@ -28,7 +28,7 @@ absl::StatusOr<int64_t> MaxVolumesPerNode(std::optional<absl::string_view> env_v
                                                    "\" must be a whole number from 0 to ",
                                                    kMaxAllowedBlockVolumesPerNode));
   }
-  return value;
+  return value == 0 ? kDefaultBlockVolumesPerNode : value;
 }
 
 absl::StatusOr<FormatDecision> DecideFormat(absl::string_view existing, absl::string_view requested,

@@ -12,9 +12,9 @@
 
 namespace ccm::csi {
 
-// NodeGetInfo.max_volumes_per_node from $MAX_VOLUMES_PER_NODE, as the reference's node.go reads
-// it: unset or empty = 0 (no limit reported; the scheduler then counts none); otherwise a decimal
-// in [0, 255] (vSphere 8's limit; the vanilla DaemonSet sets 59, the limit before vSphere 8).
+// NodeGetInfo.max_volumes_per_node: 59 (the current reference's default) when $MAX_VOLUMES_PER_NODE
+// is unset, empty or 0; otherwise its decimal value in [1, 255] (vSphere 8's limit), an override
+// older references read.
 // InvalidArgument for anything else, naming the value (the reference fails NodeGetInfo with
 // Internal; we report it at start-up, where it is a configuration error).
 absl::StatusOr<int64_t> MaxVolumesPerNode(std::optional<absl::string_view> env_value);
