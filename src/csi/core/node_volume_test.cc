@@ -13,10 +13,9 @@ TEST(NodeVolumeTest, MaxVolumesPerNode) {
     bool ok;
     int64_t want;
   } cases[] = {
-      {std::nullopt, true, 59}, {"", true, 59},   {"0", true, 59},  {"59", true, 59},
-      {"16", true, 16},
-      {"255", true, 255},      {"256", false, 0}, {"-1", false, 0}, {"abc", false, 0},
-      {" 59", false, 0},       {"5x", false, 0},  {"+5", false, 0},
+      {std::nullopt, true, 59}, {"", true, 59},     {"0", true, 59},   {"59", true, 59},
+      {"16", true, 16},         {"255", true, 255}, {"256", false, 0}, {"-1", false, 0},
+      {"abc", false, 0},        {" 59", false, 0},  {"5x", false, 0},  {"+5", false, 0},
   };
   for (const Case& c : cases) {
     absl::StatusOr<int64_t> got = MaxVolumesPerNode(c.env);
