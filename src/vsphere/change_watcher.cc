@@ -49,6 +49,7 @@ void ChangeWatcher::Start() {
 void ChangeWatcher::Stop() {
   absl::MutexLock l(&stop_mu_);
   if (!stop_.HasBeenNotified()) stop_.Notify();
+  cancel_.store(true);  // a wait whose collector vCenter lost, or a hung vCenter, ends too
   if (!thread_.joinable()) return;
   // Ends the pending WaitForUpdatesEx now instead of after maxWaitSeconds.
   CancelWaitsUntilExited(
@@ -148,8 +149,9 @@ absl::Status ChangeWatcher::SetUp() {
   do {
     TypesSeen ignored;
     UpdateStreamParser parser(ignored);
-    CCM_RETURN_IF_ERROR(client_.CallStreaming(
-        "WaitForUpdatesEx", WaitForUpdatesExArgs(collector_, version_, 0), parser));
+    CCM_RETURN_IF_ERROR(client_.CallStreaming("WaitForUpdatesEx",
+                                              WaitForUpdatesExArgs(collector_, version_, 0), parser,
+                                              absl::ZeroDuration(), &cancel_));
     if (!parser.has_updates()) break;
     version_ = parser.version();
     if (!parser.truncated()) break;
@@ -172,7 +174,7 @@ absl::Status ChangeWatcher::Watch() {
     UpdateStreamParser parser(seen);
     absl::Status s = client_.CallStreaming(
         "WaitForUpdatesEx", WaitForUpdatesExArgs(collector_, version_, options_.max_wait_seconds),
-        parser, timeout);
+        parser, timeout, &cancel_);
     {
       absl::MutexLock l(&mu_);
       ++stats_.waits;

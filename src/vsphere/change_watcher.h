@@ -16,6 +16,7 @@
 // `on_change` runs on the watcher's thread, outside every lock; it must be quick (schedule a
 // refresh). Thread-safe.
 
+#include <atomic>
 #include <functional>
 #include <set>
 #include <string>
@@ -81,8 +82,9 @@ class ChangeWatcher {
   const OnChange on_change_;
   Clock* const clock_;
   absl::Notification stop_;
-  absl::Notification exited_;  // Run() returned
-  absl::Mutex stop_mu_;        // serialises Start and Stop
+  absl::Notification exited_;        // Run() returned
+  std::atomic<bool> cancel_{false};  // set by Stop(): ends a transfer under way
+  absl::Mutex stop_mu_;              // serialises Start and Stop
   std::thread thread_;
   mutable absl::Mutex mu_;
   ChangeWatcherStats stats_ ABSL_GUARDED_BY(mu_);

@@ -147,6 +147,12 @@ void InventoryCache::Stop() {
   absl::MutexLock l(&stop_mu_);
   if (!thread_.joinable()) return;
   if (!stop_.HasBeenNotified()) stop_.Notify();
+  {
+    // Ends the transfer of the pending wait: CancelWaitForUpdates cannot reach a wait whose
+    // collector vCenter no longer knows (a lost session), and a hung vCenter answers nothing.
+    absl::MutexLock m(&mu_);
+    if (abort_wait_ != nullptr) abort_wait_->store(true);
+  }
   // Ends the pending WaitForUpdatesEx now instead of after maxWaitSeconds.
   CancelWaitsUntilExited(
       client_,
@@ -407,7 +413,7 @@ absl::Status InventoryCache::Stream() {
     {
       absl::MutexLock l(&mu_);
       abort_wait_ = &abort;
-      if (interrupted_) abort.store(true);
+      if (interrupted_ || stop_.HasBeenNotified()) abort.store(true);
     }
     absl::Status s =
         abort.load()

@@ -21,12 +21,18 @@ absl::StatusOr<cloud::ParseResult> ReadCsiConfig(const std::string& path,
   }
   std::stringstream bytes;
   bytes << in.rdbuf();
+  return ParseCsiConfigBytes(bytes.str(), path, env, credentials_required);
+}
+
+absl::StatusOr<cloud::ParseResult> ParseCsiConfigBytes(
+    const std::string& bytes, const std::string& path,
+    const std::map<std::string, std::string>& env, bool credentials_required) {
   cloud::ParseOptions po;
   po.file_name = path;
   po.credentials_required = credentials_required;
   po.kube_secrets =
       false;  // the reference CSI driver ignores secret-name: so do we, with a warning
-  absl::StatusOr<cloud::ParseResult> r = cloud::ParseConfig(bytes.str(), env, po);
+  absl::StatusOr<cloud::ParseResult> r = cloud::ParseConfig(bytes, env, po);
   if (!r.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("invalid CSI config ", path, ": ", r.status().message()));

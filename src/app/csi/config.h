@@ -15,4 +15,9 @@ absl::StatusOr<cloud::ParseResult> ReadCsiConfig(const std::string& path,
                                                  const std::map<std::string, std::string>& env,
                                                  bool credentials_required = true);
 
+// The parse of ReadCsiConfig on bytes already read (the config watch re-reads the file).
+absl::StatusOr<cloud::ParseResult> ParseCsiConfigBytes(
+    const std::string& bytes, const std::string& path,
+    const std::map<std::string, std::string>& env, bool credentials_required = true);
+
 }  // namespace ccm::app

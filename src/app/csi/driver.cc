@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "app/csi/cluster_id.h"
 #include "app/csi/config.h"
+#include "app/csi/config_reload.h"
 #include "app/csi/node.h"
 #include "app/shared/health_server.h"
 #include "app/shared/vcenter_metrics.h"
@@ -65,6 +66,9 @@ absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
     set.ready = std::move(plugin->ready);
     set.vcenters = std::move(plugin->vcenters);
     set.events = std::move(plugin->events);
+    // Aliasing: the store lives as long as the backend.
+    set.credentials =
+        std::shared_ptr<cloud::CredentialStore>(plugin->backend, &plugin->backend->credentials());
     set.accessibility_constraints =
         csi::ModeOf(csi::TopologyOf(*config)) != csi::TopologyMode::kNone;
   } else {
@@ -177,13 +181,24 @@ int RunCsiDriver(const CsiOptions& options, const std::map<std::string, std::str
     LOG_INFO("serving /metrics and /healthz on {}:{}", options.metrics_bind_address, *port);
   }
 
+  // csi-vsphere.conf changing (the mounted Secret updated): passwords rotate live, anything
+  // else stops the process so that the pod restarts with the new file.
+  std::unique_ptr<CsiConfigWatch> watch;
+  if (config && set->credentials != nullptr) {
+    watch = std::make_unique<CsiConfigWatch>(
+        CsiConfigWatch::Options{options.config_path, env, options.config_check_period},
+        config->config, set->credentials.get(), &stop);
+    watch->Start();
+  }
+
   stop.WaitForNotification();
   LOG_INFO("stopping: RPCs in flight get {}", absl::FormatDuration(options.shutdown_grace));
+  if (watch) watch->Stop();
   server.Stop();
   if (http) http->Stop();
   if (vcenters) vcenters->Stop();
   if (events) events->Shutdown(absl::Seconds(2));
-  return 0;
+  return watch != nullptr && watch->restart_needed() ? 1 : 0;
 }
 
 }  // namespace ccm::app

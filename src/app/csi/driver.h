@@ -15,6 +15,7 @@
 #include "absl/synchronization/notification.h"
 #include "app/csi/options.h"
 #include "cloud/config/config.h"
+#include "cloud/credentials/credential_store.h"
 #include "common/metrics.h"
 #include "csi/controller/vcenter_status.h"
 #include "csi/proto/csi.grpc.pb.h"
@@ -33,6 +34,8 @@ struct CsiServiceSet {
   // recorder of its Events; null in node mode.
   std::shared_ptr<csi::VCenterStatus> vcenters;
   std::shared_ptr<kube::EventRecorder> events;
+  // Controller mode: the credentials of its vCenter sessions (passwords rotate through them).
+  std::shared_ptr<cloud::CredentialStore> credentials;
   // Whether volumes and nodes carry topology (VOLUME_ACCESSIBILITY_CONSTRAINTS): only when
   // csi-vsphere.conf configures topology. Announced without it, the external-provisioner (v5+,
   // topology always on) fails every Immediate claim with "no available topology found", as no
@@ -49,7 +52,8 @@ absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
                                                  const std::map<std::string, std::string>& env);
 
 // Runs the driver until `stop` is notified. Returns the process exit code: 0 after a clean
-// stop, 1 when start-up fails (the reason is logged, naming what to fix).
+// stop, 1 when start-up fails (the reason is logged, naming what to fix) or when a changed
+// csi-vsphere.conf needs a new process (config_reload.h).
 int RunCsiDriver(const CsiOptions& options, const std::map<std::string, std::string>& env,
                  absl::Notification& stop);
 

@@ -47,6 +47,7 @@ absl::StatusOr<CsiOptions> ParseCsiOptions(const std::vector<std::string>& args,
   flags.Int("metrics-port", &o.metrics_port, 0);
   flags.String("metrics-bind-address", &o.metrics_bind_address);
   flags.Duration("shutdown-grace-period", &o.shutdown_grace);
+  flags.Duration("config-check-period", &o.config_check_period);
   flags.Int("v", &verbosity, 0);
   flags.Ignore(IgnoredFlags());
   if (absl::Status s = flags.Parse(args, &o.warnings); !s.ok()) return s;
@@ -111,6 +112,8 @@ Flags:
   --metrics-port int                controller: HTTP port for /metrics and /healthz (default 2112; 0 disables)
   --metrics-bind-address ip         (default 0.0.0.0)
   --shutdown-grace-period duration  on SIGTERM, how long RPCs in flight may finish (default 10s)
+  --config-check-period duration    controller: how often csi-vsphere.conf is re-read; a new
+                                    password applies live, other changes restart (default 10s; 0 never)
   --fss-name, --fss-namespace       feature-state ConfigMap (accepted, as the reference)
   --supervisor-fss-name, --supervisor-fss-namespace  (accepted, as the reference)
   -v, --v int                       log verbosity (klog format on stderr; 4 logs every RPC)

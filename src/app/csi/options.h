@@ -50,6 +50,8 @@ struct CsiOptions {
   std::string metrics_bind_address = "0.0.0.0";
   // How long in-flight RPCs may run on SIGTERM before they are cancelled.
   absl::Duration shutdown_grace = absl::Seconds(10);
+  // Controller: how often csi-vsphere.conf is re-read (config_reload.h); 0 = never.
+  absl::Duration config_check_period = absl::Seconds(10);
   int verbosity = 0;
   bool version = false;
   bool help = false;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "app/csi/cluster_id.h"
 #include "app/csi/config.h"
+#include "app/csi/config_reload.h"
 #include "app/shared/health_server.h"
 #include "app/shared/lease_campaign.h"
 #include "app/shared/vcenter_metrics.h"
@@ -58,6 +59,7 @@ absl::StatusOr<cloud::Config> ReadConfig(const std::string& path,
 // Everything the syncer runs on; built before the Lease is sought, started when leading.
 struct SyncerWiring {
   cloud::Config config;
+  cloud::Config file_config;  // as read from csi-vsphere.conf (before the ConfigMap's cluster-id)
   std::unique_ptr<kube::RestClient> client;
   std::unique_ptr<kube::RestClient> informer_client;
   std::unique_ptr<cloud::CredentialStore> credentials;
@@ -141,6 +143,7 @@ absl::StatusOr<std::unique_ptr<SyncerWiring>> Wire(const CsiSyncerOptions& o,
   absl::StatusOr<cloud::Config> config = ReadConfig(o.config_path, env);
   if (!config.ok()) return config.status();
   w->config = *std::move(config);
+  w->file_config = w->config;
   absl::StatusOr<kube::Config> kc = kube::BuildConfig(o.master, o.kubeconfig);
   if (!kc.ok()) return kc.status();
   auto client = kube::RestClient::New(*kc);
@@ -230,19 +233,25 @@ int RunCsiSyncer(const CsiSyncerOptions& o, const std::map<std::string, std::str
     LOG_INFO("serving /metrics and /healthz on {}:{}", o.metrics_bind_address, *port);
   }
 
+  // csi-vsphere.conf changing: passwords rotate live, anything else restarts (config_reload.h).
+  CsiConfigWatch watch({o.config_path, env, o.config_check_period}, w.file_config,
+                       w.credentials.get(), &stop);
+  watch.Start();
   int code = 0;
   if (!o.leader_election) {
     w.Lead(o, stop);
   } else {
     code = LeadUnderLease(o, w, stop);
     if (code < 0) {
+      watch.Stop();
       if (http) http->Stop();
       return 1;
     }
   }
+  watch.Stop();
   if (http) http->Stop();
   w.credentials->Stop();
-  return code;
+  return watch.restart_needed() ? 1 : code;
 }
 
 bool IsCsiSyncerMode(const std::map<std::string, std::string>& env) {

@@ -36,6 +36,7 @@ absl::StatusOr<CsiSyncerOptions> ParseCsiSyncerOptions(
     flags.String(f, &ignored);
   }
   flags.Duration("storagequota-sync-interval", &ignored_duration);
+  flags.Duration("config-check-period", &o.config_check_period);
   flags.String("kubeconfig", &o.kubeconfig);
   flags.String("master", &o.master);
   flags.Int("metrics-port", &o.metrics_port, 0);
@@ -102,6 +103,8 @@ Flags:
   --metrics-port int                     /metrics and /healthz (default 2113; 0 disables)
   --metrics-bind-address ip              (default 0.0.0.0)
   --workers int                          volumes synced in parallel (default 1)
+  --config-check-period duration         how often csi-vsphere.conf is re-read: a new password
+                                         applies live, other changes restart (default 10s; 0 never)
   --fss-name, --fss-namespace, --supervisor-fss-name, --supervisor-fss-namespace,
   --storagequota-sync-interval           accepted, as the reference; no effect
   -v, --v int                            log verbosity

@@ -39,6 +39,8 @@ struct CsiSyncerOptions {
   absl::Duration renew_deadline = absl::Seconds(10);
   absl::Duration retry_period = absl::Seconds(5);
   absl::Duration full_sync_interval = absl::Minutes(30);
+  // How often csi-vsphere.conf is re-read (config_reload.h); 0 = never.
+  absl::Duration config_check_period = absl::Seconds(10);
   int metrics_port = kDefaultSyncerMetricsPort;
   std::string metrics_bind_address = "0.0.0.0";
   int workers = 1;

@@ -22,9 +22,11 @@ CredentialStore::CredentialStore(const Config& config, SecretWatcher* watcher) :
   for (const VirtualCenterConfig& vc : config.vcenters) {
     Route r{vc.credential_source, ""};
     switch (vc.credential_source) {
-      case CredentialSourceKind::kInline:
+      case CredentialSourceKind::kInline: {
+        absl::MutexLock l(&mu_);
         inline_[vc.server] = vsphere::Credentials{vc.user, vc.password};
         break;
+      }
       case CredentialSourceKind::kGlobalSecret:
       case CredentialSourceKind::kVCenterSecret:
         r.source = absl::StrCat(vc.secret_namespace, "/", vc.secret_name);
@@ -179,6 +181,33 @@ void CredentialStore::Update(const std::string& source, absl::StatusOr<Credentia
   for (const auto& fn : notify) fn();  // outside the lock: they may call Get()
 }
 
+std::vector<std::string> CredentialStore::SetInline(const Config& config) {
+  absl::MutexLock n(&notify_mu_);
+  std::vector<std::string> changed;
+  std::vector<std::function<void()>> notify;
+  {
+    absl::MutexLock l(&mu_);
+    for (const VirtualCenterConfig& vc : config.vcenters) {
+      auto r = routes_.find(vc.server);
+      if (r == routes_.end() || r->second.kind != CredentialSourceKind::kInline ||
+          vc.credential_source != CredentialSourceKind::kInline) {
+        continue;
+      }
+      vsphere::Credentials next{vc.user, vc.password};
+      if (inline_[vc.server] == next) continue;
+      inline_[vc.server] = std::move(next);
+      changed.push_back(vc.label);
+    }
+    if (changed.empty()) return changed;
+    ++generation_;
+    LOG_INFO("vCenter credentials in the config file updated for {} (generation {})",
+             absl::StrJoin(changed, ", "), generation_);
+    for (const auto& [handle, fn] : subscribers_) notify.push_back(fn);
+  }
+  for (const auto& fn : notify) fn();
+  return changed;
+}
+
 int CredentialStore::Subscribe(std::function<void()> on_change) {
   absl::MutexLock l(&mu_);
   const int handle = next_subscriber_++;
@@ -200,8 +229,8 @@ absl::StatusOr<vsphere::Credentials> CredentialStore::Get(absl::string_view serv
   if (r == routes_.end()) {
     return absl::NotFoundError(absl::StrCat("no vCenter \"", server, "\" in the config"));
   }
-  if (r->second.kind == CredentialSourceKind::kInline) return inline_.at(r->first);
   absl::MutexLock l(&mu_);
+  if (r->second.kind == CredentialSourceKind::kInline) return inline_.at(r->first);
   auto src = known_.find(r->second.source);
   if (src != known_.end()) {
     auto c = src->second.find(r->first);

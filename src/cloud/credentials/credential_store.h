@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
@@ -60,6 +61,11 @@ class CredentialStore final : public vsphere::CredentialSource {
   int Subscribe(std::function<void()> on_change) override;
   void Unsubscribe(int handle) override;
 
+  // Takes the inline passwords of `config` (a re-read config file) for the vCenters whose
+  // credentials are inline here; a change bumps generation() so sessions log in again with it.
+  // Returns the labels of the vCenters whose credentials changed. Other sources are untouched.
+  std::vector<std::string> SetInline(const Config& config);
+
   // Re-reads secrets-directory now (the inotify thread calls this on changes).
   void ReloadDirectory();
   // Blocks until generation() >= min or the timeout passes; returns whether it got there.
@@ -76,7 +82,7 @@ class CredentialStore final : public vsphere::CredentialSource {
   void WatchDirectory();
 
   std::map<std::string, Route> routes_;  // server -> route
-  std::map<std::string, vsphere::Credentials> inline_;
+  std::map<std::string, vsphere::Credentials> inline_ ABSL_GUARDED_BY(mu_);
   std::string directory_;
   SecretWatcher* watcher_;
   int subscription_ = 0;

@@ -32,6 +32,37 @@ TEST(CredentialStoreTest, InlineCredentials) {
   EXPECT_EQ(store.Get("other").status().code(), absl::StatusCode::kNotFound);
 }
 
+TEST(CredentialStoreTest, SetInlineRotatesOnlyChangedInlineCredentials) {
+  Config cfg =
+      MustParse("[Global]\nuser = u\npassword = p\n[VirtualCenter \"a\"]\n[VirtualCenter \"b\"]\n");
+  CredentialStore store(cfg, nullptr);
+  ASSERT_TRUE(store.Start().ok());
+  int calls = 0;
+  const int handle = store.Subscribe([&] { ++calls; });
+  const uint64_t before = store.generation();
+
+  // Same file again: nothing changes, nobody is woken.
+  EXPECT_TRUE(store.SetInline(cfg).empty());
+  EXPECT_EQ(store.generation(), before);
+
+  Config rotated = MustParse(
+      "[Global]\nuser = u\npassword = p\n[VirtualCenter \"a\"]\npassword = new\n"
+      "[VirtualCenter \"b\"]\n");
+  EXPECT_THAT(store.SetInline(rotated), ::testing::ElementsAre("a"));
+  EXPECT_EQ(store.generation(), before + 1);
+  EXPECT_EQ(calls, 1);
+  ASSERT_TRUE(store.Get("a").ok());
+  EXPECT_TRUE(store.Get("a")->password == Secret("new"));
+  EXPECT_TRUE(store.Get("b")->password == Secret("p"));
+  // A vCenter the store does not route is ignored (adding one needs a restart).
+  Config added = MustParse(
+      "[Global]\nuser = u\npassword = p\n[VirtualCenter \"a\"]\npassword = new\n"
+      "[VirtualCenter \"b\"]\n[VirtualCenter \"c\"]\n");
+  EXPECT_TRUE(store.SetInline(added).empty());
+  EXPECT_EQ(store.Get("c").status().code(), absl::StatusCode::kNotFound);
+  store.Unsubscribe(handle);
+}
+
 TEST(CredentialStoreTest, PrecedenceAndRotationThroughSecrets) {
   Config cfg = MustParse(
       "[Global]\nsecret-name = g\nsecret-namespace = kube-system\n"

@@ -85,6 +85,8 @@ class ControllerBackend final : public ControllerCloud {
   OperationStore& operations() override { return *operations_; }
   VolumeMigrations* migrations() override { return migrations_.get(); }
   DatastoreInventory& inventory() { return *datastores_; }
+  // The vCenter credentials (a re-read csi-vsphere.conf rotates passwords through it).
+  cloud::CredentialStore& credentials() { return *credentials_; }
 
  private:
   ControllerBackend() = default;

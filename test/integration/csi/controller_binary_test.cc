@@ -47,7 +47,7 @@ class ControllerBinaryTest : public ::testing::Test {
         {"/usr/bin/env", "-i", "X_CSI_MODE=controller", "CSI_ENDPOINT=unix://" + sock_,
          "VSPHERE_CSI_CONFIG=" + conf_, "KUBECONFIG=" + env_.kubeconfig(),
          std::string("CSI_NAMESPACE=") + kNamespace, CSI_DRIVER_BINARY, "--metrics-port=0",
-         "--v=2"},
+         "--config-check-period=200ms", "--v=2"},
         env_.dir() + "/" + name);
     EXPECT_TRUE(p.ok()) << p.status();
     return p.ok() ? *std::move(p) : nullptr;
@@ -76,8 +76,13 @@ class ControllerBinaryTest : public ::testing::Test {
     return n;
   }
 
-  // csi-vsphere.conf with `cluster_id` ("" = none).
-  void WriteConf(const std::string& cluster_id) { env_.WriteCsiConf(conf_, cluster_id); }
+  // csi-vsphere.conf with `cluster_id` ("" = none), replaced in one rename as the kubelet
+  // swaps a Secret volume's files.
+  void WriteConf(const std::string& cluster_id, const std::string& password = "secret",
+                 const std::string& extra = "") {
+    env_.WriteCsiConf(conf_ + ".new", cluster_id, password, extra);
+    ASSERT_EQ(std::rename((conf_ + ".new").c_str(), conf_.c_str()), 0);
+  }
   std::string StoredClusterId() {
     auto cm = env_.emu().Get("configmaps", kNamespace, "vsphere-csi-cluster-id");
     return cm.ok() ? cm->value("/data/clusterID"_json_pointer, std::string()) : "";
@@ -198,6 +203,47 @@ TEST_F(ControllerBinaryTest, AClusterIdThatDiffersFromTheConfigMapStopsTheStart)
       << same->Stderr();
   same->Signal(SIGTERM);
   EXPECT_EQ(same->WaitExit(absl::Seconds(15)), 0);
+}
+
+// Issue 42 item 4: the vCenter password is rotated (in vCenter, then in the Secret that holds
+// csi-vsphere.conf); the controller takes the new file without a restart. A vCenter added to the
+// file needs a new process: the controller stops cleanly and exits 1 for the pod to restart.
+TEST_F(ControllerBinaryTest, ARotatedPasswordAppliesLiveAnAddedVCenterRestarts) {
+  std::unique_ptr<ChildProcess> p = StartController("rotate");
+  ASSERT_NE(p, nullptr);
+  ::csi::v1::CreateVolumeResponse resp;
+  grpc::Status s;
+  ASSERT_TRUE(Eventually([&] { return (s = Create("pvc-before", absl::Seconds(20), &resp)).ok(); }))
+      << s.error_message() << p->Stderr();
+
+  // vCenter's administrator rotates the password; the sessions end (as they do when vCenter
+  // restarts), so the old password no longer logs in.
+  ASSERT_TRUE(env_.vcsim().SetPassword("admin", "rotated").ok());
+  ASSERT_TRUE(env_.vcsim().InvalidateSessions().ok());
+  s = Create("pvc-stale", absl::Seconds(5), &resp);
+  EXPECT_FALSE(s.ok()) << "the old password still logs in";
+
+  WriteConf(kClusterId, "rotated");
+  ASSERT_TRUE(Eventually([&] { return absl::StrContains(p->Stderr(), "password changed"); }))
+      << p->Stderr();
+  EXPECT_TRUE(absl::StrContains(p->Stderr(), "applying it live")) << p->Stderr();
+  ASSERT_TRUE(Eventually([&] { return (s = Create("pvc-after", absl::Seconds(20), &resp)).ok(); }))
+      << s.error_message() << p->Stderr();
+  EXPECT_TRUE(p->Running()) << "the same process serves with the new password";
+  EXPECT_EQ(p->Stderr().find("rotated"), std::string::npos) << "a password in the log";
+
+  // A broken file: logged, the running config stays.
+  std::ofstream(conf_ + ".new") << "[Global]\nport = \"many\"\n";
+  ASSERT_EQ(std::rename((conf_ + ".new").c_str(), conf_.c_str()), 0);
+  ASSERT_TRUE(Eventually([&] {
+    return absl::StrContains(p->Stderr(), "is invalid, keeping the running one");
+  })) << p->Stderr();
+  EXPECT_TRUE(Create("pvc-broken-file", absl::Seconds(20), &resp).ok());
+
+  // Another vCenter: a new process is needed.
+  WriteConf(kClusterId, "rotated", "[VirtualCenter \"vc-new\"]\nuser = \"u\"\npassword = \"p\"\n");
+  EXPECT_EQ(p->WaitExit(absl::Seconds(20)), 1) << p->Stderr();
+  EXPECT_TRUE(absl::StrContains(p->Stderr(), "vCenter added: vc-new")) << p->Stderr();
 }
 
 }  // namespace

@@ -151,15 +151,17 @@ absl::Status SyncerEnv::StartSyncer() {
 
 void SyncerEnv::StopSyncer() { syncer_.reset(); }
 
-void SyncerEnv::WriteCsiConf(const std::string& path, const std::string& cluster_id) {
+void SyncerEnv::WriteCsiConf(const std::string& path, const std::string& cluster_id,
+                             const std::string& password, const std::string& extra) {
   const std::string url = vcsim_->info().url;  // https://127.0.0.1:PORT/sdk
   const std::string port = url.substr(url.rfind(':') + 1, url.find("/sdk") - url.rfind(':') - 1);
   std::ofstream out(path);
   if (!cluster_id.empty()) out << "[Global]\ncluster-id = \"" << cluster_id << "\"\n\n";
   out << "[VirtualCenter \"127.0.0.1\"]\nport = \"" << port << "\"\n"
-      << "user = \"admin\"\npassword = \"secret\"\n"
+      << "user = \"admin\"\npassword = \"" << password << "\"\n"
       << "ca-file = \"" << vcsim_->info().ca_file << "\"\n"
-      << "datacenters = \"dc1\"\n";
+      << "datacenters = \"dc1\"\n"
+      << extra;
 }
 
 absl::StatusOr<std::string> SyncerEnv::CreateVolume(const std::string& name,

@@ -70,7 +70,9 @@ class SyncerEnv {
 
   // Writes the binary's csi-vsphere.conf for this simulator at `path`: [Global] cluster-id
   // `cluster_id` (none when ""), the vCenter with its port, user, CA file and datacenter dc1.
-  void WriteCsiConf(const std::string& path, const std::string& cluster_id = kClusterId);
+  // `extra`: appended as it is (another section, a key of the vCenter's).
+  void WriteCsiConf(const std::string& path, const std::string& cluster_id = kClusterId,
+                    const std::string& password = "secret", const std::string& extra = "");
 
   // Advances the clock by the full-sync period and waits until one more full sync has ended.
   bool RunFullSync();

@@ -1,4 +1,4 @@
-#include "app/ccm/config_reloader.h"
+#include "app/shared/config_reloader.h"
 
 #include <fstream>
 #include <map>
@@ -118,7 +118,19 @@ absl::string_view ConfigCheckKindName(ConfigCheck::Kind k) {
 ConfigReloader::ConfigReloader(Options options, cloud::Config running)
     : options_(std::move(options)),
       clock_(options_.clock != nullptr ? *options_.clock : Clock::Real()),
-      running_(std::move(running)) {}
+      running_(std::move(running)) {
+  if (options_.name.empty()) options_.name = absl::StrCat("--cloud-config ", options_.path);
+  if (!options_.parse) {
+    options_.parse = [path = options_.path, env = options_.env,
+                      strict = options_.strict](const std::string& bytes) {
+      cloud::ParseOptions po;
+      po.file_name = path;
+      po.strict = strict;
+      return cloud::ParseConfig(bytes, env, po);
+    };
+  }
+  if (!options_.classify) options_.classify = ClassifyConfigChange;
+}
 
 ConfigReloader::~ConfigReloader() { Stop(); }
 
@@ -129,8 +141,7 @@ ConfigCheck ConfigReloader::Check() {
     if (unreadable_) return out;
     unreadable_ = true;
     out.kind = ConfigCheck::Kind::kUnreadable;
-    out.message = absl::StrCat("--cloud-config ", options_.path,
-                               ": cannot open the file; keeping the running config");
+    out.message = absl::StrCat(options_.name, ": cannot open the file; keeping the running config");
     return out;
   }
   std::stringstream ss;
@@ -141,33 +152,30 @@ ConfigCheck ConfigReloader::Check() {
   if (last_bytes_ && *last_bytes_ == bytes && !was_unreadable) return out;
   last_bytes_ = std::move(bytes);
 
-  cloud::ParseOptions po;
-  po.file_name = options_.path;
-  po.strict = options_.strict;
-  absl::StatusOr<cloud::ParseResult> parsed = cloud::ParseConfig(*last_bytes_, options_.env, po);
+  absl::StatusOr<cloud::ParseResult> parsed = options_.parse(*last_bytes_);
   if (!parsed.ok()) {
     out.kind = ConfigCheck::Kind::kInvalid;
-    out.message = absl::StrCat("the changed cloud config is invalid, keeping the running one: ",
-                               parsed.status().message());
+    out.message = absl::StrCat("the changed ", options_.name,
+                               " is invalid, keeping the running one: ", parsed.status().message());
     return out;
   }
   out.warnings = parsed->warnings;
-  out.change = ClassifyConfigChange(running_, parsed->config);
+  out.change = options_.classify(running_, parsed->config);
   switch (out.change.action) {
     case ConfigChange::Action::kNone:
       out.kind = ConfigCheck::Kind::kNoEffect;
-      out.message = "the cloud config file changed; nothing that matters changed";
+      out.message = absl::StrCat(options_.name, " changed; nothing that matters changed");
       return out;
     case ConfigChange::Action::kApplyLive:
       out.kind = ConfigCheck::Kind::kApplyLive;
-      out.message = absl::StrCat("the cloud config changed, applying it live: ",
-                                 absl::StrJoin(out.change.changed, "; "));
+      out.message = absl::StrCat(
+          options_.name, " changed, applying it live: ", absl::StrJoin(out.change.changed, "; "));
       running_ = parsed->config;
       out.config = std::move(parsed->config);
       return out;
     case ConfigChange::Action::kRestart:
       out.kind = ConfigCheck::Kind::kRestart;
-      out.message = absl::StrCat("the cloud config changed in a way that cannot apply live: ",
+      out.message = absl::StrCat(options_.name, " changed in a way that cannot apply live: ",
                                  absl::StrJoin(out.change.restart_reasons, "; "));
       out.config = std::move(parsed->config);
       return out;

@@ -1,4 +1,4 @@
-#include "app/ccm/config_reloader.h"
+#include "app/shared/config_reloader.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,8 @@
 #pragma once
-// Watching --cloud-config on disk (issue 10, item 6). The Go provider exits on any filesystem event
-// on the file (klog.Fatalf: exit code 255, the lease is not released, the new file is not even
-// checked). Here:
+// Watching a config file on disk: the CCM's --cloud-config (issue 10, item 6) and the CSI
+// driver's csi-vsphere.conf (its own parse and classification, app/csi/config_reload.h). The Go
+// provider exits on any filesystem event on the file (klog.Fatalf: exit code 255, the lease is not
+// released, the new file is not even checked). Here:
 //   - The file is re-read by its path every `period` on the injected clock and its bytes compared
 //     with the last ones seen. A ConfigMap volume changes by swapping its `..data` symlink: opening
 //     the path again follows the new link, so that is seen like an in-place write, and a file that
@@ -71,6 +72,12 @@ class ConfigReloader {
     bool strict = false;     // --strict-config
     absl::Duration period = absl::Seconds(10);
     Clock* clock = nullptr;  // null = Clock::Real()
+    // How messages name the file ("--cloud-config <path>" when empty).
+    std::string name;
+    // Parse the bytes as at start-up (default: cloud::ParseConfig with env and strict).
+    std::function<absl::StatusOr<cloud::ParseResult>(const std::string& bytes)> parse;
+    // Decide what a valid new config means (default: ClassifyConfigChange).
+    std::function<ConfigChange(const cloud::Config&, const cloud::Config&)> classify;
   };
   using Handler = std::function<void(const ConfigCheck&)>;
 
