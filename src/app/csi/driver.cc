@@ -10,6 +10,7 @@
 #include "app/csi/cluster_id.h"
 #include "app/csi/config.h"
 #include "app/csi/config_reload.h"
+#include "app/csi/feature_states_watch.h"
 #include "app/csi/node.h"
 #include "app/shared/health_server.h"
 #include "app/shared/vcenter_metrics.h"
@@ -76,6 +77,15 @@ absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
     // lacks the configured topology labels, and the registrar retries).
     absl::StatusOr<csi::node::NodeServiceOptions> node = NodeServiceOptionsFromEnv(options, env);
     if (!node.ok()) return node.status();
+    // The feature states (high-pv-node-density), followed live through the node's API access.
+    auto features = std::make_shared<csi::FeatureStates>();
+    node->info.features = features;
+    if (node->info.client != nullptr) {
+      set.feature_watch = std::make_shared<FeatureStateWatch>(
+          *node->info.client, FeatureStateSourceOf(options.fss_name, options.fss_namespace, env),
+          features);
+      set.feature_watch->Start();
+    }
     set.accessibility_constraints = csi::ModeOf(node->info.topology) != csi::TopologyMode::kNone;
     set.node = std::make_unique<csi::node::NodeService>(*std::move(node));
   }
@@ -194,6 +204,7 @@ int RunCsiDriver(const CsiOptions& options, const std::map<std::string, std::str
   stop.WaitForNotification();
   LOG_INFO("stopping: RPCs in flight get {}", absl::FormatDuration(options.shutdown_grace));
   if (watch) watch->Stop();
+  if (set->feature_watch) set->feature_watch->Stop();
   server.Stop();
   if (http) http->Stop();
   if (vcenters) vcenters->Stop();

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
+#include "app/csi/feature_states_watch.h"
 #include "app/csi/options.h"
 #include "cloud/config/config.h"
 #include "cloud/credentials/credential_store.h"
@@ -36,6 +37,8 @@ struct CsiServiceSet {
   std::shared_ptr<kube::EventRecorder> events;
   // Controller mode: the credentials of its vCenter sessions (passwords rotate through them).
   std::shared_ptr<cloud::CredentialStore> credentials;
+  // Node mode: the feature-state ConfigMap's watch (null without API access).
+  std::shared_ptr<FeatureStateWatch> feature_watch;
   // Whether volumes and nodes carry topology (VOLUME_ACCESSIBILITY_CONSTRAINTS): only when
   // csi-vsphere.conf configures topology. Announced without it, the external-provisioner (v5+,
   // topology always on) fails every Immediate claim with "no available topology found", as no

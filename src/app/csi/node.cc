@@ -74,9 +74,14 @@ absl::StatusOr<csi::node::NodeServiceOptions> NodeServiceOptionsFromEnv(
                      " is not set (the node DaemonSet sets it from the Pod's "
                      "spec.nodeName)"));
   }
-  absl::StatusOr<int64_t> max = csi::MaxVolumesPerNode(Lookup(env, csi::kEnvMaxVolumesPerNode));
-  if (!max.ok()) return max.status();
-  o.info.max_volumes_per_node = *max;
+  // $MAX_VOLUMES_PER_NODE (ours) when set to 1-255; unset or 0: by the feature states, as the
+  // reference (59, or 255 with high-pv-node-density).
+  if (std::optional<std::string> v = Lookup(env, csi::kEnvMaxVolumesPerNode);
+      v && !v->empty() && *v != "0") {
+    absl::StatusOr<int64_t> max = csi::MaxVolumesPerNode(*v);
+    if (!max.ok()) return max.status();
+    o.info.max_volumes_per_node = *max;
+  }
   absl::StatusOr<csi::TopologyConfig> topology = TopologyFromConfig(options, env);
   if (!topology.ok()) return topology.status();
   o.info.topology = *std::move(topology);
@@ -94,7 +99,9 @@ absl::StatusOr<csi::node::NodeServiceOptions> NodeServiceOptionsFromEnv(
   }
   LOG_INFO("node plugin for Node {}: disks under {} (wait {}), max volumes {}, API {}",
            o.info.node_name, o.devices.by_id_dir, absl::FormatDuration(o.devices.wait),
-           o.info.max_volumes_per_node, o.info.client ? "configured" : "none");
+           o.info.max_volumes_per_node > 0 ? std::to_string(o.info.max_volumes_per_node)
+                                           : "by high-pv-node-density (59 or 255)",
+           o.info.client ? "configured" : "none");
   return o;
 }
 

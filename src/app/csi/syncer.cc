@@ -13,6 +13,7 @@
 #include "app/csi/cluster_id.h"
 #include "app/csi/config.h"
 #include "app/csi/config_reload.h"
+#include "app/csi/feature_states_watch.h"
 #include "app/shared/health_server.h"
 #include "app/shared/lease_campaign.h"
 #include "app/shared/vcenter_metrics.h"
@@ -25,10 +26,13 @@
 #include "csi/migration/registrar.h"
 #include "csi/migration/volume_migrations.h"
 #include "csi/syncer/metadata_syncer.h"
+#include "csi/syncer/trigger_full_sync.h"
 #include "csi/syncer/trim.h"
 #include "kube/client.h"
 #include "kube/config.h"
+#include "kube/event_recorder.h"
 #include "kube/informer.h"
+#include "kube/kube_event_sink.h"
 #include "kube/resource.h"
 #include "vsphere/client.h"
 #include "vsphere/cns/cns_client.h"
@@ -69,6 +73,9 @@ struct SyncerWiring {
   // In-tree volumes (CSI migration): with one vCenter only, as the reference.
   std::unique_ptr<vsphere::pbm::PbmClient> pbm;
   std::unique_ptr<csi::StoragePolicies> policies;
+  // The feature states (feature_states_watch.h), followed from Wire() on.
+  std::shared_ptr<csi::FeatureStates> features = std::make_shared<csi::FeatureStates>();
+  std::unique_ptr<FeatureStateWatch> feature_watch;
 
   std::unique_ptr<csi::InTreeRegistrar> Registrar(csi::VolumeMigrations& migrations) {
     const cloud::VirtualCenterConfig& vc = config.vcenters.front();
@@ -91,6 +98,35 @@ struct SyncerWiring {
     ro.cluster.cluster_distribution = config.global.cluster_distribution;
     ro.policy_id_of = [this](const std::string& name) { return policies->IdOf(name); };
     return std::make_unique<csi::InTreeRegistrar>(*cns.front(), migrations, std::move(ro));
+  }
+
+  // Full syncs on demand through TriggerCsiFullSync "csifullsync", with the feature state
+  // trigger-csi-fullsync on when leading starts, and one vCenter (both as the reference).
+  struct TriggeredFullSync {
+    std::unique_ptr<kube::KubeEventSink> sink;
+    std::unique_ptr<kube::EventRecorder> events;
+    std::unique_ptr<csi::syncer::TriggerFullSyncController> controller;
+  };
+  std::unique_ptr<TriggeredFullSync> StartTriggeredFullSync(csi::syncer::MetadataSyncer& syncer) {
+    if (!features->Enabled(csi::kFssTriggerCsiFullSync)) return nullptr;
+    if (targets.size() != 1) {
+      LOG_INFO("TriggerCsiFullSync is not served with {} vCenters (as the reference)",
+               targets.size());
+      return nullptr;
+    }
+    auto t = std::make_unique<TriggeredFullSync>();
+    t->sink = std::make_unique<kube::KubeEventSink>(*client);
+    kube::EventRecorderOptions eo;
+    eo.component = "cns.vmware.com";
+    t->events = std::make_unique<kube::EventRecorder>(*t->sink, eo);
+    t->controller = std::make_unique<csi::syncer::TriggerFullSyncController>(
+        *client, [&syncer] { return syncer.FullSyncNow(); }, t->events.get());
+    if (absl::Status s = t->controller->Start(); !s.ok()) {
+      LOG_ERROR("TriggerCsiFullSync: {} (full syncs on demand are off)", s.message());
+      return nullptr;
+    }
+    LOG_INFO("TriggerCsiFullSync {}: full syncs on demand", csi::syncer::kTriggerCsiFullSyncName);
+    return t;
   }
 
   // Runs informers and syncer until `stop`.
@@ -130,7 +166,9 @@ struct SyncerWiring {
     syncer.Start();
     LOG_INFO("CNS metadata syncer running for cluster-id {} (full sync every {})",
              config.global.cluster_id, absl::FormatDuration(o.full_sync_interval));
+    std::unique_ptr<TriggeredFullSync> triggered = StartTriggeredFullSync(syncer);
     stop.WaitForNotification();
+    triggered.reset();
     syncer.Stop();
     for (kube::Informer* i : {&pvs, &pvcs, &pods}) i->Stop();
     migrations.Stop();
@@ -157,6 +195,9 @@ absl::StatusOr<std::unique_ptr<SyncerWiring>> Wire(const CsiSyncerOptions& o,
   if (!id.ok()) return id.status();
   w->config.global.cluster_id = *id;
   w->informer_client = w->client->WithOwnRateLimit("vsphere-syncer");
+  w->feature_watch = std::make_unique<FeatureStateWatch>(
+      *w->client, FeatureStateSourceOf(o.fss_name, o.fss_namespace, env), w->features);
+  w->feature_watch->Start();
   w->credentials = std::make_unique<cloud::CredentialStore>(w->config, nullptr);
   if (absl::Status s = w->credentials->Start(); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("vCenter credentials: ", s.message()));
@@ -250,6 +291,7 @@ int RunCsiSyncer(const CsiSyncerOptions& o, const std::map<std::string, std::str
   }
   watch.Stop();
   if (http) http->Stop();
+  w.feature_watch->Stop();
   w.credentials->Stop();
   return watch.restart_needed() ? 1 : code;
 }

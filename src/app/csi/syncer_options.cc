@@ -31,8 +31,9 @@ absl::StatusOr<CsiSyncerOptions> ParseCsiSyncerOptions(
   flags.Duration("leader-election-renew-deadline", &o.renew_deadline);
   flags.Duration("leader-election-retry-period", &o.retry_period);
   flags.String("operation-mode", &mode);
-  for (const char* f :
-       {"fss-name", "fss-namespace", "supervisor-fss-name", "supervisor-fss-namespace"}) {
+  flags.String("fss-name", &o.fss_name);
+  flags.String("fss-namespace", &o.fss_namespace);
+  for (const char* f : {"supervisor-fss-name", "supervisor-fss-namespace"}) {
     flags.String(f, &ignored);
   }
   flags.Duration("storagequota-sync-interval", &ignored_duration);
@@ -105,7 +106,10 @@ Flags:
   --workers int                          volumes synced in parallel (default 1)
   --config-check-period duration         how often csi-vsphere.conf is re-read: a new password
                                          applies live, other changes restart (default 10s; 0 never)
-  --fss-name, --fss-namespace, --supervisor-fss-name, --supervisor-fss-namespace,
+  --fss-name, --fss-namespace            the feature-state ConfigMap (default
+                                         internal-feature-states.csi.vsphere.vmware.com in
+                                         $CSI_NAMESPACE): trigger-csi-fullsync
+  --supervisor-fss-name, --supervisor-fss-namespace,
   --storagequota-sync-interval           accepted, as the reference; no effect
   -v, --v int                            log verbosity
   --version                              print the version and exit

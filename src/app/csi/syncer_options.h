@@ -9,7 +9,8 @@
 //   --operation-mode: METADATA_SYNC (the default) or WEBHOOK_SERVER (the validating admission
 //   webhook, app/csi/webhook.h, configured by the file at WEBHOOK_CONFIG_PATH, default
 //   /etc/webhook/webhook.config).
-//   --fss-name, --fss-namespace, --supervisor-fss-*, --storagequota-sync-interval: accepted.
+//   --fss-name, --fss-namespace: the feature-state ConfigMap (trigger-csi-fullsync).
+//   --supervisor-fss-*, --storagequota-sync-interval: accepted.
 //   FULL_SYNC_INTERVAL_MINUTES (30), VSPHERE_CSI_CONFIG (/etc/cloud/csi-vsphere.conf),
 //   LOGGER_LEVEL (DEVELOPMENT = -v 4).
 // Ours: --kubeconfig / --master (default in-cluster), --metrics-port (2113, the reference's
@@ -33,6 +34,7 @@ struct CsiSyncerOptions {
   std::string config_path = "/etc/cloud/csi-vsphere.conf";
   std::string kubeconfig;
   std::string master;
+  std::string fss_name, fss_namespace;  // the feature-state ConfigMap
   bool leader_election = false;
   std::string leader_election_namespace;  // empty: POD_NAMESPACE, then the client's namespace
   absl::Duration lease_duration = absl::Seconds(15);

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
+#include "csi/core/constants.h"
 #include "csi/core/node_id.h"
 #include "kube/resource.h"
 
@@ -63,6 +64,12 @@ absl::StatusOr<NodeInfo> NodeInfoSource::Get() const {
 
   NodeInfo info;
   info.max_volumes_per_node = options_.max_volumes_per_node;
+  if (info.max_volumes_per_node <= 0) {
+    const bool dense =
+        options_.features != nullptr && options_.features->Enabled(kFssHighPvNodeDensity);
+    info.max_volumes_per_node =
+        dense ? kMaxAllowedBlockVolumesPerNode : kDefaultBlockVolumesPerNode;
+  }
   std::string provider_id;
   if (node.ok()) provider_id = StringAt(*node, {"spec", "providerID"});
   if (!provider_id.empty()) {

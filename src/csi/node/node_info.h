@@ -5,7 +5,8 @@
 //  - node_id: the VM UUID (the reference's default, "use-csinode-id"), from the Node's
 //    spec.providerID ("vsphere://<uuid>", written by our CCM); when the Node has none yet or the
 //    API cannot be asked, from product_serial (what the reference reads).
-//  - max_volumes_per_node: MaxVolumesPerNode($MAX_VOLUMES_PER_NODE), checked at start-up.
+//  - max_volumes_per_node: $MAX_VOLUMES_PER_NODE when set (1-255, ours), else as the reference:
+//    255 with the feature state high-pv-node-density on, 59 without (read at each call).
 //  - accessible_topology: NodeTopology(Node labels, csi-vsphere.conf's topology part). Without
 //    the Node (API down, Node missing) while topology is configured: Unavailable, so the
 //    node-driver-registrar retries instead of registering a node without topology (the kubelet
@@ -18,6 +19,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "csi/core/feature_states.h"
 #include "csi/core/topology.h"
 #include "csi/core/types.h"
 #include "kube/client.h"
@@ -31,7 +33,9 @@ struct NodeInfoOptions {
   std::shared_ptr<kube::Client> client;
   std::string product_serial_path = "/sys/class/dmi/id/product_serial";
   TopologyConfig topology;
-  int64_t max_volumes_per_node = 0;
+  int64_t max_volumes_per_node = 0;  // 0: by the feature states
+  // The feature states (null: none, every feature that is not released is off).
+  std::shared_ptr<const FeatureStates> features;
 };
 
 struct NodeInfo {

@@ -101,14 +101,14 @@ void MetadataSyncer::Start() {
       // already describes right, so the workers' start-up events cost no query for them.
       .wait_ready =
           [this](const absl::Notification&) {
-            RunFullSync(/*write_in_batches=*/true);
+            RunFullSync(/*write_in_batches=*/true).IgnoreError();  // logged
             return true;
           },
       .workers = workers_,
       .process_next_item = [this] { return ProcessNextItem(); },
       .shut_down_queue = [this] { queue_.ShutDown(); },
       .period = full_sync_period_,
-      .pass = [this] { RunFullSync(/*write_in_batches=*/false); },
+      .pass = [this] { RunFullSync(/*write_in_batches=*/false).IgnoreError(); },
   });
 }
 
@@ -380,13 +380,17 @@ void MetadataSyncer::Confirm(const std::string& cns_id, const Desired& want, uin
 
 // ---- Full sync ----
 
-void MetadataSyncer::RunFullSync(bool write_in_batches) {
+absl::Status MetadataSyncer::FullSyncNow() { return RunFullSync(/*write_in_batches=*/false); }
+
+absl::Status MetadataSyncer::RunFullSync(bool write_in_batches) {
+  absl::MutexLock pass(&pass_mu_);
   const absl::Time start = clock_.Now();
   absl::Status s = FullSync(write_in_batches);
   const double secs = absl::ToDoubleSeconds(clock_.Now() - start);
   full_sync_hist_->Observe({s.ok() ? "pass" : "fail"}, secs);
   if (!s.ok())
     LOG_WARN("CNS full sync failed (next in {}): {}", absl::FormatDuration(full_sync_period_), s);
+  return s;
 }
 
 void MetadataSyncer::SetGauges() {

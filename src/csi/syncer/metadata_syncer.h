@@ -125,6 +125,9 @@ class MetadataSyncer {
   // start), volumes CNS lists but describes differently are written kMetadataBatch at a time,
   // with one query and one CnsUpdateVolumeMetadata per batch, instead of being queued.
   absl::Status FullSync(bool write_in_batches = false);
+  // A full sync on demand (the TriggerCsiFullSync resource): waits for a pass under way to end,
+  // then runs one, counted in vsphere_full_sync_ops_histogram like the periodic ones.
+  absl::Status FullSyncNow() ABSL_LOCKS_EXCLUDED(pass_mu_);
 
   SyncerStats stats() const;
 
@@ -177,7 +180,8 @@ class MetadataSyncer {
   void OnPod(const Json* old_pod, const Json* new_pod);
   void EnqueueClaim(const std::string& claim_key);
   bool ProcessNextItem();
-  void RunFullSync(bool write_in_batches);
+  absl::Status RunFullSync(bool write_in_batches) ABSL_LOCKS_EXCLUDED(pass_mu_);
+  absl::Mutex pass_mu_ ABSL_ACQUIRED_BEFORE(mu_);  // one full sync at a time
   // The full sync's steps (full_sync.cc).
   absl::Status ListOurVolumes(std::map<std::string, Listed>& in_cns);
   int CheckPvs(const std::map<std::string, Listed>& in_cns, bool write_in_batches,

@@ -46,8 +46,11 @@ class ControllerBinaryTest : public ::testing::Test {
     auto p = ChildProcess::Start(
         {"/usr/bin/env", "-i", "X_CSI_MODE=controller", "CSI_ENDPOINT=unix://" + sock_,
          "VSPHERE_CSI_CONFIG=" + conf_, "KUBECONFIG=" + env_.kubeconfig(),
-         std::string("CSI_NAMESPACE=") + kNamespace, CSI_DRIVER_BINARY, "--metrics-port=0",
-         "--config-check-period=200ms", "--v=2"},
+         std::string("CSI_NAMESPACE=") + kNamespace,
+         // The reference's container environment: accepted, no effect here.
+         "X_CSI_SPEC_DISABLE_LEN_CHECK=true", "X_CSI_SERIAL_VOL_ACCESS_TIMEOUT=3m",
+         "INCLUSTER_CLIENT_QPS=100", "INCLUSTER_CLIENT_BURST=100", "LOGGER_LEVEL=PRODUCTION",
+         CSI_DRIVER_BINARY, "--metrics-port=0", "--config-check-period=200ms", "--v=2"},
         env_.dir() + "/" + name);
     EXPECT_TRUE(p.ok()) << p.status();
     return p.ok() ? *std::move(p) : nullptr;

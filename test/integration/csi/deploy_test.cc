@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -270,15 +271,164 @@ std::vector<Rule> RulesOf(const std::string& sa) {
   return rules;
 }
 
-// The node plugin reads its own Node (get; RBAC cannot narrow it to "its own"), and the
-// node-driver-registrar needs no API access: nothing else may be granted.
-TEST(CsiRbacTest, NodePluginMayOnlyGetNodes) {
+// The node plugin reads its own Node (get; RBAC cannot narrow it to "its own") and the
+// feature-state ConfigMap (the reference's vsphere-csi-node-role), and the node-driver-registrar
+// needs no API access: nothing else may be granted.
+TEST(CsiRbacTest, NodePluginMayOnlyGetNodesAndReadConfigMaps) {
   const std::vector<Rule> rules = RulesOf("vsphere-csi-node");
   ASSERT_FALSE(rules.empty()) << "no role bound to vmware-system-csi/vsphere-csi-node";
   for (const Rule& r : rules) {
     EXPECT_EQ(r.groups, std::set<std::string>{""});
-    EXPECT_EQ(r.resources, std::set<std::string>{"nodes"});
-    EXPECT_EQ(r.verbs, std::set<std::string>{"get"});
+    if (r.resources == std::set<std::string>{"configmaps"}) {
+      EXPECT_EQ(r.verbs, (std::set<std::string>{"get", "list", "watch"}));
+    } else {
+      EXPECT_EQ(r.resources, std::set<std::string>{"nodes"});
+      EXPECT_EQ(r.verbs, std::set<std::string>{"get"});
+    }
+  }
+}
+
+bool Grants(const std::vector<Rule>& rules, const std::string& group, const std::string& resource,
+            const std::string& verb) {
+  for (const Rule& r : rules) {
+    if (r.groups.count(group) && r.resources.count(resource) && r.verbs.count(verb)) return true;
+  }
+  return false;
+}
+
+// Issue 42 item 2: the reference's vanilla manifest (kubernetes-sigs/vsphere-csi-driver,
+// manifests/vanilla/vsphere-csi-driver.yaml, read 2026-11-28), as a table written here: every
+// object, every RBAC rule and every container's feature-state flags it has, and each intended
+// difference with its reason. A reference object or rule that ours lacks without a reason fails.
+TEST(CsiManifestTest, TheReferencesObjectsRulesAndFlags) {
+  struct Object {
+    std::string kind, name, difference;  // difference: "" = ours has it under this name
+  };
+  const std::vector<Object> objects = {
+      {"CSIDriver", "csi.vsphere.vmware.com", ""},
+      {"ServiceAccount", "vsphere-csi-controller", ""},
+      {"ClusterRole", "vsphere-csi-controller-role", ""},
+      {"ClusterRoleBinding", "vsphere-csi-controller-binding", ""},
+      {"ServiceAccount", "vsphere-csi-node", ""},
+      {"ClusterRole", "vsphere-csi-node-cluster-role", ""},
+      {"ClusterRoleBinding", "vsphere-csi-node-cluster-role-binding", ""},
+      {"Role", "vsphere-csi-node-role", ""},
+      {"RoleBinding", "vsphere-csi-node-binding", ""},
+      {"ConfigMap", "internal-feature-states.csi.vsphere.vmware.com", ""},
+      {"Service", "vsphere-csi-controller", ""},
+      {"Deployment", "vsphere-csi-controller", ""},
+      {"DaemonSet", "vsphere-csi-node", ""},
+      {"DaemonSet", "vsphere-csi-node-windows", "no Windows node plugin (README)"},
+  };
+  std::set<std::pair<std::string, std::string>> ours;
+  for (const YAML::Node& d : YAML::LoadAllFromFile(kManifest)) {
+    if (d.IsMap() && d["kind"] && d["metadata"])
+      ours.insert({d["kind"].as<std::string>(), d["metadata"]["name"].as<std::string>()});
+  }
+  for (const Object& o : objects) {
+    if (o.difference.empty()) {
+      EXPECT_TRUE(ours.count({o.kind, o.name})) << o.kind << " " << o.name;
+    }
+  }
+
+  struct RefRule {
+    std::string sa, group, resource;
+    std::vector<std::string> verbs;
+    std::string difference;
+  };
+  const std::string c = "vsphere-csi-controller", n = "vsphere-csi-node";
+  const std::string ns_only = "granted in vmware-system-csi only (a Role)";
+  const std::vector<RefRule> rules = {
+      {c, "", "nodes", {"get", "list", "watch"}, ""},
+      {c, "", "pods", {"get", "list", "watch"}, ""},
+      {c, "", "configmaps", {"get", "list", "watch", "create"}, ns_only},
+      {c, "", "persistentvolumeclaims", {"get", "list", "watch", "update"}, ""},
+      {c, "", "persistentvolumeclaims/status", {"patch"}, ""},
+      {c, "", "persistentvolumes", {"get", "list", "watch", "create", "delete", "patch"}, ""},
+      {c, "", "persistentvolumes", {"update"}, "nothing of ours updates a PV whole"},
+      {c, "", "events", {"list", "watch", "create", "update", "patch"}, ""},
+      {c, "", "events", {"get"}, "no container reads one Event"},
+      {c,
+       "coordination.k8s.io",
+       "leases",
+       {"get", "watch", "list", "delete", "update", "create"},
+       ns_only},
+      {c, "storage.k8s.io", "storageclasses", {"get", "list", "watch"}, ""},
+      {c, "storage.k8s.io", "csinodes", {"get", "list", "watch"}, ""},
+      {c, "storage.k8s.io", "volumeattachments", {"get", "list", "watch", "patch"}, ""},
+      {c, "storage.k8s.io", "volumeattachments/status", {"patch"}, ""},
+      {c,
+       "cns.vmware.com",
+       "triggercsifullsyncs",
+       {"create", "get", "update", "watch", "list"},
+       ""},
+      {c,
+       "cns.vmware.com",
+       "cnsvspherevolumemigrations",
+       {"create", "get", "list", "watch", "update", "delete"},
+       ""},
+      {c,
+       "cns.vmware.com",
+       "cnsvolumeinfoes",
+       {"create", "get", "list", "watch", "delete"},
+       "no CnsVolumeInfo yet: several vCenters' volume IDs are <id>@<vCenter> (issue 44)"},
+      {c,
+       "apiextensions.k8s.io",
+       "customresourcedefinitions",
+       {"get", "create", "update"},
+       "the CRDs are applied with the manifest, not created at run time"},
+      {c,
+       "cns.vmware.com",
+       "cnsvolumeoperationrequests",
+       {"create", "get", "list", "update", "delete"},
+       ns_only},
+      {c, "snapshot.storage.k8s.io", "volumesnapshots", {"get", "list"}, ""},
+      {c, "snapshot.storage.k8s.io", "volumesnapshotclasses", {"watch", "get", "list"}, ""},
+      {c,
+       "snapshot.storage.k8s.io",
+       "volumesnapshotcontents",
+       {"create", "get", "list", "watch", "update", "delete", "patch"},
+       ""},
+      {c, "snapshot.storage.k8s.io", "volumesnapshotcontents/status", {"update", "patch"}, ""},
+      {c,
+       "cns.vmware.com",
+       "csinodetopologies",
+       {"get", "update", "watch", "list"},
+       "no CSINodeTopology yet (issue 44)"},
+      {n,
+       "cns.vmware.com",
+       "csinodetopologies",
+       {"create", "watch", "get", "patch"},
+       "no CSINodeTopology yet (issue 44)"},
+      {n, "", "nodes", {"get"}, ""},
+      {n, "", "configmaps", {"get", "list", "watch"}, ""},
+  };
+  const std::vector<Rule> controller = RulesOf(c), node = RulesOf(n);
+  for (const RefRule& r : rules) {
+    for (const std::string& verb : r.verbs) {
+      const bool granted = Grants(r.sa == c ? controller : node, r.group, r.resource, verb);
+      if (r.difference.empty()) {
+        EXPECT_TRUE(granted) << r.sa << " may not " << verb << " " << r.resource;
+      } else if (r.difference != ns_only) {
+        EXPECT_FALSE(granted) << r.sa << " " << verb << " " << r.resource
+                              << ": listed as a difference (" << r.difference << ")";
+      }
+    }
+  }
+
+  // Every driver container: the reference's feature-state flags.
+  for (const auto& [kind, workload, container] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"Deployment", c, "vsphere-csi-controller"},
+           {"Deployment", c, "vsphere-syncer"},
+           {"DaemonSet", n, "vsphere-csi-node"}}) {
+    auto containers = ContainersOf(kind, workload);
+    std::set<std::string> args = Strings(containers[container]["args"]);
+    EXPECT_TRUE(args.count("--fss-name=internal-feature-states.csi.vsphere.vmware.com"))
+        << container;
+    EXPECT_TRUE(args.count("--fss-namespace=$(CSI_NAMESPACE)")) << container;
+    // The reference no longer sets MAX_VOLUMES_PER_NODE: the feature state decides.
+    EXPECT_FALSE(EnvOf(containers[container]).count("MAX_VOLUMES_PER_NODE")) << container;
   }
 }
 

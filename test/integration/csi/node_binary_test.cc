@@ -18,11 +18,25 @@ namespace {
 using ::ccm::integration::ChildProcess;
 using ::testing::HasSubstr;
 
-std::vector<std::string> Driver(const std::vector<std::string>& env) {
+std::vector<std::string> Driver(const std::vector<std::string>& env,
+                                const std::vector<std::string>& args = {}) {
   std::vector<std::string> argv = {"/usr/bin/env", "-i"};
   argv.insert(argv.end(), env.begin(), env.end());
   argv.push_back(CSI_DRIVER_BINARY);
+  argv.insert(argv.end(), args.begin(), args.end());
   return argv;
+}
+
+nlohmann::json FeatureStates(const std::string& high_pv_node_density) {
+  return {{"apiVersion", "v1"},
+          {"kind", "ConfigMap"},
+          {"metadata",
+           {{"name", "internal-feature-states.csi.vsphere.vmware.com"},
+            {"namespace", "vmware-system-csi"}}},
+          {"data",
+           {{"trigger-csi-fullsync", "false"},
+            {"pv-to-backingdiskobjectid-mapping", "false"},
+            {"high-pv-node-density", high_pv_node_density}}}};
 }
 
 class NodeBinaryTest : public ::testing::Test {
@@ -71,11 +85,21 @@ TEST_F(NodeBinaryTest, ServesTheNodeServiceFromTheEnvironment) {
                   {"metadata", {{"name", "worker-1"}}},
                   {"spec", {{"providerID", "vsphere://4237AAAA-BBBB-CCCC-DDDD-EEEEFFFF0000"}}}})
           .ok());
+  ASSERT_TRUE(emu.Create("namespaces", {{"apiVersion", "v1"},
+                                        {"kind", "Namespace"},
+                                        {"metadata", {{"name", "vmware-system-csi"}}}})
+                  .ok());
+  auto made = emu.Create("configmaps", FeatureStates("false"));
+  ASSERT_TRUE(made.ok()) << made.status();
+  // The reference's DaemonSet: --fss-name and --fss-namespace=$(CSI_NAMESPACE), no
+  // MAX_VOLUMES_PER_NODE.
   auto p = ChildProcess::Start(
       Driver({"X_CSI_MODE=node", "CSI_ENDPOINT=unix://" + sock_, "NODE_NAME=worker-1",
-              "KUBECONFIG=" + kubeconfig, "MAX_VOLUMES_PER_NODE=59",
+              "KUBECONFIG=" + kubeconfig, "CSI_NAMESPACE=vmware-system-csi",
               "CSI_DEVICE_BY_ID_DIR=" + env_->by_id_dir(), "CSI_DEVICE_WAIT=5s",
-              "VSPHERE_CSI_CONFIG=" + env_->dir() + "/no-csi-vsphere.conf"}),
+              "VSPHERE_CSI_CONFIG=" + env_->dir() + "/no-csi-vsphere.conf"},
+             {"--fss-name=internal-feature-states.csi.vsphere.vmware.com",
+              "--fss-namespace=vmware-system-csi"}),
       env_->dir() + "/driver");
   ASSERT_TRUE(p.ok()) << p.status();
   auto node = ::csi::v1::Node::NewStub(UnixChannel(sock_));
@@ -87,6 +111,13 @@ TEST_F(NodeBinaryTest, ServesTheNodeServiceFromTheEnvironment) {
   EXPECT_EQ(info.node_id(), "4237aaaa-bbbb-cccc-dddd-eeeeffff0000");
   EXPECT_EQ(info.max_volumes_per_node(), 59);
   EXPECT_FALSE(info.has_accessible_topology());
+  // high-pv-node-density turned on in the ConfigMap: 255, without a restart.
+  ASSERT_TRUE(emu.Put("configmaps", FeatureStates("true")).ok());
+  ASSERT_TRUE(ccm::testing::Eventually([&] {
+    grpc::ClientContext ctx;
+    return node->NodeGetInfo(&ctx, {}, &info).ok() && info.max_volumes_per_node() == 255;
+  })) << (*p)->Stderr();
+  EXPECT_THAT((*p)->Stderr(), HasSubstr("high-pv-node-density: off -> on"));
 
   auto disk = env_->NewDisk();
   ASSERT_TRUE(disk.ok()) << disk.status();

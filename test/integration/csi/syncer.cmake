@@ -10,3 +10,11 @@ if(TARGET ccm_csi_syncer AND TARGET ccm_vcsim_testing AND TARGET ccm_kube_emulat
   add_dependencies(csi_syncer_test vcsim)
 endif()
 
+
+# The TriggerCsiFullSync controller against the API emulator (no vCenter: the sync is a fake).
+if(TARGET ccm_csi_syncer AND TARGET ccm_kube_emulator)
+  add_ccm_test(NAME csi_trigger_full_sync_test
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/trigger_full_sync_test.cc
+    LIBS ccm_csi_syncer ccm_kube_emulator ccm_kube_control_api LABELS integration TIMEOUT 60)
+  target_include_directories(csi_trigger_full_sync_test PRIVATE ${PROJECT_SOURCE_DIR}/test)
+endif()
