@@ -183,11 +183,13 @@ absl::Status BuildCsiGlobal(const Reader& r, GlobalConfig& g) {
   if (g.cns_volume_operation_request_cleanup_minutes == 0) {
     g.cns_volume_operation_request_cleanup_minutes = 15;
   }
+  CCM_CFG_RETURN_IF_ERROR(r.Int("csi-auth-check-intervalinmin", 0, 24 * 60,
+                                g.csi_auth_check_interval_minutes, &present));
+  if (g.csi_auth_check_interval_minutes == 0) g.csi_auth_check_interval_minutes = 5;
   // Known to the reference, with no effect on a block-volume driver without its CRDs.
   int unused = 0;
   for (const char* key :
-       {"csi-auth-check-intervalinmin", "cnsregistervolumes-cleanup-intervalinmin",
-        "volumemigration-cr-cleanup-intervalinmin"}) {
+       {"cnsregistervolumes-cleanup-intervalinmin", "volumemigration-cr-cleanup-intervalinmin"}) {
     CCM_CFG_RETURN_IF_ERROR(r.Int(key, 0, 1 << 30, unused, &present));
   }
   return absl::OkStatus();

@@ -55,6 +55,8 @@ struct GlobalConfig {
   int list_volume_threshold = kDefaultListVolumeThreshold;
   int vc_client_timeout_minutes = 5;
   int csi_fetch_preferred_datastores_interval_minutes = 5;
+  // How often the CSI controller reads the user's privileges on the datastores.
+  int csi_auth_check_interval_minutes = 5;
   // How often ended CnsVolumeOperationRequests are cleaned up (those older than 15 minutes).
   int cns_volume_operation_request_cleanup_minutes = 15;
   bool operator==(const GlobalConfig&) const = default;

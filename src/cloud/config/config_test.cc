@@ -477,7 +477,7 @@ TEST(ConfigTest, CsiDriverConfigKeys) {
   auto r = ParseConfig(
       "[Global]\ncluster-id = \"demo-cluster\"\ncluster-distribution = \"OpenShift\"\n"
       "query-limit = 500\ncsi-fetch-preferred-datastores-intervalinmin = 10\n"
-      "csi-auth-check-intervalinmin = 5\n"
+      "csi-auth-check-intervalinmin = 7\n"
       "[VirtualCenter \"10.0.0.1\"]\nuser = u\npassword = p\ndatacenters = \"DC0, DC1\"\n"
       "migration-datastore-url = ds:///vmfs/volumes/a/\n"
       "[Labels]\ntopology-categories = \"k8s-region, k8s-zone\"\n"
@@ -491,6 +491,7 @@ TEST(ConfigTest, CsiDriverConfigKeys) {
   EXPECT_EQ(c.global.query_limit, 500);
   EXPECT_EQ(c.global.list_volume_threshold, kDefaultListVolumeThreshold);
   EXPECT_EQ(c.global.csi_fetch_preferred_datastores_interval_minutes, 10);
+  EXPECT_EQ(c.global.csi_auth_check_interval_minutes, 7);
   ASSERT_EQ(c.vcenters.size(), 1u);
   EXPECT_EQ(c.vcenters[0].migration_datastore_url, "ds:///vmfs/volumes/a/");
   EXPECT_EQ(c.labels.topology_categories, (std::vector<std::string>{"k8s-region", "k8s-zone"}));

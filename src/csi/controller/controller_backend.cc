@@ -65,7 +65,12 @@ absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
     auto vms = std::make_unique<CachedVmDirectory>(vc->inventory(), vc->client());
     b->endpoints_.push_back({vcc.label, vcc.user, cns.get(), vms.get(), policies.get()});
     b->vm_dirs_.push_back(std::move(vms));
-    sources.push_back({vcc.label, &vc->client(), &vc->tagging(), vcc.datacenters});
+    // Placement leaves out datastores where this user lacks Datastore.FileManagement.
+    sources.push_back({vcc.label, &vc->client(), &vc->tagging(), vcc.datacenters,
+                       [creds = b->credentials_.get(), server = vcc.server] {
+                         auto c = creds->Get(server);
+                         return c.ok() ? c->username : std::string();
+                       }});
     b->vcs_.push_back(std::move(vc));
     b->cns_.push_back(std::move(cns));
     b->pbm_.push_back(std::move(pbm));
@@ -84,6 +89,8 @@ absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
   dio.topology = b->topology_;
   dio.interval = interval;
   dio.change_delay = options.datastore_change_delay;
+  dio.auth_check_interval =
+      absl::Minutes(std::max(1, config.global.csi_auth_check_interval_minutes));
   b->datastores_ = std::make_unique<DatastoreInventory>(std::move(sources), dio);
   return b;
 }

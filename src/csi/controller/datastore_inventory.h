@@ -9,7 +9,9 @@
 // this view.
 //
 // Cost of a refresh per vCenter: one request for the datacenter list, one for all datastores and
-// hosts with their mounts, and on a full refresh with topology ONE tagging batch call for the
+// hosts with their mounts, on a full refresh one FetchUserPrivilegeOnEntities for the user's
+// privileges on every datastore (datastore_privileges.h; also every csi-auth-check-intervalinmin
+// and for datastores not seen before), and with topology ONE tagging batch call for the
 // datastores' tags and the chains of hosts not seen before (whose ancestry rounds the
 // AncestryResolver caches).
 //
@@ -31,6 +33,7 @@
 // last data. Thread-safe; time is the injected Clock.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -65,12 +68,17 @@ struct DatastoreSource {
   vsphere::Client* client = nullptr;
   vsphere::TaggingClient* tagging = nullptr;  // used only when topology is configured
   std::vector<std::string> datacenters;       // vsphere.conf entries; empty = all
+  // The vCenter user volumes are created as (null or "": no privilege check). Its privileges on
+  // the datastores are read in one call (datastore_privileges.h) on every full refresh, for
+  // datastores not seen before, and every `auth_check_interval`.
+  std::function<std::string()> user;
 };
 
 struct DatastoreInventoryOptions {
   TopologyConfig topology;
   absl::Duration interval = absl::Minutes(5);
   absl::Duration change_delay = absl::Seconds(2);
+  absl::Duration auth_check_interval = absl::Minutes(5);  // csi-auth-check-intervalinmin
   bool watch = true;  // a ChangeWatcher per vCenter (Start() starts them)
   int watch_max_wait_seconds = vsphere::kStreamMaxWaitSeconds;
   // After a failed refresh of a vCenter: first retry, doubling up to `max_retry`.
@@ -132,6 +140,8 @@ class DatastoreInventory final : public PlacementView {
     std::map<vsphere::Moref, std::optional<Segments>> host_segments;  // nullopt: incomplete
     std::map<vsphere::Moref, std::string> pod_names;                  // StoragePod -> name
     std::map<vsphere::Moref, std::vector<std::string>> preferred;     // datastore -> values
+    std::map<vsphere::Moref, std::string> no_privilege;  // datastore -> why not ("" = may)
+    absl::Time privileges_at = absl::InfinitePast();     // last privilege check
   };
   struct State {  // one vCenter's
     DatastoreSource source;
@@ -163,6 +173,11 @@ class DatastoreInventory final : public PlacementView {
                                 Caches& caches, bool full) const;
   // Fills the segments of `hosts` and the names of `pods` missing from the caches and, when
   // `datastores` is not empty, the preferred datastores among them: one tagging batch call.
+  // Reads the user's privileges on `datastores` when due (see DatastoreSource::user): on a full
+  // refresh, for datastores not seen before, and every auth_check_interval. A failed check is
+  // logged and filters nothing.
+  void CheckPrivileges(const DatastoreSource& source, Caches& caches,
+                       const std::vector<vsphere::Moref>& datastores, bool full) const;
   absl::Status FillTopology(const DatastoreSource& source, vsphere::AncestryResolver& ancestry,
                             Caches& caches, const std::vector<vsphere::Moref>& hosts,
                             const std::vector<vsphere::Moref>& pods,

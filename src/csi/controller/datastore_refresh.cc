@@ -7,6 +7,7 @@
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "csi/controller/datastore_inventory.h"
+#include "csi/controller/datastore_privileges.h"
 #include "csi/controller/host_topology.h"
 
 namespace ccm::csi {
@@ -94,6 +95,7 @@ absl::StatusOr<DatastoreInventory::Fetched> DatastoreInventory::Fetch(
     datastores.push_back(r.moref);
     if (r.parent.type == "StoragePod") pods.insert(r.parent);
   }
+  CheckPrivileges(source, caches, datastores, full);
   // The preferred-datastore tags are read with the hosts' tags, in the same batch.
   if (!full || !topology_) datastores.clear();
   CCM_RETURN_IF_ERROR(
@@ -119,6 +121,9 @@ absl::StatusOr<DatastoreInventory::Fetched> DatastoreInventory::Fetch(
     if (auto it = caches.preferred.find(r.moref); it != caches.preferred.end()) {
       c.preferred_for = it->second;
     }
+    if (auto it = caches.no_privilege.find(r.moref); it != caches.no_privilege.end()) {
+      c.no_privilege = it->second;
+    }
     out.candidates.push_back(std::move(c));
   }
   std::sort(out.candidates.begin(), out.candidates.end(),
@@ -131,6 +136,42 @@ absl::StatusOr<DatastoreInventory::Fetched> DatastoreInventory::Fetch(
     out.hosts.push_back(std::move(rec));
   }
   return out;
+}
+
+void DatastoreInventory::CheckPrivileges(const DatastoreSource& source, Caches& caches,
+                                         const std::vector<vsphere::Moref>& datastores,
+                                         bool full) const {
+  const std::string user = source.user ? source.user() : "";
+  if (user.empty() || datastores.empty()) return;
+  const absl::Time now = clock_.Now();
+  bool unseen = false;
+  for (const vsphere::Moref& d : datastores) unseen |= !caches.no_privilege.count(d);
+  if (!full && !unseen && now - caches.privileges_at < options_.auth_check_interval) return;
+  caches.privileges_at = now;
+  absl::StatusOr<std::map<vsphere::Moref, std::string>> checked =
+      CheckDatastorePrivileges(*source.client, user, datastores);
+  if (!checked.ok()) {
+    LOG_WARN(
+        "datastore privileges of user {} in vCenter {} could not be read ({}); no datastore "
+        "is left out for privileges until they can",
+        user, source.vcenter, checked.status().message());
+    for (const vsphere::Moref& d : datastores) caches.no_privilege.try_emplace(d, "");
+    return;
+  }
+  for (const auto& [ds, why] : *checked) {
+    auto it = caches.no_privilege.find(ds);
+    const std::string before = it == caches.no_privilege.end() ? "" : it->second;
+    if (why != before) {
+      if (why.empty()) {
+        LOG_INFO("vCenter {}: datastore {} may be used again: {} has the privileges now",
+                 source.vcenter, ds.value, user);
+      } else {
+        LOG_WARN("vCenter {}: datastore {} is left out of placement: {}", source.vcenter, ds.value,
+                 why);
+      }
+    }
+  }
+  caches.no_privilege = *std::move(checked);
 }
 
 absl::Status DatastoreInventory::FillTopology(const DatastoreSource& source,

@@ -221,6 +221,27 @@ absl::StatusOr<std::vector<PlacementChoice>> ChooseDatastores(
     if (!p.ok()) return p.status();
     pool = *std::move(p);
   }
+  // Datastores the user may not create volumes on are left out; every error names them.
+  std::vector<std::string> unprivileged;
+  std::erase_if(pool, [&](size_t i) {
+    if (candidates[i].no_privilege.empty()) return false;
+    unprivileged.push_back(absl::StrCat(Describe(candidates[i]), ": ", candidates[i].no_privilege));
+    return true;
+  });
+  auto noted = [&](absl::Status s) {
+    if (s.ok() || unprivileged.empty()) return s;
+    return absl::Status(
+        s.code(),
+        absl::StrCat(s.message(), "; skipped for privileges: ", FirstReasons(unprivileged)));
+  };
+  if (pool.empty() && !unprivileged.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the vCenter user may not create volumes on any ",
+        request.datastore_url.empty()
+            ? "datastore"
+            : absl::StrCat("datastore of \"", request.datastore_url, "\""),
+        " (Datastore.FileManagement and System.Read are needed): ", FirstReasons(unprivileged)));
+  }
   const HostIndex index(hosts);
   if (!constrained && request.node_hosts.empty()) {
     return absl::FailedPreconditionError(
@@ -230,8 +251,8 @@ absl::StatusOr<std::vector<PlacementChoice>> ChooseDatastores(
   }
   Qualified q = constrained ? SharedBySegments(candidates, pool, index, *request.requirement)
                             : SharedByNodes(candidates, pool, index, request.node_hosts);
-  if (q.order.empty()) return NotShared(candidates, request, q, constrained);
-  if (absl::Status s = ApplyPolicy(candidates, request, q.order); !s.ok()) return s;
+  if (q.order.empty()) return noted(NotShared(candidates, request, q, constrained));
+  if (absl::Status s = ApplyPolicy(candidates, request, q.order); !s.ok()) return noted(s);
 
   const int64_t need = request.size_mib * kMiB;
   std::vector<PlacementChoice> out;
@@ -248,9 +269,9 @@ absl::StatusOr<std::vector<PlacementChoice>> ChooseDatastores(
     for (size_t i : q.order) {
       if (candidates[i].free_bytes > candidates[best].free_bytes) best = i;
     }
-    return absl::ResourceExhaustedError(absl::StrCat(
+    return noted(absl::ResourceExhaustedError(absl::StrCat(
         "no eligible datastore has ", request.size_mib, " MiB free; the most free space is ",
-        candidates[best].free_bytes / kMiB, " MiB on ", Describe(candidates[best])));
+        candidates[best].free_bytes / kMiB, " MiB on ", Describe(candidates[best]))));
   }
   return out;
 }
@@ -261,6 +282,7 @@ SegmentCapacity CapacityForSegment(const std::vector<DatastoreCandidate>& candid
   SegmentCapacity out;
   std::set<std::pair<std::string, std::string>> counted;  // (vcenter, url)
   for (const DatastoreCandidate& c : candidates) {
+    if (!c.no_privilege.empty()) continue;  // no volume can be made there
     if (!segment.empty()) {
       bool reachable = false;
       for (const Segments& s : index.FullyMounting(c)) reachable |= SegmentMatches(segment, s);

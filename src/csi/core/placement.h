@@ -58,6 +58,10 @@ struct DatastoreCandidate {
   int64_t free_bytes = 0;
   std::vector<std::string> hosts;          // MOIDs of the hosts mounting it, sorted
   std::vector<std::string> preferred_for;  // topology values it is a preferred datastore of
+  // Empty when the driver's vCenter user may create volumes there; else why not, e.g. "user
+  // k8s@vsphere.local lacks Datastore.FileManagement" (the reference's csi-auth-check). Such a
+  // datastore is never chosen, and placement errors name it.
+  std::string no_privilege;
 };
 
 // An ESXi host of a configured vCenter.

@@ -113,6 +113,41 @@ TEST(PlacementTest, PreferredDatastoresOfASegmentComeFirst) {
   EXPECT_THAT(Indexes(*got), ElementsAre(6, 0, 3));
 }
 
+// Issue 42 item 5: datastores where the vCenter user lacks Datastore.FileManagement are never
+// chosen, and every placement error names them.
+TEST(PlacementTest, DatastoresWithoutPrivilegesAreSkippedAndNamed) {
+  auto candidates = Inventory();
+  const std::string lacks = "user k8s@vsphere.local lacks Datastore.FileManagement";
+  candidates[3].no_privilege = lacks;  // "shared"
+  const TopologyRequirement wffc_a = {{kA}, {kA}};
+  auto got = ChooseDatastores(candidates, Hosts(), {1024, "", &wffc_a, true});
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_THAT(Indexes(*got), ElementsAre(0, 6)) << "shared (80 GiB) is left out";
+
+  // Only the unprivileged one is shared by the nodes' hosts: the error says why it was skipped.
+  candidates[6].no_privilege = lacks;
+  auto none = ChooseDatastores(candidates, Hosts(), {1024, "", nullptr, false, kNodesAB});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(none.status().message()),
+              HasSubstr("skipped for privileges: datastore \"shared\""));
+  EXPECT_THAT(std::string(none.status().message()), HasSubstr(lacks));
+
+  // datastoreurl naming it: FailedPrecondition saying which privileges are needed.
+  auto named = ChooseDatastores(candidates, Hosts(),
+                                {1024, "ds:///vmfs/volumes/shared/", nullptr, false, kNodesAB});
+  ASSERT_FALSE(named.ok());
+  EXPECT_EQ(named.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(
+      std::string(named.status().message()),
+      HasSubstr("may not create volumes on any datastore of \"ds:///vmfs/volumes/shared/\""));
+  EXPECT_THAT(std::string(named.status().message()), HasSubstr("Datastore.FileManagement"));
+
+  // Capacity counts only where volumes can be made.
+  EXPECT_EQ(CapacityForSegment(candidates, Hosts(), kA).available_bytes,
+            CapacityForSegment(Inventory(), Hosts(), kA).available_bytes - (80 + 20) * kGiB);
+}
+
 TEST(PlacementTest, StoragePolicyNarrowsTheSharedDatastores) {
   const auto candidates = Inventory();
   std::vector<bool> compatible(candidates.size(), false);

@@ -201,6 +201,29 @@ uint64_t OwnEntitiesDigest(const std::vector<cns::EntityMetadata>& current,
   return EntitiesDigest(own);
 }
 
+std::vector<cns::EntityMetadata> PvMissingEntities(const std::vector<cns::EntityMetadata>& current,
+                                                   const std::string& volume_name,
+                                                   const std::string& cluster_id) {
+  std::vector<cns::EntityMetadata> out;
+  for (const cns::EntityMetadata& e : current) {
+    if (e.cluster_id != cluster_id || e.entity_type != kEntityPv) continue;
+    cns::EntityMetadata labelled = e;
+    labelled.remove = false;
+    std::erase_if(labelled.labels, [](const auto& kv) { return kv.first == kPvMissingLabel; });
+    labelled.labels.emplace_back(kPvMissingLabel, "true");
+    out.push_back(std::move(labelled));
+  }
+  if (out.empty() && !volume_name.empty()) {
+    cns::EntityMetadata pv;
+    pv.entity_type = kEntityPv;
+    pv.entity_name = volume_name;
+    pv.cluster_id = cluster_id;
+    pv.labels = {{kPvMissingLabel, "true"}};
+    out.push_back(std::move(pv));
+  }
+  return out;
+}
+
 bool HasEntitiesOf(const cns::VolumeMetadata& metadata, const std::string& cluster_id) {
   return std::any_of(metadata.entity_metadata.begin(), metadata.entity_metadata.end(),
                      [&](const cns::EntityMetadata& e) { return e.cluster_id == cluster_id; });

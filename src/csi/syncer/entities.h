@@ -70,6 +70,19 @@ uint64_t EntitiesDigest(const std::vector<cns::EntityMetadata>& entities);
 uint64_t OwnEntitiesDigest(const std::vector<cns::EntityMetadata>& current,
                            const std::string& cluster_id);
 
+// The label the reference's full sync puts on a volume of the cluster that no PV names.
+inline constexpr char kPvMissingLabel[] = "pv_missing";
+
+// What CNS should say of a volume of `cluster_id` that no PV names, as the reference labels such
+// volumes for the vSphere admin (instead of unregistering them): each PV entity of `cluster_id`
+// with pv_missing=true added to its labels (others kept), or, with none, a PV entity named
+// `volume_name` (the PV's name the volume was created for) with that label; no PVC or Pod entity
+// of ours (their objects are gone with the PV). Empty when there is nothing to label (no PV entity
+// and no volume name). When a PV names the volume again, its own entities replace these.
+std::vector<cns::EntityMetadata> PvMissingEntities(const std::vector<cns::EntityMetadata>& current,
+                                                   const std::string& volume_name,
+                                                   const std::string& cluster_id);
+
 // Whether the volume's own entities belong to `cluster_id` (the reference's full sync queries
 // volumes by container cluster id; an entity of ours on a volume of another cluster counts).
 bool HasEntitiesOf(const cns::VolumeMetadata& metadata, const std::string& cluster_id);

@@ -185,6 +185,44 @@ TEST(PlanTest, EverythingOfOursRemovedWhenNothingIsDesired) {
   EXPECT_FALSE(HasEntitiesOf(m, "c2"));
 }
 
+// A volume of ours no PV names is labelled pv_missing=true, as the reference's full sync does.
+TEST(PvMissingTest, LabelsOurPvEntitiesDropsClaimsAndPodsLeavesOthers) {
+  struct Case {
+    const char* name;
+    std::vector<cns::EntityMetadata> have;
+    std::string volume_name;
+    std::vector<cns::EntityMetadata> want;
+  };
+  const cns::EntityMetadata pv{kEntityPv, "pv1", "", {{"app", "db"}}, false, "c1", {}};
+  const cns::EntityMetadata pvc{
+      kEntityPvc, "data", "ns1", {}, false, "c1", {{kEntityPv, "pv1", "", "c1"}}};
+  const cns::EntityMetadata foreign{kEntityPv, "pv9", "", {}, false, "c2", {}};
+  cns::EntityMetadata pv_labelled = pv;
+  pv_labelled.labels.emplace_back("pv_missing", "true");
+  const std::vector<Case> cases = {
+      {"PV entity: label added, its own kept", {pv, pvc}, "pvc-1", {pv_labelled}},
+      {"labelled already: the same", {pv_labelled}, "pvc-1", {pv_labelled}},
+      {"no PV entity: one named after the volume",
+       {foreign},
+       "pvc-1",
+       {{kEntityPv, "pvc-1", "", {{"pv_missing", "true"}}, false, "c1", {}}}},
+      {"nothing to name it by", {}, "", {}},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(PvMissingEntities(c.have, c.volume_name, "c1"), c.want) << c.name;
+  }
+  // Applied: the PV entity rewritten with the label, the PVC removed, the foreign one untouched;
+  // once labelled, nothing more to write.
+  auto plan =
+      PlanEntityUpdate({pv, pvc, foreign}, PvMissingEntities({pv, pvc}, "pvc-1", "c1"), "c1");
+  ASSERT_THAT(plan, SizeIs(2));
+  EXPECT_EQ(plan[0], pv_labelled);
+  EXPECT_TRUE(plan[1].remove);
+  EXPECT_THAT(PlanEntityUpdate({pv_labelled, foreign},
+                               PvMissingEntities({pv_labelled, foreign}, "pvc-1", "c1"), "c1"),
+              IsEmpty());
+}
+
 // The full sync keeps OwnEntitiesDigest per CNS volume instead of its metadata: it must agree
 // with "the plan is empty" in every case.
 TEST(PlanTest, OwnEntitiesDigestAgreesWithAnEmptyPlan) {

@@ -21,7 +21,7 @@ absl::Status MetadataSyncer::FullSync(bool write_in_batches) {
   const int queued = CheckPvs(in_cns, write_in_batches, named, to_write);
   const std::vector<std::string> cleanup = NoteOrphans(in_cns, named);
   for (const std::string& k : cleanup) queue_.Add(k);
-  VLOG(2, "CNS full sync: {} volumes of cluster {}, {} queued, {} orphan metadata cleanups",
+  VLOG(2, "CNS full sync: {} volumes of cluster {}, {} queued, {} orphans to label pv_missing",
        in_cns.size(), cluster_id_, queued, cleanup.size());
   for (const auto& [t, pending] : to_write) {
     for (size_t i = 0; i < pending.size(); i += kMetadataBatch) {
@@ -49,9 +49,15 @@ absl::Status MetadataSyncer::ListOurVolumes(std::map<std::string, Listed>& in_cn
       }
       for (const vsphere::cns::Volume& v : r->volumes) {
         const vsphere::cns::VolumeMetadata& m = v.metadata;
-        in_cns[v.volume_id] = {&t, v.name, m.container_cluster.cluster_id == cluster_id_,
-                               HasEntitiesOf(m, cluster_id_),
-                               OwnEntitiesDigest(m.entity_metadata, cluster_id_)};
+        in_cns[v.volume_id] = {
+            &t,
+            v.name,
+            m.container_cluster.cluster_id == cluster_id_,
+            HasEntitiesOf(m, cluster_id_),
+            OwnEntitiesDigest(m.entity_metadata, cluster_id_),
+            PlanEntityUpdate(m.entity_metadata,
+                             PvMissingEntities(m.entity_metadata, v.name, cluster_id_), cluster_id_)
+                .empty()};
       }
       if (r->volumes.empty() || r->cursor.offset >= r->cursor.total_records) break;
       f.cursor->offset = r->cursor.offset;
@@ -132,11 +138,11 @@ std::vector<std::string> MetadataSyncer::NoteOrphans(const std::map<std::string,
     if (reported_orphans_.insert(id).second) {
       LOG_WARN(
           "CNS volume {} ({}) in vCenter {} belongs to cluster-id {} but no "
-          "PersistentVolume names it; it is kept, not deleted (delete it in vSphere if it "
-          "is garbage, or create a PV with volumeHandle {})",
-          id, f.name, f.target->vcenter, cluster_id_, KeyFor(id, *f.target));
+          "PersistentVolume names it; it is kept, not deleted, and labelled {}=true in CNS "
+          "(delete it in vSphere if it is garbage, or create a PV with volumeHandle {})",
+          id, f.name, f.target->vcenter, cluster_id_, kPvMissingLabel, KeyFor(id, *f.target));
     }
-    if (f.has_our_entities) cleanup.push_back(KeyFor(id, *f.target));
+    if (!f.labelled_missing) cleanup.push_back(KeyFor(id, *f.target));
   }
   orphan_candidates_ = std::move(candidates);
   for (auto it = confirmed_.begin(); it != confirmed_.end();) {

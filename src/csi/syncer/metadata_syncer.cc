@@ -49,9 +49,14 @@ MetadataSyncer::MetadataSyncer(kube::Informer& pvs, kube::Informer& pvcs, kube::
       full_sync_hist_(registry_.Histogram("vsphere_full_sync_ops_histogram",
                                           "Histogram vector for CSI Full Sync operations.",
                                           {"status"}, {2, 5, 10, 15, 20, 25, 30, 60, 120, 180})),
-      pv_missing_(registry_.Gauge(
-          "vsphere_cns_volume_pv_missing",
-          "Number of CNS volumes whose corresponding Kubernetes PV was not found", {"vc"})),
+      pv_missing_(registry_.Gauge("vsphere_cns_volume_pv_missing",
+                                  "Number of CNS volumes whose corresponding Kubernetes PV was not "
+                                  "found during the last full sync, per vCenter.",
+                                  {"vc"})),
+      pv_retained_(registry_.Gauge("vsphere_cns_volume_pv_retained",
+                                   "Number of CNS volumes with ReclaimPolicy=Retain PVs in "
+                                   "Released/Available phase, per vCenter.",
+                                   {"vc"})),
       not_found_(
           registry_.Gauge("vsphere_syncer_pv_volume_not_found",
                           "PersistentVolumes of this driver whose CNS volume no vCenter knows")),
@@ -60,7 +65,12 @@ MetadataSyncer::MetadataSyncer(kube::Informer& pvs, kube::Informer& pvcs, kube::
                                  {"result"})),
       queue_(QueueOptions(options, clock_)),
       runner_(clock_) {
-  for (const CnsTarget& t : targets_) pv_missing_->Set({t.vcenter}, 0);
+  for (const CnsTarget& t : targets_) {
+    pv_missing_->Set({t.vcenter}, 0);
+    // The reference labels retained PVs' volumes (pv_retained) on supervisor clusters only: in
+    // the vanilla flavor the gauge stays 0, here as there.
+    pv_retained_->Set({t.vcenter}, 0);
+  }
   not_found_->Set({}, 0);
   handlers_.emplace_back(&pvs_, pvs_.AddEventHandler({
                                     .on_add = [this](const Json& pv) { OnPv(nullptr, &pv); },
@@ -339,8 +349,13 @@ absl::Status MetadataSyncer::SyncVolume(const std::string& handle) {
     absl::MutexLock l(&mu_);
     if (pvs_without_volume_.erase(handle) > 0) SetGauges();
   }
+  Desired labelled;
+  if (!want.has_pv) {  // no PV names it: labelled pv_missing, as the reference's full sync does
+    labelled.entities =
+        PvMissingEntities(found->volume.metadata.entity_metadata, found->volume.name, cluster_id_);
+  }
   std::optional<vsphere::cns::MetadataUpdate> update =
-      UpdateFor(*found->target, found->volume, want);
+      UpdateFor(*found->target, found->volume, want.has_pv ? want : labelled);
   if (!update) {
     Confirm(cns_id, want, digest);
     return absl::OkStatus();

@@ -143,6 +143,7 @@ class MetadataSyncer {
     bool our_cluster = false;       // container cluster is ours
     bool has_our_entities = false;  // HasEntitiesOf(metadata, cluster_id)
     uint64_t own_digest = 0;        // OwnEntitiesDigest(entities, cluster_id)
+    bool labelled_missing = false;  // already says what PvMissingEntities would
   };
   struct Pending {  // a volume for the first full sync to write
     std::string handle;
@@ -220,9 +221,10 @@ class MetadataSyncer {
   std::unique_ptr<metrics::Registry> own_registry_;
   metrics::Registry& registry_;
   metrics::Family* full_sync_hist_;
-  metrics::Family* pv_missing_;  // vsphere_cns_volume_pv_missing{vc}
-  metrics::Family* not_found_;   // vsphere_syncer_pv_volume_not_found
-  metrics::Family* updates_;     // vsphere_syncer_metadata_updates_total{result}
+  metrics::Family* pv_missing_;   // vsphere_cns_volume_pv_missing{vc}
+  metrics::Family* pv_retained_;  // vsphere_cns_volume_pv_retained{vc}: 0 (vanilla)
+  metrics::Family* not_found_;    // vsphere_syncer_pv_volume_not_found
+  metrics::Family* updates_;      // vsphere_syncer_metadata_updates_total{result}
   kube::WorkQueue queue_;
   kube::ControllerRunner runner_;
   std::vector<std::pair<kube::Informer*, kube::Informer::HandlerId>> handlers_;

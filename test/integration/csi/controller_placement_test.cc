@@ -189,6 +189,55 @@ TEST_F(ControllerPlacementTest, ANodeVmMovingToAnotherHostChangesTheSharedSet) {
   ASSERT_TRUE(env().sim().RelocateVm("node-b0", "/dc1/host/zone-b", "zone-b-host-0").ok());
 }
 
+// Issue 42 item 5 (the reference's csi-auth-check): datastores where the user lacks
+// Datastore.FileManagement (or System.Read) are left out, read in one
+// FetchUserPrivilegeOnEntities per refresh, and errors name them.
+TEST(ControllerPlacementPrivilegesTest, DatastoresWithoutFileManagementAreLeftOutAndNamed) {
+  auto env = ControllerEnv::StartWith({kSpec}, {});
+  ASSERT_TRUE(env.ok()) << env.status();
+  ControllerEnv& e = **env;
+  // From its first grant on, csi-user has exactly what the grants give: both privileges on
+  // "shared", only System.Read on "ab0".
+  ASSERT_TRUE(
+      e.sim()
+          .Grant("csi-user", "/dc1/datastore/shared", {"Datastore.FileManagement", "System.Read"})
+          .ok());
+  ASSERT_TRUE(e.sim().Grant("csi-user", "/dc1/datastore/ab0", {"System.Read"}).ok());
+  ASSERT_TRUE(e.sim().ResetCounters().ok());
+  const uint64_t full_before = e.backend().inventory().stats().full_refreshes;
+  e.backend().inventory().RequestFullRefresh();
+  ASSERT_TRUE(ccm::testing::Eventually(
+      [&] { return e.backend().inventory().stats().full_refreshes > full_before; }));
+  auto soap = e.sim().SoapCounters();
+  ASSERT_TRUE(soap.ok());
+  EXPECT_EQ((*soap)["FetchUserPrivilegeOnEntities"], 1) << "one call for every datastore";
+
+  auto create = [&](const std::string& name, std::map<std::string, std::string> params,
+                    ::csi::v1::CreateVolumeResponse* resp) {
+    grpc::ClientContext ctx;
+    ::csi::v1::CreateVolumeRequest req = CreateReq(name, kGiB);
+    for (const auto& [k, v] : params) (*req.mutable_parameters())[k] = v;
+    return e.controller().CreateVolume(&ctx, req, resp);
+  };
+  // ab0 (shared by every node VM's host, more free space) is left out: "shared" it is.
+  ::csi::v1::CreateVolumeResponse resp;
+  grpc::Status s = create("pvc-privileged", {}, &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  auto v = e.CnsVolume(resp.volume().volume_id());
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->datastore_name, "shared");
+
+  // Asked for by URL: the error says which privilege the user lacks there.
+  s = create("pvc-ab0", {{"datastoreurl", e.DatastoreUrl("ab0")}}, &resp);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << s.error_message();
+  EXPECT_THAT(s.error_message(), AllOf(HasSubstr("\"ab0\""),
+                                       HasSubstr("user csi-user lacks Datastore.FileManagement")));
+  // A policy compatible only with datastores the user may not use: named as skipped.
+  s = create("pvc-gold", {{"storagepolicyname", "gold"}}, &resp);
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(s.error_message(), HasSubstr("skipped for privileges"));
+}
+
 TEST(ControllerPlacementNodesTest, WithoutNodeVmsAnUnconstrainedVolumeHasNowhereToGo) {
   ControllerEnv::Options o;
   o.not_nodes = {"node-a0", "node-a1", "node-b0"};

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
@@ -131,9 +132,15 @@ TEST_F(SyncerTest, DeletedPodAndPvcAreRemovedFromCns) {
     auto e = env_.Entities(id);
     return e.size() == 1 && e[0].entity_type == kEntityPv;
   }));
-  // The PV goes: its entity too; the volume itself stays in CNS.
+  // The PV goes: the volume stays in CNS, its PV entity labelled pv_missing=true for the
+  // vSphere admin (as the reference labels volumes whose PV is gone).
   ASSERT_TRUE(env_.emu().Delete("persistentvolumes", "", "pv-cache").ok());
-  ASSERT_TRUE(Eventually([&] { return env_.Entities(id).empty(); }));
+  ASSERT_TRUE(Eventually([&] {
+    auto e = env_.Entities(id);
+    return e.size() == 1 && e[0].entity_name == "pv-cache" &&
+           absl::c_linear_search(e[0].labels,
+                                 std::pair<std::string, std::string>("pv_missing", "true"));
+  }));
   EXPECT_TRUE(env_.Volume(id).ok());
 }
 
@@ -173,11 +180,26 @@ TEST_F(SyncerTest, OrphanIsReportedAndKept) {
   // First sighting: a candidate only (a volume exists in CNS before its PV).
   ASSERT_TRUE(env_.RunFullSync());
   EXPECT_THAT(env_.syncer().stats().orphans, IsEmpty());
-  // Second: reported, counted, its stale entity removed, the volume kept.
+  // Second: reported, counted, its PV entity labelled pv_missing=true (as the reference now
+  // does), the volume kept.
   ASSERT_TRUE(env_.RunFullSync());
   EXPECT_THAT(env_.syncer().stats().orphans, ElementsAre(*orphan));
   EXPECT_EQ(Metric("vsphere_cns_volume_pv_missing", {env_.vcenter()}), 1);
-  ASSERT_TRUE(Eventually([&] { return env_.Entities(*orphan).empty(); }));
+  EXPECT_EQ(Metric("vsphere_cns_volume_pv_retained", {env_.vcenter()}), 0);
+  auto labelled = [&] {
+    auto e = env_.Entities(*orphan);
+    return e.size() == 1u && e[0].entity_name == "pv-long-gone" &&
+           e[0].labels == cns::KeyValues{{"pv_missing", "true"}};
+  };
+  ASSERT_TRUE(Eventually(labelled));
+  // Labelled once: the next full sync writes nothing for it.
+  auto before = env_.vcsim().CnsCounters();
+  ASSERT_TRUE(before.ok());
+  ASSERT_TRUE(env_.RunFullSync());
+  auto after = env_.vcsim().CnsCounters();
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ((*after)["CnsUpdateVolumeMetadata"], (*before)["CnsUpdateVolumeMetadata"]);
+  EXPECT_TRUE(labelled());
   auto volumes = env_.vcsim().CnsVolumes();
   ASSERT_TRUE(volumes.ok());
   std::set<std::string> ids;
@@ -187,9 +209,11 @@ TEST_F(SyncerTest, OrphanIsReportedAndKept) {
   ASSERT_TRUE(counters.ok());
   EXPECT_EQ((*counters)["CnsDeleteVolume"], 0);
 
-  // A PV for it appears: no longer an orphan at the next full sync, its metadata registered.
+  // A PV for it appears: no longer an orphan at the next full sync, its metadata registered
+  // and the label gone with the stale entity.
   ASSERT_TRUE(env_.PutPv("pv-adopted", *orphan).ok());
   ASSERT_TRUE(Eventually([&] { return env_.HasEntity(*orphan, kEntityPv, "pv-adopted"); }));
+  ASSERT_TRUE(Eventually([&] { return !env_.HasEntity(*orphan, kEntityPv, "pv-long-gone"); }));
   ASSERT_TRUE(env_.RunFullSync());
   EXPECT_THAT(env_.syncer().stats().orphans, IsEmpty());
   EXPECT_EQ(Metric("vsphere_cns_volume_pv_missing", {env_.vcenter()}), 0);
