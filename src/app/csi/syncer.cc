@@ -147,6 +147,11 @@ struct SyncerWiring {
     so.workers = o.workers;
     so.query_page = std::min(1000, std::max(1, config.global.query_limit));
     so.registry = &metrics::Registry::Default();
+    // pv-to-backingdiskobjectid-mapping, followed live (asked at each full sync).
+    so.map_backing_objects = [f = features] {
+      return f->Enabled(csi::kFssPvToBackingDiskObjectIdMapping);
+    };
+    so.pvc_writer = client.get();
     csi::KubeVolumeMigrations migrations(*informer_client);
     std::unique_ptr<csi::InTreeRegistrar> registrar;
     if (targets.size() == 1) {

@@ -201,6 +201,18 @@ uint64_t OwnEntitiesDigest(const std::vector<cns::EntityMetadata>& current,
   return EntitiesDigest(own);
 }
 
+std::optional<std::string> BackingObjectAnnotationChange(const std::optional<std::string>& current,
+                                                         const std::string& pv_uid,
+                                                         const std::string& object_id) {
+  if (pv_uid.empty() || object_id.empty()) {
+    if (!current.has_value() || current->empty()) return std::nullopt;
+    return std::string();
+  }
+  std::string want = pv_uid + ":" + object_id;
+  if (current == want) return std::nullopt;
+  return want;
+}
+
 std::vector<cns::EntityMetadata> PvMissingEntities(const std::vector<cns::EntityMetadata>& current,
                                                    const std::string& volume_name,
                                                    const std::string& cluster_id) {

@@ -12,6 +12,7 @@
 // are never touched.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,18 @@ uint64_t EntitiesDigest(const std::vector<cns::EntityMetadata>& entities);
 // volume instead of the volume's metadata.
 uint64_t OwnEntitiesDigest(const std::vector<cns::EntityMetadata>& current,
                            const std::string& cluster_id);
+
+// The reference's PVC annotation (feature state pv-to-backingdiskobjectid-mapping):
+// "<PV uid>:<backingDiskObjectId>" of the bound PV's volume.
+inline constexpr char kBackingObjectAnnotation[] =
+    "cns.vmware.com/pv-to-backingdiskobjectid-mapping";
+
+// What the annotation should become, as the reference decides: "<pv_uid>:<object_id>" when both
+// are known and it differs from `current`; "" (the annotation emptied, not removed) when the
+// volume has no object ID but the PVC carries an annotation; nullopt when nothing changes.
+std::optional<std::string> BackingObjectAnnotationChange(const std::optional<std::string>& current,
+                                                         const std::string& pv_uid,
+                                                         const std::string& object_id);
 
 // The label the reference's full sync puts on a volume of the cluster that no PV names.
 inline constexpr char kPvMissingLabel[] = "pv_missing";

@@ -223,6 +223,27 @@ TEST(PvMissingTest, LabelsOurPvEntitiesDropsClaimsAndPodsLeavesOthers) {
               IsEmpty());
 }
 
+TEST(BackingObjectAnnotationTest, AsTheReferenceDecides) {
+  struct Case {
+    const char* name;
+    std::optional<std::string> current;
+    std::string uid, object;
+    std::optional<std::string> want;
+  };
+  const std::vector<Case> cases = {
+      {"new", std::nullopt, "uid-1", "52ab", "uid-1:52ab"},
+      {"same", "uid-1:52ab", "uid-1", "52ab", std::nullopt},
+      {"object moved", "uid-1:52ab", "uid-1", "52cd", "uid-1:52cd"},
+      {"no object, no annotation", std::nullopt, "uid-1", "", std::nullopt},
+      {"no object any more: emptied, not removed", "uid-1:52ab", "uid-1", "", ""},
+      {"emptied already", "", "uid-1", "", std::nullopt},
+      {"no PV uid", std::nullopt, "", "52ab", std::nullopt},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(BackingObjectAnnotationChange(c.current, c.uid, c.object), c.want) << c.name;
+  }
+}
+
 // The full sync keeps OwnEntitiesDigest per CNS volume instead of its metadata: it must agree
 // with "the plan is empty" in every case.
 TEST(PlanTest, OwnEntitiesDigestAgreesWithAnEmptyPlan) {

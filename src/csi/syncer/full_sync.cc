@@ -20,6 +20,10 @@ absl::Status MetadataSyncer::FullSync(bool write_in_batches) {
   std::map<const CnsTarget*, std::vector<Pending>> to_write;
   const int queued = CheckPvs(in_cns, write_in_batches, named, to_write);
   const std::vector<std::string> cleanup = NoteOrphans(in_cns, named);
+  const int annotated = MapBackingObjects(in_cns);
+  if (annotated > 0) {
+    LOG_INFO("{} PVC(s) annotated {} by this full sync", annotated, kBackingObjectAnnotation);
+  }
   for (const std::string& k : cleanup) queue_.Add(k);
   VLOG(2, "CNS full sync: {} volumes of cluster {}, {} queued, {} orphans to label pv_missing",
        in_cns.size(), cluster_id_, queued, cleanup.size());
@@ -57,7 +61,8 @@ absl::Status MetadataSyncer::ListOurVolumes(std::map<std::string, Listed>& in_cn
             OwnEntitiesDigest(m.entity_metadata, cluster_id_),
             PlanEntityUpdate(m.entity_metadata,
                              PvMissingEntities(m.entity_metadata, v.name, cluster_id_), cluster_id_)
-                .empty()};
+                .empty(),
+            v.backing_disk_object_id};
       }
       if (r->volumes.empty() || r->cursor.offset >= r->cursor.total_records) break;
       f.cursor->offset = r->cursor.offset;
@@ -120,6 +125,43 @@ int MetadataSyncer::CheckPvs(const std::map<std::string, Listed>& in_cns, bool w
     }
   }
   return queued;
+}
+
+// 2b. The feature state pv-to-backingdiskobjectid-mapping: each bound PV's PVC annotated with
+// "<PV uid>:<backingDiskObjectId>", from the listing above (the reference queries CNS again for
+// it every 10 minutes; here it costs no vCenter request). A failed write is retried at the next
+// full sync.
+int MetadataSyncer::MapBackingObjects(const std::map<std::string, Listed>& in_cns) {
+  if (pvc_writer_ == nullptr || !map_backing_objects_ || !map_backing_objects_()) return 0;
+  int written = 0;
+  for (const std::string& key : pvs_.Keys()) {
+    const kube::ObjectPtr pv = pvs_.Get(key);
+    if (pv == nullptr || !IsOurPv(*pv)) continue;  // CSI block volumes, as the reference
+    if (pv->value("/status/phase"_json_pointer, std::string()) != "Bound") continue;
+    auto listed = in_cns.find(CnsIdOfPv(*pv));
+    const std::string claim = ClaimKey(*pv);
+    if (listed == in_cns.end() || claim.empty()) continue;
+    const kube::ObjectPtr pvc = pvcs_.Get(claim);
+    if (pvc == nullptr) continue;
+    const Json::json_pointer at(
+        "/metadata/annotations/cns.vmware.com~1pv-to-backingdiskobjectid-mapping");
+    std::optional<std::string> current;
+    if (pvc->contains(at) && pvc->at(at).is_string()) current = pvc->at(at).get<std::string>();
+    std::optional<std::string> change = BackingObjectAnnotationChange(
+        current, pv->value("/metadata/uid"_json_pointer, std::string()),
+        listed->second.backing_object_id);
+    if (!change) continue;
+    const Json patch = {{"metadata", {{"annotations", {{kBackingObjectAnnotation, *change}}}}}};
+    absl::StatusOr<Json> r =
+        pvc_writer_->Patch(kube::PersistentVolumeClaims(), kube::Namespace(*pvc), kube::Name(*pvc),
+                           kube::PatchType::kMerge, patch);
+    if (!r.ok()) {
+      LOG_WARN("PVC {}: {}: {}", claim, kBackingObjectAnnotation, r.status().message());
+      continue;
+    }
+    ++written;
+  }
+  return written;
 }
 
 // 3. Orphans: in CNS under our cluster-id, named by no PV in this pass and the previous one.

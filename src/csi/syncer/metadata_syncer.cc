@@ -43,6 +43,8 @@ MetadataSyncer::MetadataSyncer(kube::Informer& pvs, kube::Informer& pvcs, kube::
       migrations_(options.registrar ? options.migrations : nullptr),
       migrations_informer_(options.registrar ? options.migrations_informer : nullptr),
       registrar_(options.migrations ? options.registrar : nullptr),
+      map_backing_objects_(options.map_backing_objects),
+      pvc_writer_(options.pvc_writer),
       clock_(options.clock ? *options.clock : Clock::Real()),
       own_registry_(options.registry ? nullptr : std::make_unique<metrics::Registry>()),
       registry_(options.registry ? *options.registry : *own_registry_),

@@ -41,6 +41,7 @@
 // Leader election is the caller's: run one syncer per cluster (see app/csi_syncer.h).
 // Thread-safe.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -90,6 +91,10 @@ struct MetadataSyncerOptions {
   VolumeMigrations* migrations = nullptr;
   kube::Informer* migrations_informer = nullptr;  // started by the caller
   InTreeRegistrar* registrar = nullptr;
+  // The feature state pv-to-backingdiskobjectid-mapping (asked at each full sync; null: off) and
+  // the client that annotates PVCs with it.
+  std::function<bool()> map_backing_objects;
+  kube::Client* pvc_writer = nullptr;
 };
 
 // Counters for tests and logs (the metrics carry the same).
@@ -144,6 +149,7 @@ class MetadataSyncer {
     bool has_our_entities = false;  // HasEntitiesOf(metadata, cluster_id)
     uint64_t own_digest = 0;        // OwnEntitiesDigest(entities, cluster_id)
     bool labelled_missing = false;  // already says what PvMissingEntities would
+    std::string backing_object_id;  // its vSAN / vVol object ("" elsewhere)
   };
   struct Pending {  // a volume for the first full sync to write
     std::string handle;
@@ -182,6 +188,9 @@ class MetadataSyncer {
   void EnqueueClaim(const std::string& claim_key);
   bool ProcessNextItem();
   absl::Status RunFullSync(bool write_in_batches) ABSL_LOCKS_EXCLUDED(pass_mu_);
+  // With map_backing_objects on: each bound PV's PVC gets kBackingObjectAnnotation from the
+  // listing the full sync already made (no CNS call of its own). Returns the PVCs written.
+  int MapBackingObjects(const std::map<std::string, Listed>& in_cns);
   absl::Mutex pass_mu_ ABSL_ACQUIRED_BEFORE(mu_);  // one full sync at a time
   // The full sync's steps (full_sync.cc).
   absl::Status ListOurVolumes(std::map<std::string, Listed>& in_cns);
@@ -217,6 +226,8 @@ class MetadataSyncer {
   VolumeMigrations* const migrations_;
   kube::Informer* const migrations_informer_;
   InTreeRegistrar* const registrar_;
+  const std::function<bool()> map_backing_objects_;
+  kube::Client* const pvc_writer_;
   Clock& clock_;
   std::unique_ptr<metrics::Registry> own_registry_;
   metrics::Registry& registry_;

@@ -22,18 +22,20 @@ Json Keep(Json& from, std::initializer_list<const char*> paths) {
 
 void TrimPvForSyncer(Json& pv) {
   if (!pv.is_object()) return;
-  pv = Keep(pv, {"/metadata/name", "/metadata/resourceVersion", "/metadata/labels",
+  pv = Keep(pv, {"/metadata/name", "/metadata/uid", "/metadata/resourceVersion", "/metadata/labels",
                  "/metadata/annotations/pv.kubernetes.io~1provisioned-by",
                  "/metadata/annotations/pv.kubernetes.io~1migrated-to", "/spec/csi/driver",
                  "/spec/csi/volumeHandle", "/spec/vsphereVolume/volumePath",
                  "/spec/vsphereVolume/storagePolicyName", "/spec/claimRef/namespace",
-                 "/spec/claimRef/name"});
+                 "/spec/claimRef/name", "/status/phase"});
 }
 
 void TrimPvcForSyncer(Json& pvc) {
   if (!pvc.is_object()) return;
   pvc = Keep(pvc, {"/metadata/name", "/metadata/namespace", "/metadata/resourceVersion",
-                   "/metadata/labels", "/spec/volumeName"});
+                   "/metadata/labels",
+                   "/metadata/annotations/cns.vmware.com~1pv-to-backingdiskobjectid-mapping",
+                   "/spec/volumeName"});
 }
 
 void TrimPodForSyncer(Json& pod) {

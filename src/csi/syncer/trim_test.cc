@@ -91,16 +91,22 @@ Json Trimmed(Json obj, F trim) {
 
 TEST(SyncerTrimTest, KeepsExactlyWhatTheEntitiesRead) {
   EXPECT_EQ(Trimmed(FullPv("csi.vsphere.vmware.com", true), TrimPvForSyncer), Json::parse(R"({
-    "metadata": {"name": "pv-1", "resourceVersion": "17",
+    "metadata": {"name": "pv-1", "uid": "u1", "resourceVersion": "17",
                  "labels": {"app": "db", "tier": "gold"},
                  "annotations": {"pv.kubernetes.io/provisioned-by": "csi.vsphere.vmware.com"}},
     "spec": {"csi": {"driver": "csi.vsphere.vmware.com",
                      "volumeHandle": "0b7e2c1a-1111-2222-3333-444455556666"},
-             "claimRef": {"namespace": "ns1", "name": "data"}}})"));
+             "claimRef": {"namespace": "ns1", "name": "data"}},
+    "status": {"phase": "Bound"}})"));
   EXPECT_EQ(Trimmed(FullPvc("pv-1"), TrimPvcForSyncer), Json::parse(R"({
     "metadata": {"name": "data", "namespace": "ns1", "resourceVersion": "18",
                  "labels": {"team": "a"}},
     "spec": {"volumeName": "pv-1"}})"));
+  // The feature state pv-to-backingdiskobjectid-mapping compares the PVC's annotation.
+  Json mapped = FullPvc("pv-1");
+  mapped["metadata"]["annotations"]["cns.vmware.com/pv-to-backingdiskobjectid-mapping"] = "u1:52";
+  EXPECT_EQ(Trimmed(mapped, TrimPvcForSyncer)["metadata"]["annotations"],
+            (Json{{"cns.vmware.com/pv-to-backingdiskobjectid-mapping", "u1:52"}}));
   EXPECT_EQ(Trimmed(FullPod("web-1", "Running", true), TrimPodForSyncer), Json::parse(R"({
     "metadata": {"name": "web-1", "namespace": "ns1", "resourceVersion": "30",
                  "deletionTimestamp": "2026-11-26T00:00:00Z"},

@@ -113,6 +113,9 @@ struct Volume {
   std::string storage_policy_id;
   int64_t capacity_mb = 0;
   std::string backing_disk_id;
+  // CnsBlockBackingDetails.backingDiskObjectId (vCenter 7.0U2+): the vSAN or vVol object behind
+  // the disk; empty on VMFS and NFS.
+  std::string backing_disk_object_id;
   VolumeMetadata metadata;
   std::string compliance_status;
   std::string accessibility_status;

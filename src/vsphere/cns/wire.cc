@@ -323,6 +323,7 @@ absl::StatusOr<QueryResult> ParseQueryResult(const pugi::xml_node& returnval) {
     if (!cap.ok()) return cap.status();
     vol.capacity_mb = *cap;
     vol.backing_disk_id = ChildText(backing, "backingDiskId");
+    vol.backing_disk_object_id = ChildText(backing, "backingDiskObjectId");
     vol.compliance_status = ChildText(v, "complianceStatus");
     vol.accessibility_status = ChildText(v, "datastoreAccessibilityStatus");
     vol.health_status = ChildText(v, "healthStatus");

@@ -216,7 +216,8 @@ TEST(CnsWireTest, ParsesQueryResults) {
       "<labels><key>a</key><value>b</value></labels><entityType>PERSISTENT_VOLUME</entityType>"
       "</entityMetadata></metadata>"
       "<backingObjectDetails xsi:type=\"CnsBlockBackingDetails\"><capacityInMb>2048</capacityInMb>"
-      "<backingDiskId>v1</backingDiskId></backingObjectDetails>"
+      "<backingDiskId>v1</backingDiskId><backingDiskObjectId>52f1</backingDiskObjectId>"
+      "</backingObjectDetails>"
       "<complianceStatus>compliant</complianceStatus><healthStatus>green</healthStatus></volumes>";
   const std::vector<QueryCase> cases = {
       {"one volume",
@@ -261,6 +262,7 @@ TEST(CnsWireTest, ParsesQueryResults) {
   EXPECT_EQ(v.name, "pvc-1");
   EXPECT_EQ(v.capacity_mb, 2048);
   EXPECT_EQ(v.backing_disk_id, "v1");
+  EXPECT_EQ(v.backing_disk_object_id, "52f1");
   EXPECT_EQ(v.storage_policy_id, "p1");
   EXPECT_EQ(v.datastore_url, "ds:///vmfs/volumes/a/");
   EXPECT_EQ(v.metadata.container_cluster.cluster_id, "c1");

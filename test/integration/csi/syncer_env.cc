@@ -26,7 +26,8 @@ constexpr char kSpec[] = R"({
     "name": "dc1",
     "clusters": [{"name": "c1", "hosts": 1}],
     "vms": [{"name": "node-1"}],
-    "datastores": [{"name": "ds1", "capacity_mb": 102400}]
+    "datastores": [{"name": "ds1", "capacity_mb": 102400},
+                   {"name": "vsan1", "capacity_mb": 102400, "type": "vsan"}]
   }]
 })";
 
@@ -80,8 +81,13 @@ absl::Status SyncerEnv::Start(bool start_syncer) {
   vcenter_ = "127.0.0.1";
   auto ds = vsphere::RetrieveAllOfType(*vim_, "Datastore", {"name"});
   if (!ds.ok()) return ds.status();
-  if (ds->empty()) return absl::InternalError("the simulator has no datastore");
-  datastore_ = ds->front().obj;
+  for (const vsphere::ObjectContent& o : *ds) {
+    if (o.GetText("name") == "ds1") datastore_ = o.obj;
+    if (o.GetText("name") == "vsan1") vsan_datastore_ = o.obj;
+  }
+  if (datastore_.empty() || vsan_datastore_.empty()) {
+    return absl::InternalError("the simulator lacks datastore ds1 or vsan1");
+  }
 
   absl::StatusOr<std::string> url = emu_.Start();
   if (!url.ok()) return url.status();
@@ -133,6 +139,8 @@ absl::Status SyncerEnv::StartSyncer() {
   so.migrations = migrations_.get();
   so.migrations_informer = &migrations_->informer();
   so.registrar = registrar_.get();
+  so.map_backing_objects = [this] { return map_backing_objects.load(); };
+  so.pvc_writer = rest_.get();
   syncer_ = std::make_unique<MetadataSyncer>(
       *pvs_, *pvcs_, *pods_, std::vector<CnsTarget>{{vcenter_, cns_.get(), "admin"}},
       std::move(so));
@@ -165,11 +173,11 @@ void SyncerEnv::WriteCsiConf(const std::string& path, const std::string& cluster
 }
 
 absl::StatusOr<std::string> SyncerEnv::CreateVolume(const std::string& name,
-                                                    const std::string& cluster_id) {
+                                                    const std::string& cluster_id, bool vsan) {
   vsphere::cns::CreateSpec s;
   s.name = name;
   s.capacity_mb = 1024;
-  s.datastores = {datastore_};
+  s.datastores = {vsan ? vsan_datastore_ : datastore_};
   s.metadata.container_cluster.cluster_id = cluster_id;
   s.metadata.container_cluster.vsphere_user = "admin";
   auto r = cns_->CreateVolume(s);

@@ -3,6 +3,7 @@
 // it, the API emulator with a RestClient and PV/PVC/Pod informers, and the syncer under test on a
 // FakeClock (its full-sync period and retry backoff move only when the test advances it).
 
+#include <atomic>
 #include <memory>
 #include <set>
 #include <string>
@@ -41,9 +42,13 @@ class SyncerEnv {
   void StopSyncer();
   absl::Status StartSyncer();
 
-  // A CNS volume (1 GiB) of `cluster_id` ("" = none, as a disk registered by hand).
+  // A CNS volume (1 GiB) of `cluster_id` ("" = none, as a disk registered by hand), on ds1
+  // (VMFS) or, with `vsan`, on vsan1.
   absl::StatusOr<std::string> CreateVolume(const std::string& name,
-                                           const std::string& cluster_id = kClusterId);
+                                           const std::string& cluster_id = kClusterId,
+                                           bool vsan = false);
+  // The feature state pv-to-backingdiskobjectid-mapping as the syncer sees it.
+  std::atomic<bool> map_backing_objects{false};
   // The volume's entity metadata, as CNS answers a query for it.
   std::vector<vsphere::cns::EntityMetadata> Entities(const std::string& volume_id);
   absl::StatusOr<vsphere::cns::Volume> Volume(const std::string& volume_id);
@@ -95,7 +100,7 @@ class SyncerEnv {
   std::unique_ptr<vsphere::Client> vim_;
   std::unique_ptr<vsphere::cns::CnsClient> cns_;
   std::string vcenter_;
-  vsphere::Moref datastore_;
+  vsphere::Moref datastore_, vsan_datastore_;
   ccm::testing::KubeEmulator emu_;
   std::unique_ptr<kube::RestClient> rest_;
   std::unique_ptr<kube::SharedInformerFactory> factory_;

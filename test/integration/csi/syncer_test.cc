@@ -219,6 +219,47 @@ TEST_F(SyncerTest, OrphanIsReportedAndKept) {
   EXPECT_EQ(Metric("vsphere_cns_volume_pv_missing", {env_.vcenter()}), 0);
 }
 
+// Feature state pv-to-backingdiskobjectid-mapping: the PVC of a bound PV on vSAN carries
+// "<PV uid>:<vSAN object>" after a full sync (from its listing: no CNS call of its own); a VMFS
+// volume (no object) gets no annotation; nothing is written again while it holds.
+TEST_F(SyncerTest, BackingObjectIdsAnnotateThePvcsWhenTheFeatureIsOn) {
+  auto vsan = env_.CreateVolume("pvc-on-vsan", kClusterId, /*vsan=*/true);
+  ASSERT_TRUE(vsan.ok()) << vsan.status();
+  ASSERT_TRUE(env_.PutPv("pv-on-vsan", *vsan, "ns1", "on-vsan").ok());
+  ASSERT_TRUE(env_.PutPvc("ns1", "on-vsan", "pv-on-vsan").ok());
+  const std::string vmfs = Workload("on-vmfs");
+  auto annotation = [&](const std::string& pvc) -> std::optional<std::string> {
+    auto obj = env_.emu().Get("persistentvolumeclaims", "ns1", pvc);
+    const nlohmann::json::json_pointer at(
+        "/metadata/annotations/cns.vmware.com~1pv-to-backingdiskobjectid-mapping");
+    if (!obj.ok() || !obj->contains(at)) return std::nullopt;
+    return obj->at(at).get<std::string>();
+  };
+  ASSERT_TRUE(Eventually([&] { return Complete(vmfs, "on-vmfs"); }));
+  ASSERT_TRUE(env_.RunFullSync());
+  EXPECT_EQ(annotation("on-vsan"), std::nullopt) << "the feature state is off";
+
+  env_.map_backing_objects = true;
+  ASSERT_TRUE(env_.RunFullSync());
+  auto volume = env_.Volume(*vsan);
+  ASSERT_TRUE(volume.ok());
+  ASSERT_FALSE(volume->backing_disk_object_id.empty()) << "vSAN answers the object";
+  auto pv = env_.emu().Get("persistentvolumes", "", "pv-on-vsan");
+  ASSERT_TRUE(pv.ok());
+  ASSERT_TRUE(Eventually([&] {
+    return annotation("on-vsan") == absl::StrCat((*pv)["metadata"]["uid"].get<std::string>(), ":",
+                                                 volume->backing_disk_object_id);
+  })) << annotation("on-vsan").value_or("(none)");
+  EXPECT_EQ(annotation("on-vmfs"), std::nullopt) << "no object on VMFS";
+
+  // Held: the next full sync writes no PVC.
+  env_.emu().ResetRequestCounts();
+  ASSERT_TRUE(env_.RunFullSync());
+  for (const auto& [key, count] : env_.emu().RequestCounts()) {
+    EXPECT_FALSE(absl::StartsWith(key, "patch persistentvolumeclaims")) << key << " x" << count;
+  }
+}
+
 TEST_F(SyncerTest, StaticallyProvisionedVolumeGetsItsMetadata) {
   // A disk registered in CNS by hand: no container cluster.
   auto id = env_.CreateVolume("hand-made", "");
