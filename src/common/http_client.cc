@@ -105,9 +105,17 @@ size_t OnStreamBody(char* data, size_t size, size_t n, void* user) {
   return size * n;
 }
 
+// What ends a transfer early: the caller's cancel flag, or the client's deadline.
+struct Abort {
+  const std::atomic<bool>* cancel = nullptr;
+  const std::atomic<int64_t>* deadline_ns = nullptr;
+};
+
 int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  auto* cancel = static_cast<const std::atomic<bool>*>(user);
-  return cancel != nullptr && cancel->load() ? 1 : 0;
+  const auto* a = static_cast<const Abort*>(user);
+  if (a->cancel != nullptr && a->cancel->load()) return 1;
+  const int64_t deadline = a->deadline_ns->load();
+  return deadline != INT64_MAX && absl::ToUnixNanos(absl::Now()) >= deadline ? 1 : 0;
 }
 
 absl::Status CurlError(CURLcode rc, const std::string& method, const std::string& url,
@@ -281,8 +289,36 @@ bool RetryOnFreshConnection(CURLcode rc, const std::string& method) {
 
 }  // namespace
 
+void HttpClient::SetDeadline(absl::Time deadline) {
+  const int64_t ns = absl::ToUnixNanos(deadline);
+  int64_t cur = deadline_ns_.load();
+  while (ns < cur && !deadline_ns_.compare_exchange_weak(cur, ns)) {
+  }
+}
+
+bool HttpClient::PastDeadline() const {
+  const int64_t d = deadline_ns_.load();
+  return d != INT64_MAX && absl::ToUnixNanos(absl::Now()) >= d;
+}
+
+absl::StatusOr<absl::Duration> HttpClient::Bounded(const HttpRequest& req,
+                                                   absl::Duration base) const {
+  const int64_t d = deadline_ns_.load();
+  if (d == INT64_MAX) return base;
+  const absl::Duration left = absl::FromUnixNanos(d) - absl::Now();
+  if (left <= absl::ZeroDuration()) {
+    return absl::CancelledError(
+        absl::StrCat(req.method, " ", req.url, ": not sent, the client is shutting down"));
+  }
+  return base > absl::ZeroDuration() ? std::min(base, left) : left;
+}
+
 absl::StatusOr<HttpResponse> HttpClient::Do(const HttpRequest& req) {
   for (int attempt = 0;; ++attempt) {
+    absl::StatusOr<absl::Duration> timeout =
+        Bounded(req, req.timeout > absl::ZeroDuration() ? req.timeout : options_.timeout);
+    if (!timeout.ok()) return timeout.status();
+    Abort abort{nullptr, &deadline_ns_};
     auto h = Acquire();
     CURL* c = h->curl;
     HttpResponse resp;
@@ -292,10 +328,11 @@ absl::StatusOr<HttpResponse> HttpClient::Do(const HttpRequest& req) {
     curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "gzip");
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, OnBody);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &resp.body);
-    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, nullptr);
-    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 1L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
-                     Millis(req.timeout > absl::ZeroDuration() ? req.timeout : options_.timeout));
+    // The progress callback only ends a transfer that outlives a deadline set while it ran.
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, OnProgress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, &abort);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, Millis(*timeout));
     h->errbuf[0] = '\0';
     CURLcode rc = curl_easy_perform(c);
     curl_slist_free_all(hdrs);
@@ -320,6 +357,9 @@ absl::StatusOr<HttpResponse> HttpClient::Stream(
     const HttpRequest& req, const std::function<bool(absl::string_view)>& on_data,
     const std::atomic<bool>* cancel) {
   for (int attempt = 0;; ++attempt) {
+    absl::StatusOr<absl::Duration> timeout = Bounded(req, req.timeout);
+    if (!timeout.ok()) return timeout.status();
+    Abort abort{cancel, &deadline_ns_};
     auto h = Acquire();
     CURL* c = h->curl;
     HttpResponse resp;
@@ -330,9 +370,9 @@ absl::StatusOr<HttpResponse> HttpClient::Stream(
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &st);
     curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, OnProgress);
-    curl_easy_setopt(c, CURLOPT_XFERINFODATA, cancel);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, &abort);
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS,
-                     req.timeout > absl::ZeroDuration() ? Millis(req.timeout) : 0L);
+                     *timeout > absl::ZeroDuration() ? Millis(*timeout) : 0L);
     h->errbuf[0] = '\0';
     CURLcode rc = curl_easy_perform(c);
     curl_slist_free_all(hdrs);

@@ -84,6 +84,13 @@ class HttpClient {
                                       const std::function<bool(absl::string_view)>& on_data,
                                       const std::atomic<bool>* cancel);
 
+  // Bounds every request from now on, for a process that stops: a request's timeout is cut to
+  // end by `deadline`; one started at or after it fails at once with Cancelled ("the client is
+  // shutting down"); transfers already under way end within about a second of it (Cancelled).
+  // May be called from any thread, more than once (the earliest deadline wins).
+  void SetDeadline(absl::Time deadline);
+  bool PastDeadline() const;
+
   const HttpClientOptions& options() const { return options_; }
   // Drops pooled connections (e.g. after credentials change or to force a new TLS handshake).
   void CloseIdleConnections();
@@ -93,7 +100,11 @@ class HttpClient {
   std::unique_ptr<Handle> Acquire();
   void Release(std::unique_ptr<Handle> h);
 
+  // The timeout of a request of `base` (zero: none) under the deadline; Cancelled past it.
+  absl::StatusOr<absl::Duration> Bounded(const HttpRequest& req, absl::Duration base) const;
+
   HttpClientOptions options_;
+  std::atomic<int64_t> deadline_ns_{INT64_MAX};  // absl::ToUnixNanos; INT64_MAX: none
   absl::Mutex mu_;
   std::vector<std::unique_ptr<Handle>> idle_ ABSL_GUARDED_BY(mu_);
 };

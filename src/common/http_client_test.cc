@@ -9,7 +9,9 @@
 #include <fstream>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "httplib.h"
 
@@ -202,6 +204,36 @@ TEST(HttpClientTest, TimeoutIsDeadlineExceeded) {
                  .timeout = absl::Milliseconds(200)});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded) << r.status();
+}
+
+// Issue 43: a stopping process bounds its calls. A request under way when the deadline is set
+// ends soon after the deadline (not at its own 60 s timeout); one started after it is not sent.
+TEST(HttpClientTest, DeadlineEndsARequestUnderWayAndRefusesLaterOnes) {
+  httplib::Server s;
+  AddRoutes(s);
+  Serving srv(s);
+  HttpClient c({});
+  const std::string slow = absl::StrCat("http://127.0.0.1:", srv.port(), "/slow");
+  absl::Notification started;
+  absl::StatusOr<HttpResponse> under_way;
+  std::thread t([&] {
+    started.Notify();
+    under_way = c.Do({.url = slow, .timeout = absl::Seconds(60)});
+  });
+  started.WaitForNotification();
+  c.SetDeadline(absl::Now() + absl::Milliseconds(100));
+  t.join();  // /slow answers after 1.5 s: the request ends at the deadline instead
+  ASSERT_FALSE(under_way.ok());
+  EXPECT_TRUE(absl::IsCancelled(under_way.status()) || absl::IsDeadlineExceeded(under_way.status()))
+      << under_way.status();
+  EXPECT_TRUE(c.PastDeadline());
+  auto later = c.Do({.url = absl::StrCat("http://127.0.0.1:", srv.port(), "/hello")});
+  ASSERT_FALSE(later.ok());
+  EXPECT_EQ(later.status().code(), absl::StatusCode::kCancelled);
+  EXPECT_TRUE(absl::StrContains(later.status().message(), "shutting down")) << later.status();
+  // The earliest deadline wins.
+  c.SetDeadline(absl::Now() + absl::Hours(1));
+  EXPECT_TRUE(c.PastDeadline());
 }
 
 TEST(HttpClientTest, StreamDeliversChunksAndCanStop) {

@@ -240,6 +240,7 @@ absl::Status Client::Retrying(absl::string_view method, Attempt attempt, MayRetr
   absl::Status s;
   for (int i = 0; i < attempts; ++i) {
     if (i > 0) {
+      if (http_.PastDeadline()) break;  // the process is stopping: no retry
       VLOG(2, "vCenter {}: {} failed ({}), retry {}/{}", options_.url, method, s, i, attempts - 1);
       clock_->SleepFor(BackoffDelay(options_.retry_backoff, i - 1), nullptr);
     }

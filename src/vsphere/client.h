@@ -113,6 +113,10 @@ class Client {
   absl::Status Login();
   // Ends the session (SessionManager.Logout). Later calls log in again.
   absl::Status Logout();
+  // For a process that stops (issue 43): every call from now on ends by `deadline` (a call under
+  // way is cut there, one started later fails at once with Cancelled) and is not retried past
+  // it. The earliest deadline set wins.
+  void SetDeadline(absl::Time deadline) { http_.SetDeadline(deadline); }
 
   // Invokes a vim25 method: `args_xml` is the method's arguments, starting with
   // MorefXml("_this", ...). Returns the parsed <methodResponse> (see SoapResponse::returnval()).

@@ -75,6 +75,8 @@ class TaggingClient {
   TaggingClient(TaggingOptions options, const CredentialSource& credentials,
                 std::shared_ptr<HttpClient> http = nullptr);
   ~TaggingClient();  // Logout(), best effort
+  // Bounds every request from now on (HttpClient::SetDeadline), for a process that stops.
+  void SetDeadline(absl::Time deadline) { http_->SetDeadline(deadline); }
   TaggingClient(const TaggingClient&) = delete;
   TaggingClient& operator=(const TaggingClient&) = delete;
 

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <iostream>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -109,6 +111,35 @@ TEST(LeaderElectionTest, SigtermReleasesTheLeaseLogsOutAndExitsZero) {
   ASSERT_TRUE(rest.ok());
   EXPECT_GE((*rest)["DELETE /rest/com/vmware/cis/session"], 1) << "vAPI session deleted";
   EXPECT_TRUE(absl::StrContains((*p)->Stderr(), "logged out of 1 vCenter(s)"));
+}
+
+// Issue 43: the same stop while vCenter hangs (accepts connections, answers nothing: a storage
+// outage, a half-dead load balancer). Before, the inventory stream's long poll and the logout
+// held the process 156 s, past the pod's 30 s grace: the Lease was never released.
+TEST(LeaderElectionTest, SigtermWithAHungVCenterStillReleasesTheLeaseAndExitsWithin5s) {
+  auto c = Cluster::Start("sigterm-hung");
+  ASSERT_TRUE(c.ok()) << c.status();
+  Cluster& cl = **c;
+  int port = 0;
+  auto p = cl.StartCcm("ccm", &port);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_TRUE(cl.RegisterNode("node-1").ok());
+  ASSERT_TRUE(WaitFor([&] { return !cl.ProviderId("node-1").empty(); }, absl::Seconds(30)))
+      << (*p)->Stderr();
+  ASSERT_FALSE(cl.LeaseHolder().empty());
+  ASSERT_TRUE(cl.vcsim().SetFault("blackhole").ok());
+  // A Node that registers now is being initialised against the hung vCenter.
+  ASSERT_TRUE(cl.RegisterNode("node-2").ok());
+
+  const absl::Time t0 = absl::Now();
+  (*p)->Signal(SIGTERM);
+  std::optional<int> code = (*p)->WaitExit(absl::Seconds(5));
+  const absl::Duration took = absl::Now() - t0;
+  ASSERT_TRUE(code.has_value()) << "still running 5 s after SIGTERM\n" << (*p)->Stderr();
+  EXPECT_EQ(*code, 0) << (*p)->Stderr();
+  std::cout << "exit after SIGTERM, vCenter hung: " << absl::FormatDuration(took) << "\n";
+  EXPECT_EQ(cl.LeaseHolder(), "") << "the lease is released (holderIdentity emptied)";
+  ASSERT_TRUE(cl.vcsim().SetFault("none").ok());
 }
 
 // Issue 15, row 7: another holder overwrites the Lease while our binary leads (a replica that

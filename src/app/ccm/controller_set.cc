@@ -120,6 +120,10 @@ void ControllerSet::OnVmChange(cloud::VCenter& vc, const std::string& moid) {
 void ControllerSet::Stop() {
   if (!started_ || stopped_) return;
   stopped_ = true;
+  // No call on a hung vCenter holds the stop (issue 43): the controllers' calls under way end
+  // within the budget, and the logouts below get what is left of it.
+  const absl::Time vcenter_deadline = absl::Now() + cloud::VCenter::kStopBudget;
+  for (auto& vc : vcs_) vc->SetDeadline(vcenter_deadline);
   {
     absl::MutexLock l(&mu_);
     stopping_ = true;

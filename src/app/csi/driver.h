@@ -24,6 +24,8 @@
 namespace ccm::app {
 
 inline constexpr char kCsiVersion[] = CCM_VERSION;
+// On SIGTERM, how long vCenter calls under way (and new ones) may still take.
+inline constexpr absl::Duration kVCenterStopBudget = absl::Milliseconds(1500);
 
 // What one mode contributes besides Identity.
 struct CsiServiceSet {
@@ -37,6 +39,8 @@ struct CsiServiceSet {
   std::shared_ptr<kube::EventRecorder> events;
   // Controller mode: the credentials of its vCenter sessions (passwords rotate through them).
   std::shared_ptr<cloud::CredentialStore> credentials;
+  // Controller mode: bounds every vCenter call from now on (for the stop; issue 43).
+  std::function<void(absl::Time)> set_vcenter_deadline;
   // Node mode: the feature-state ConfigMap's watch (null without API access).
   std::shared_ptr<FeatureStateWatch> feature_watch;
   // Whether volumes and nodes carry topology (VOLUME_ACCESSIBILITY_CONSTRAINTS): only when

@@ -173,10 +173,16 @@ struct SyncerWiring {
              config.global.cluster_id, absl::FormatDuration(o.full_sync_interval));
     std::unique_ptr<TriggeredFullSync> triggered = StartTriggeredFullSync(syncer);
     stop.WaitForNotification();
+    // No call on a hung vCenter holds the stop (issue 43): those under way end within the budget.
+    const absl::Time deadline = absl::Now() + cloud::VCenter::kStopBudget;
+    for (auto& v : vim) v->SetDeadline(deadline);
     triggered.reset();
     syncer.Stop();
-    for (kube::Informer* i : {&pvs, &pvcs, &pods}) i->Stop();
-    migrations.Stop();
+    // In parallel: each ends a watch stream, which takes up to a second to notice.
+    std::vector<std::thread> stops;
+    for (kube::Informer* i : {&pvs, &pvcs, &pods}) stops.emplace_back([i] { i->Stop(); });
+    stops.emplace_back([&migrations] { migrations.Stop(); });
+    for (std::thread& t : stops) t.join();
   }
 };
 

@@ -59,9 +59,15 @@ void VCenter::Start() {
   }
 }
 
+void VCenter::SetDeadline(absl::Time deadline) {
+  client_->SetDeadline(deadline);
+  tagging_->SetDeadline(deadline);
+}
+
 void VCenter::Stop() {
   if (stopped_) return;
   stopped_ = true;
+  SetDeadline(absl::Now() + kStopBudget);
   if (creds_subscription_ != 0) creds_->Unsubscribe(creds_subscription_);
   inventory_->Stop();
   (void)tagging_->Logout();

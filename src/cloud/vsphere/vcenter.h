@@ -33,8 +33,15 @@ class VCenter {
 
   // Starts the inventory cache (logs in on its thread). Returns at once.
   void Start();
-  // Stops the cache and logs out of SOAP and REST (best effort).
+  // Stops the cache and logs out of SOAP and REST, best effort and bounded whatever vCenter
+  // does (issue 43): the clean-up gets kStopBudget, or what is left of an earlier SetDeadline.
+  // Final: the object is not started again.
   void Stop();
+  // Every vCenter call of this object (and of the clients that share its SOAP client, e.g. CNS)
+  // ends by `deadline` from now on: for a process that stops, set on every vCenter before
+  // stopping what uses them, so that no call on a hung vCenter holds the stop.
+  void SetDeadline(absl::Time deadline);
+  static constexpr absl::Duration kStopBudget = absl::Seconds(2);
 
   const VirtualCenterConfig& config() const { return config_; }
   const std::string& label() const { return config_.label; }

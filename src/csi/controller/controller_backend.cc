@@ -1,5 +1,7 @@
 #include "csi/controller/controller_backend.h"
 
+#include <thread>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/logging.h"
@@ -136,13 +138,24 @@ void ControllerBackend::CleanOperations() {
   }
 }
 
+void ControllerBackend::SetVCenterDeadline(absl::Time deadline) {
+  for (auto& vc : vcs_) vc->SetDeadline(deadline);
+}
+
 void ControllerBackend::Stop() {
+  SetVCenterDeadline(absl::Now() + cloud::VCenter::kStopBudget);
   if (!stop_.HasBeenNotified()) stop_.Notify();
   if (cleaner_.joinable()) cleaner_.join();
-  if (datastores_ != nullptr) datastores_->Stop();
-  if (nodes_ != nullptr) nodes_->Stop();
-  if (pvs_ != nullptr) pvs_->Stop();
-  if (migrations_ != nullptr) migrations_->Stop();
+  // In parallel: each ends a stream (a watch, a long poll) that takes up to a second to notice.
+  std::vector<std::thread> stops;
+  auto stop = [&stops](auto* part) {
+    if (part != nullptr) stops.emplace_back([part] { part->Stop(); });
+  };
+  stop(datastores_.get());
+  stop(nodes_.get());
+  stop(pvs_.get());
+  stop(migrations_.get());
+  for (std::thread& t : stops) t.join();
   for (auto& vc : vcs_) vc->Stop();
   if (credentials_ != nullptr) credentials_->Stop();
 }

@@ -85,6 +85,9 @@ class ControllerBackend final : public ControllerCloud {
   OperationStore& operations() override { return *operations_; }
   VolumeMigrations* migrations() override { return migrations_.get(); }
   DatastoreInventory& inventory() { return *datastores_; }
+  // Every vCenter call (CNS, SPBM, inventory, tags) ends by `deadline` from now on: for a
+  // process that stops (issue 43).
+  void SetVCenterDeadline(absl::Time deadline);
   // The vCenter credentials (a re-read csi-vsphere.conf rotates passwords through it).
   cloud::CredentialStore& credentials() { return *credentials_; }
 

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 #include <set>
+#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -206,6 +207,38 @@ TEST_F(ControllerBinaryTest, AClusterIdThatDiffersFromTheConfigMapStopsTheStart)
       << same->Stderr();
   same->Signal(SIGTERM);
   EXPECT_EQ(same->WaitExit(absl::Seconds(15)), 0);
+}
+
+// Issue 43: a vCenter that hangs (TCP open, no answer: every request held) does not hold the
+// stop. SIGTERM ends the controller within 5 s, exit code 0, while an RPC waits on vCenter.
+TEST_F(ControllerBinaryTest, AHungVCenterDoesNotHoldTheStop) {
+  std::unique_ptr<ChildProcess> p = StartController("hung");
+  ASSERT_NE(p, nullptr);
+  ::csi::v1::CreateVolumeResponse resp;
+  grpc::Status s;
+  ASSERT_TRUE(Eventually([&] {
+    return (s = Create("pvc-before-hang", absl::Seconds(20), &resp)).ok();
+  })) << s.error_message()
+      << p->Stderr();
+  auto cns_calls = [&] {  // CNS requests reach the simulator as POST /vsanHealth
+    auto rest = env_.vcsim().RestCounters().value_or(std::map<std::string, int>{});
+    return rest["POST /vsanHealth"];
+  };
+  const int before = cns_calls();
+  ASSERT_TRUE(env_.vcsim().SetFault("blackhole").ok());
+  // An RPC now waits on the hung vCenter (the provisioner's deadline is far away).
+  std::thread rpc([&] { s = Create("pvc-during-hang", absl::Seconds(60), &resp); });
+  ASSERT_TRUE(Eventually([&] { return cns_calls() > before; })) << p->Stderr();
+  const absl::Time term = absl::Now();
+  p->Signal(SIGTERM);
+  const std::optional<int> code = p->WaitExit(absl::Seconds(5));
+  const absl::Duration took = absl::Now() - term;
+  rpc.join();
+  ASSERT_TRUE(code.has_value()) << "still running 5 s after SIGTERM\n" << p->Stderr();
+  EXPECT_EQ(*code, 0) << p->Stderr();
+  EXPECT_FALSE(s.ok()) << "the RPC cannot have succeeded on a hung vCenter";
+  RecordProperty("sigterm_to_exit_ms", absl::StrCat(absl::ToInt64Milliseconds(took)));
+  ASSERT_TRUE(env_.vcsim().SetFault("none").ok());
 }
 
 // Issue 42 item 4: the vCenter password is rotated (in vCenter, then in the Secret that holds

@@ -9,8 +9,10 @@
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -105,6 +107,59 @@ TEST(CsiSyncerBinaryTest, SyncsUnderTheLeaseServesMetricsAndStops) {
     EXPECT_TRUE(allowed.count(key)) << key << " is not granted to vsphere-csi-controller";
   }
   EXPECT_TRUE(leases);
+}
+
+// Issue 42 item 4 and issue 43 for the syncer: a rotated vCenter password in csi-vsphere.conf
+// applies without a restart; SIGTERM while vCenter hangs still releases the Lease and exits
+// within 5 s.
+TEST(CsiSyncerBinaryTest, RotatesItsPasswordLiveAndStopsWithin5sWhileVCenterHangs) {
+  SyncerEnv env;
+  ASSERT_TRUE(env.Start(/*start_syncer=*/false).ok());
+  const std::string conf = env.dir() + "/csi-vsphere.conf";
+  env.WriteCsiConf(conf);
+  auto p =
+      ChildProcess::Start({"/usr/bin/env", "-i", "X_CSI_MODE=syncer", "VSPHERE_CSI_CONFIG=" + conf,
+                           "POD_NAMESPACE=vmware-system-csi", CSI_DRIVER_BINARY,
+                           "--leader-election", "--kubeconfig=" + env.kubeconfig(),
+                           "--metrics-port=0", "--config-check-period=200ms", "--v=2"},
+                          env.dir() + "/syncer-rotate");
+  ASSERT_TRUE(p.ok()) << p.status();
+  ChildProcess& syncer = **p;
+  auto first = env.CreateVolume("pvc-first");
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(env.PutPv("pv-first", *first).ok());
+  ASSERT_TRUE(Eventually([&] { return env.HasEntity(*first, kEntityPv, "pv-first"); }))
+      << syncer.Stderr();
+
+  // The password is rotated in vCenter (sessions end) and then in the Secret's file.
+  ASSERT_TRUE(env.vcsim().SetPassword("admin", "rotated").ok());
+  ASSERT_TRUE(env.vcsim().InvalidateSessions().ok());
+  env.WriteCsiConf(conf + ".new", kClusterId, "rotated");
+  ASSERT_EQ(std::rename((conf + ".new").c_str(), conf.c_str()), 0);
+  ASSERT_TRUE(Eventually([&] { return absl::StrContains(syncer.Stderr(), "password changed"); }))
+      << syncer.Stderr();
+  auto second = env.CreateVolume("pvc-second");  // the test's own client logs in again too
+  if (!second.ok()) {
+    ASSERT_TRUE(env.vcsim().SetPassword("admin", "secret").ok());  // for the test's client
+    second = env.CreateVolume("pvc-second");
+    ASSERT_TRUE(env.vcsim().SetPassword("admin", "rotated").ok());
+  }
+  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_TRUE(env.PutPv("pv-second", *second).ok());
+  ASSERT_TRUE(Eventually([&] { return env.HasEntity(*second, kEntityPv, "pv-second"); }))
+      << syncer.Stderr();
+  EXPECT_TRUE(syncer.Running()) << "the same process, with the new password";
+
+  ASSERT_TRUE(env.vcsim().SetFault("blackhole").ok());
+  const absl::Time term = absl::Now();
+  syncer.Signal(SIGTERM);
+  const std::optional<int> code = syncer.WaitExit(absl::Seconds(5));
+  ASSERT_TRUE(code.has_value()) << "still running 5 s after SIGTERM\n" << syncer.Stderr();
+  EXPECT_EQ(*code, 0) << syncer.Stderr();
+  std::cout << "syncer exit after SIGTERM, vCenter hung: "
+            << absl::FormatDuration(absl::Now() - term) << "\n";
+  EXPECT_EQ(LeaseHolder(env), "");
+  ASSERT_TRUE(env.vcsim().SetFault("none").ok());
 }
 
 TEST(CsiSyncerBinaryTest, StartUpErrorsNameWhatToFix) {
