@@ -152,8 +152,8 @@ void DatastoreInventory::CheckPrivileges(const DatastoreSource& source, Caches& 
       CheckDatastorePrivileges(*source.client, user, datastores);
   if (!checked.ok()) {
     LOG_WARN(
-        "datastore privileges of user {} in vCenter {} could not be read ({}); no datastore "
-        "is left out for privileges until they can",
+        "datastore privileges of user {} in vCenter {} could not be read ({}); the last ones "
+        "read stay, and datastores never checked are not left out until they can",
         user, source.vcenter, checked.status().message());
     for (const vsphere::Moref& d : datastores) caches.no_privilege.try_emplace(d, "");
     return;

@@ -236,6 +236,19 @@ TEST(ControllerPlacementPrivilegesTest, DatastoresWithoutFileManagementAreLeftOu
   s = create("pvc-gold", {{"storagepolicyname", "gold"}}, &resp);
   EXPECT_FALSE(s.ok());
   EXPECT_THAT(s.error_message(), HasSubstr("skipped for privileges"));
+
+  // vCenter fails the privilege call: the privileges read last stay (ab0 still left out).
+  ASSERT_TRUE(e.sim().SetFault("503", -1, 0, "FetchUserPrivilegeOnEntities").ok());
+  const uint64_t full_faulted = e.backend().inventory().stats().full_refreshes;
+  e.backend().inventory().RequestFullRefresh();
+  ASSERT_TRUE(ccm::testing::Eventually(
+      [&] { return e.backend().inventory().stats().full_refreshes > full_faulted; }));
+  s = create("pvc-after-fault", {}, &resp);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  v = e.CnsVolume(resp.volume().volume_id());
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->datastore_name, "shared");
+  ASSERT_TRUE(e.sim().SetFault("none").ok());
 }
 
 TEST(ControllerPlacementNodesTest, WithoutNodeVmsAnUnconstrainedVolumeHasNowhereToGo) {
