@@ -304,12 +304,19 @@ bool HttpClient::PastDeadline() const {
 absl::StatusOr<absl::Duration> HttpClient::Bounded(const HttpRequest& req,
                                                    absl::Duration base) const {
   const int64_t d = deadline_ns_.load();
-  if (d == INT64_MAX) return base;
-  const absl::Duration left = absl::FromUnixNanos(d) - absl::Now();
-  if (left <= absl::ZeroDuration()) {
+  if (d == INT64_MAX && req.deadline == absl::InfiniteFuture()) return base;
+  const absl::Time now = absl::Now();
+  if (d != INT64_MAX && absl::FromUnixNanos(d) <= now) {
     return absl::CancelledError(
         absl::StrCat(req.method, " ", req.url, ": not sent, the client is shutting down"));
   }
+  if (req.deadline <= now) {
+    return absl::DeadlineExceededError(
+        absl::StrCat(req.method, " ", req.url, ": not sent, the caller's deadline has passed"));
+  }
+  const absl::Time end =
+      std::min(d == INT64_MAX ? absl::InfiniteFuture() : absl::FromUnixNanos(d), req.deadline);
+  const absl::Duration left = end - now;
   return base > absl::ZeroDuration() ? std::min(base, left) : left;
 }
 

@@ -51,6 +51,9 @@ struct HttpRequest {
   std::vector<Header> headers;
   std::string body;
   absl::Duration timeout = absl::ZeroDuration();  // zero: the client's default
+  // The caller's deadline (common/call_deadline.h): the timeout is cut to end by it, and a
+  // request not sent by then fails at once with DeadlineExceeded.
+  absl::Time deadline = absl::InfiniteFuture();
   // Stream() only (Do() always asks for gzip): off for watches, where a compressing server may
   // hold events back; on for a big answer read piece by piece (curl inflates as it goes).
   bool accept_gzip = false;

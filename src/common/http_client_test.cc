@@ -236,6 +236,29 @@ TEST(HttpClientTest, DeadlineEndsARequestUnderWayAndRefusesLaterOnes) {
   EXPECT_TRUE(c.PastDeadline());
 }
 
+// A caller's deadline (HttpRequest::deadline) ends its own request and no other.
+TEST(HttpClientTest, ACallersDeadlineEndsItsRequestOnly) {
+  httplib::Server s;
+  AddRoutes(s);
+  Serving srv(s);
+  HttpClient c({});
+  const std::string slow = absl::StrCat("http://127.0.0.1:", srv.port(), "/slow");
+  const absl::Time start = absl::Now();
+  auto cut = c.Do({.url = slow,
+                   .timeout = absl::Seconds(60),
+                   .deadline = absl::Now() + absl::Milliseconds(200)});
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.status().code(), absl::StatusCode::kDeadlineExceeded) << cut.status();
+  EXPECT_LT(absl::Now() - start, absl::Milliseconds(1400)) << "/slow answers after 1.5 s";
+  auto late = c.Do({.url = slow, .deadline = absl::Now() - absl::Seconds(1)});
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_TRUE(absl::StrContains(late.status().message(), "caller's deadline")) << late.status();
+  EXPECT_FALSE(c.PastDeadline()) << "the client itself is not stopping";
+  auto hello = c.Do({.url = absl::StrCat("http://127.0.0.1:", srv.port(), "/hello")});
+  ASSERT_TRUE(hello.ok()) << hello.status();
+}
+
 TEST(HttpClientTest, StreamDeliversChunksAndCanStop) {
   httplib::Server s;
   AddRoutes(s);

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "common/call_deadline.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 
@@ -172,6 +173,7 @@ HttpRequest Client::SoapRequest(const std::string& envelope, const Endpoint& end
   req.method = "POST";
   req.url = UrlOf(endpoint);
   req.body = envelope;
+  req.deadline = CallDeadline();  // a CSI RPC's deadline bounds its vCenter calls
   absl::string_view version = endpoint.version.empty() ? options_.api_version : endpoint.version;
   req.headers = {{"Content-Type", "text/xml; charset=utf-8"},
                  {"SOAPAction", absl::StrCat(endpoint.action, "/", version)}};
@@ -241,8 +243,10 @@ absl::Status Client::Retrying(absl::string_view method, Attempt attempt, MayRetr
   for (int i = 0; i < attempts; ++i) {
     if (i > 0) {
       if (http_.PastDeadline()) break;  // the process is stopping: no retry
+      const absl::Duration delay = BackoffDelay(options_.retry_backoff, i - 1);
+      if (absl::Now() + delay >= CallDeadline()) break;  // the caller would not see the answer
       VLOG(2, "vCenter {}: {} failed ({}), retry {}/{}", options_.url, method, s, i, attempts - 1);
-      clock_->SleepFor(BackoffDelay(options_.retry_backoff, i - 1), nullptr);
+      clock_->SleepFor(delay, nullptr);
     }
     s = attempt();
     if (s.ok() || !IsTransient(s, kind) || !may_retry()) break;
@@ -306,7 +310,8 @@ absl::Status Client::LoginLocked(bool force, uint64_t seen_generation) {
   auto fail = [&](absl::Status s) {
     absl::MutexLock l(&mu_);
     logged_in_ = false;
-    last_login_error_ = s;
+    // A login cut short by the caller's deadline says nothing about the credentials or vCenter.
+    if (absl::Now() < CallDeadline()) last_login_error_ = s;
     return s;
   };
   const std::string server = options_.server.empty() ? HostOfUrl(options_.url) : options_.server;

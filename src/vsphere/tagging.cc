@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/call_deadline.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
@@ -186,6 +187,7 @@ absl::StatusOr<HttpResponse> TaggingClient::Send(const std::string& method, cons
   req.headers = {{"Accept", "application/json"}, {kSessionHeader, session_id}};
   if (method == "POST") req.headers.emplace_back("Content-Type", "application/json");
   req.body = body;
+  req.deadline = CallDeadline();
   {
     absl::MutexLock l(&mu_);
     ++stats_.requests;
@@ -226,6 +228,7 @@ absl::StatusOr<TaggingClient::Session> TaggingClient::EnsureSession(const std::s
   HttpRequest req;
   req.method = "POST";
   req.url = base_ + kSessionPath;
+  req.deadline = CallDeadline();
   req.headers = {{"Accept", "application/json"},
                  {"vmware-use-header-authn", "true"},
                  {"Authorization",

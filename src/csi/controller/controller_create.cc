@@ -57,7 +57,7 @@ using internal::FindDatastore;
 
 grpc::Status ControllerService::CreateVolume(Ctx* ctx, const ::csi::v1::CreateVolumeRequest* req,
                                              ::csi::v1::CreateVolumeResponse* resp) {
-  return Answer(ctx, DoCreate(*req, resp));
+  return Serve(ctx, [&] { return DoCreate(*req, resp); });
 }
 
 absl::Status ControllerService::DoCreate(const ::csi::v1::CreateVolumeRequest& req,

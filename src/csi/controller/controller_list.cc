@@ -28,7 +28,7 @@ constexpr int kListingQueryPage = 1000;
 
 grpc::Status ControllerService::ListVolumes(Ctx* ctx, const ::csi::v1::ListVolumesRequest* req,
                                             ::csi::v1::ListVolumesResponse* resp) {
-  return Answer(ctx, DoList(*req, resp));
+  return Serve(ctx, [&] { return DoList(*req, resp); });
 }
 
 absl::Status ControllerService::DoList(const ::csi::v1::ListVolumesRequest& req,

@@ -59,7 +59,7 @@ absl::StatusOr<vsphere::Moref> ControllerService::FindNodeVm(VCenterEndpoint& vc
 grpc::Status ControllerService::ControllerPublishVolume(
     Ctx* ctx, const ::csi::v1::ControllerPublishVolumeRequest* req,
     ::csi::v1::ControllerPublishVolumeResponse* resp) {
-  return Answer(ctx, DoPublish(*req, resp));
+  return Serve(ctx, [&] { return DoPublish(*req, resp); });
 }
 
 absl::Status ControllerService::DoPublish(const ::csi::v1::ControllerPublishVolumeRequest& req,
@@ -125,7 +125,7 @@ absl::Status ControllerService::ProtectInTree(const std::string& handle, const L
 grpc::Status ControllerService::ControllerUnpublishVolume(
     Ctx* ctx, const ::csi::v1::ControllerUnpublishVolumeRequest* req,
     ::csi::v1::ControllerUnpublishVolumeResponse*) {
-  return Answer(ctx, DoUnpublish(*req));
+  return Serve(ctx, [&] { return DoUnpublish(*req); });
 }
 
 absl::Status ControllerService::DoUnpublish(
@@ -169,7 +169,7 @@ absl::Status ControllerService::DoUnpublish(
 
 grpc::Status ControllerService::GetCapacity(Ctx* ctx, const ::csi::v1::GetCapacityRequest* req,
                                             ::csi::v1::GetCapacityResponse* resp) {
-  return Answer(ctx, DoCapacity(*req, resp));
+  return Serve(ctx, [&] { return DoCapacity(*req, resp); });
 }
 
 absl::Status ControllerService::DoCapacity(const ::csi::v1::GetCapacityRequest& req,
@@ -209,7 +209,7 @@ absl::Status ControllerService::DoCapacity(const ::csi::v1::GetCapacityRequest& 
 grpc::Status ControllerService::ControllerExpandVolume(
     Ctx* ctx, const ::csi::v1::ControllerExpandVolumeRequest* req,
     ::csi::v1::ControllerExpandVolumeResponse* resp) {
-  return Answer(ctx, DoExpand(*req, resp));
+  return Serve(ctx, [&] { return DoExpand(*req, resp); });
 }
 
 absl::Status ControllerService::DoExpand(const ::csi::v1::ControllerExpandVolumeRequest& req,

@@ -117,7 +117,7 @@ absl::StatusOr<ControllerService::Located> ControllerService::FindVolume(
 
 grpc::Status ControllerService::DeleteVolume(Ctx* ctx, const ::csi::v1::DeleteVolumeRequest* req,
                                              ::csi::v1::DeleteVolumeResponse*) {
-  return Answer(ctx, DoDelete(*req));
+  return Serve(ctx, [&] { return DoDelete(*req); });
 }
 
 absl::Status ControllerService::DoDelete(const ::csi::v1::DeleteVolumeRequest& req) {
@@ -168,7 +168,7 @@ absl::Status ControllerService::ForgetInTree(const std::string& handle) {
 grpc::Status ControllerService::ValidateVolumeCapabilities(
     Ctx* ctx, const ::csi::v1::ValidateVolumeCapabilitiesRequest* req,
     ::csi::v1::ValidateVolumeCapabilitiesResponse* resp) {
-  return Answer(ctx, DoValidate(*req, resp));
+  return Serve(ctx, [&] { return DoValidate(*req, resp); });
 }
 
 absl::Status ControllerService::DoValidate(const ::csi::v1::ValidateVolumeCapabilitiesRequest& req,

@@ -46,18 +46,18 @@ SnapshotLimits LimitsOf(const cloud::Config& config) {
 grpc::Status ControllerService::CreateSnapshot(Ctx* ctx,
                                                const ::csi::v1::CreateSnapshotRequest* req,
                                                ::csi::v1::CreateSnapshotResponse* resp) {
-  return Answer(ctx, DoCreateSnapshot(*req, resp));
+  return Serve(ctx, [&] { return DoCreateSnapshot(*req, resp); });
 }
 
 grpc::Status ControllerService::DeleteSnapshot(Ctx* ctx,
                                                const ::csi::v1::DeleteSnapshotRequest* req,
                                                ::csi::v1::DeleteSnapshotResponse*) {
-  return Answer(ctx, DoDeleteSnapshot(*req));
+  return Serve(ctx, [&] { return DoDeleteSnapshot(*req); });
 }
 
 grpc::Status ControllerService::ListSnapshots(Ctx* ctx, const ::csi::v1::ListSnapshotsRequest* req,
                                               ::csi::v1::ListSnapshotsResponse* resp) {
-  return Answer(ctx, DoListSnapshots(*req, resp));
+  return Serve(ctx, [&] { return DoListSnapshots(*req, resp); });
 }
 
 absl::Status ControllerService::CheckSnapshotName(const std::string& name,

@@ -1,6 +1,7 @@
 #include "csi/controller/fault_type.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/call_deadline.h"
 #include "csi/server/grpc_status.h"
 #include "vsphere/soap.h"
 
@@ -33,6 +34,16 @@ std::string FaultTypeOf(const absl::Status& s) {
 grpc::Status Answer(grpc::ServerContext* ctx, const absl::Status& s) {
   if (!s.ok() && ctx != nullptr) ctx->AddTrailingMetadata(kFaultTypeMetadata, FaultTypeOf(s));
   return ToGrpcStatus(s);
+}
+
+grpc::Status Serve(grpc::ServerContext* ctx, absl::FunctionRef<absl::Status()> work) {
+  absl::Time deadline = absl::InfiniteFuture();
+  // gRPC's "no deadline" is the far future (gpr_inf_future), beyond what absl::Time converts.
+  if (ctx != nullptr && ctx->raw_deadline().tv_sec != gpr_inf_future(GPR_CLOCK_REALTIME).tv_sec) {
+    deadline = absl::FromChrono(ctx->deadline());
+  }
+  ScopedCallDeadline scope(deadline);
+  return Answer(ctx, work());
 }
 
 }  // namespace ccm::csi

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 
 namespace ccm::csi {
@@ -24,5 +25,9 @@ std::string FaultTypeOf(const absl::Status& s);
 // `s` as the RPC's answer; a failure's faulttype goes to the metrics interceptor (trailing
 // metadata it removes) when `ctx` is set.
 grpc::Status Answer(grpc::ServerContext* ctx, const absl::Status& s);
+
+// Runs a Controller RPC's work under its gRPC deadline (common/call_deadline.h: every vCenter
+// call and task wait of the work ends by it) and answers its status as Answer does.
+grpc::Status Serve(grpc::ServerContext* ctx, absl::FunctionRef<absl::Status()> work);
 
 }  // namespace ccm::csi

@@ -73,6 +73,7 @@ class TaskWaiter {
     absl::Time deadline;
     uint64_t setup = 0;  // the set-up its task was added to (0: none yet)
     std::optional<absl::StatusOr<TaskInfo>> result;
+    bool callers_deadline = false;  // `deadline` is the caller's (common/call_deadline.h)
   };
   struct Stream {  // one set-up's server-side objects
     Moref collector;

@@ -2,6 +2,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/call_deadline.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "vsphere/cns/task.h"
@@ -11,6 +12,11 @@
 
 namespace ccm::vsphere::cns {
 namespace {
+
+// A leader asks vCenter to answer this much before its deadline (the answer's trip), and so
+// leads only with at least a second more than that left.
+constexpr absl::Duration kAnswerSlack = absl::Milliseconds(500);
+constexpr absl::Duration kLeadAtLeast = absl::Milliseconds(1500);  // 1 s + kAnswerSlack
 
 // The task paths the filter watches: the state and what a finished task leaves (not progress).
 const PropertySpec kTaskPaths{"Task", {"info.state", "info.result", "info.error"}, false};
@@ -66,6 +72,14 @@ TaskWaiterStats TaskWaiter::stats() const {
 
 absl::StatusOr<TaskInfo> TaskWaiter::Wait(const Moref& task) {
   Waiter w{task, clock_.Now() + options_.timeout, 0, std::nullopt};
+  if (const absl::Time caller = CallDeadline(); caller != absl::InfiniteFuture()) {
+    // The caller's deadline, on this waiter's clock.
+    const absl::Time bound = clock_.Now() + (caller - absl::Now());
+    if (bound < w.deadline) {
+      w.deadline = bound;
+      w.callers_deadline = true;
+    }
+  }
   mu_.Lock();
   auto it = waiters_.emplace(task.value, &w);
   int rejoins = 0;
@@ -90,6 +104,11 @@ absl::Status TaskWaiter::Step(Waiter& w, int& rejoins) {
         absl::StrCat("stopped waiting for task ", w.task.value, ": shutting down"));
   }
   if (clock_.Now() >= w.deadline) {
+    if (w.callers_deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("task ", w.task.ToString(),
+                       " not finished by the caller's deadline; it goes on in vCenter"));
+    }
     return absl::DeadlineExceededError(absl::StrCat("task ", w.task.ToString(),
                                                     " still not finished after ",
                                                     absl::FormatDuration(options_.timeout)));
@@ -110,6 +129,16 @@ absl::Status TaskWaiter::Step(Waiter& w, int& rejoins) {
     mu_.Lock();
     return s;
   }
+  const uint64_t joined = w.setup;
+  if (!leading_ && w.deadline - clock_.Now() < kLeadAtLeast) {
+    // Too little time left for a wait vCenter would answer in time: only hear from another
+    // leader until the deadline (the task's end, if missed, is found by the retry).
+    auto news = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return w.result.has_value() || current_.id != joined || closing_;
+    };
+    mu_.AwaitWithTimeout(absl::Condition(&news), w.deadline - clock_.Now());
+    return absl::OkStatus();
+  }
   if (!leading_) {
     leading_ = true;
     mu_.Unlock();
@@ -121,7 +150,6 @@ absl::Status TaskWaiter::Step(Waiter& w, int& rejoins) {
   }
   // Another waiter waits for updates: sleep until this task is done, it hands over, or the
   // stream is set up again.
-  const uint64_t joined = w.setup;
   auto wake = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return w.result.has_value() || !leading_ || current_.id != joined || closing_;
   };
@@ -218,9 +246,12 @@ bool TaskWaiter::Lead(const Waiter& w) {
     version = version_;
     ++stats_.waits;
   }
+  // vCenter answers by the waiter's deadline (rounded down: the HTTP request, bounded by the
+  // caller's deadline too, must not end first and break the stream every waiter shares).
   const absl::Duration left = w.deadline - clock_.Now();
-  const int max_wait = static_cast<int>(std::clamp<int64_t>(
-      absl::ToInt64Seconds(absl::Ceil(left, absl::Seconds(1))), 1, options_.max_wait_seconds));
+  const int max_wait = static_cast<int>(
+      std::clamp<int64_t>(absl::ToInt64Seconds(absl::Floor(left - kAnswerSlack, absl::Seconds(1))),
+                          1, options_.max_wait_seconds));
   Collected got;
   UpdateStreamParser parser(got);
   absl::Status s = vim_.CallStreaming(

@@ -15,6 +15,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "common/call_deadline.h"
 #include "fixtures/vcsim/sim_client_options.h"
 #include "fixtures/vcsim/simulator_suite.h"
 #include "fixtures/vcsim/vcsim_process.h"
@@ -652,6 +653,36 @@ TEST_F(CnsClientTest, TaskWaitsEndAtTheirDeadline) {
   ASSERT_TRUE(sim().SetCnsDelay("CnsDeleteVolume", 0).ok());
   EXPECT_EQ(r.code(), absl::StatusCode::kDeadlineExceeded) << r;
   EXPECT_LT(took, absl::Milliseconds(2500));
+}
+
+// A CSI RPC's deadline (common/call_deadline.h) ends its task wait, and the shared update stream
+// survives it: with 2.6 s left the waiter asks vCenter for a 2 s wait, with less it only listens.
+TEST_F(CnsClientTest, TaskWaitsEndAtTheCallersDeadlineWithoutBreakingTheStream) {
+  TaskWaiter waiter(*vim_);
+  ASSERT_TRUE(sim().SetCnsDelay("CnsDeleteVolume", 6000).ok());
+  auto task = cns_->Start(DeleteOp("no-such-volume", true));
+  ASSERT_TRUE(task.ok()) << task.status();
+  for (absl::Duration left : {absl::Milliseconds(2600), absl::Milliseconds(800)}) {
+    const absl::Time start = absl::Now();
+    absl::StatusOr<TaskInfo> r;
+    {
+      ScopedCallDeadline deadline(start + left);
+      r = waiter.Wait(*task);
+    }
+    const absl::Duration took = absl::Now() - start;
+    ASSERT_FALSE(r.ok()) << left;
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kDeadlineExceeded) << r.status();
+    EXPECT_THAT(r.status().message(), HasSubstr("caller's deadline"));
+    EXPECT_LT(took, left + absl::Milliseconds(700)) << left;
+  }
+  EXPECT_EQ(waiter.stats().stream_errors, 0u);
+  // Without a deadline the same waiter sees the task end, on the stream it set up once.
+  auto info = waiter.Wait(*task);
+  ASSERT_TRUE(sim().SetCnsDelay("CnsDeleteVolume", 0).ok());
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_TRUE(info->done());
+  EXPECT_EQ(waiter.stats().setups, 1u);
+  EXPECT_EQ(waiter.stats().stream_errors, 0u);
 }
 
 TEST_F(CnsClientTest, ATaskVcenterDoesNotKnowIsVanishedNeverNotFound) {

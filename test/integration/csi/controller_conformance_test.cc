@@ -12,6 +12,7 @@
 #include "csi/controller/controller_plugin.h"
 #include "csi/core/constants.h"
 #include "csi/migration/registrar.h"
+#include "csi/server/rpc_metrics.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "integration/csi/controller_fixture.h"
@@ -615,6 +616,43 @@ TEST_F(ControllerConformanceTest, ConcurrentCreateOfTheSameNameIsAbortedOthersRu
   EXPECT_EQ(std::count_if(volumes->begin(), volumes->end(),
                           [](const auto& v) { return v.name == "pvc-slow"; }),
             1);
+}
+
+// Issue 43: a CreateVolume's gRPC deadline (the provisioner's --timeout) bounds its wait for the
+// CNS task. The handler ends at the deadline, so the provisioner's retry is not refused as
+// "already in progress" until the task ends; it waits for the task the first attempt started.
+TEST_F(ControllerConformanceTest, ACreatePastItsDeadlineEndsAndItsRetryWaitsForItsTask) {
+  ASSERT_TRUE(env().sim().SetCnsDelay("CnsCreateVolume", 8000).ok());
+  auto counters = env().sim().CnsCounters();
+  ASSERT_TRUE(counters.ok());
+  const int creates = (*counters)["CnsCreateVolume"];
+  metrics::Family* answered = env().registry().Find(kOperationsTotal);
+  ASSERT_NE(answered, nullptr);
+  const double timed_out = answered->Value({"CreateVolume", "DeadlineExceeded"});
+  const absl::Time start = absl::Now();
+  grpc::ClientContext ctx;
+  ctx.set_deadline(absl::ToChronoTime(start + absl::Milliseconds(1500)));
+  ::csi::v1::CreateVolumeResponse ignored;
+  grpc::Status first = c().CreateVolume(&ctx, CreateReq("pvc-deadline", kGiB), &ignored);
+  EXPECT_EQ(first.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << first.error_message();
+  // The handler answered DeadlineExceeded itself, long before the task's 8 s.
+  ASSERT_TRUE(ccm::testing::Eventually([&] {
+    return answered->Value({"CreateVolume", "DeadlineExceeded"}) > timed_out;
+  }));
+  EXPECT_LT(absl::Now() - start, absl::Milliseconds(3000));
+  ::csi::v1::CreateVolumeResponse resp;
+  grpc::Status retry = Create(CreateReq("pvc-deadline", kGiB), &resp);
+  ASSERT_TRUE(env().sim().SetCnsDelay("CnsCreateVolume", 0).ok());
+  ASSERT_TRUE(retry.ok()) << retry.error_message();
+  counters = env().sim().CnsCounters();
+  ASSERT_TRUE(counters.ok());
+  EXPECT_EQ((*counters)["CnsCreateVolume"], creates + 1) << "the retry started a second task";
+  auto volumes = env().sim().CnsVolumes();
+  ASSERT_TRUE(volumes.ok());
+  EXPECT_EQ(std::count_if(volumes->begin(), volumes->end(),
+                          [](const auto& v) { return v.name == "pvc-deadline"; }),
+            1);
+  EXPECT_TRUE(Delete(resp.volume().volume_id()).ok());
 }
 
 // ---- Wiring ----
