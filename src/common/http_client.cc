@@ -140,7 +140,10 @@ absl::Status CurlError(CURLcode rc, const std::string& method, const std::string
   }
 }
 
-long Millis(absl::Duration d) { return static_cast<long>(absl::ToInt64Milliseconds(d)); }
+// Rounded up: a request bounded by a deadline ends at it, never just before.
+long Millis(absl::Duration d) {
+  return static_cast<long>(absl::ToInt64Milliseconds(absl::Ceil(d, absl::Milliseconds(1))));
+}
 
 }  // namespace
 

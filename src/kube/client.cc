@@ -238,6 +238,8 @@ RestClient::RestClient(std::shared_ptr<Shared> shared, std::string user_agent)
 
 RestClient::~RestClient() = default;
 
+void RestClient::SetDeadline(absl::Time deadline) { http_->SetDeadline(deadline); }
+
 std::unique_ptr<RestClient> RestClient::WithOwnRateLimit(absl::string_view name) const {
   return std::unique_ptr<RestClient>(
       new RestClient(shared_, absl::StrCat(http_->options().user_agent, "/", name)));

@@ -195,6 +195,9 @@ class RestClient final : public Client {
   std::string DefaultNamespace() const override { return config_.default_namespace; }
 
   const Config& config() const { return config_; }
+  // For a process that stops (issue 43): every request of the root and its views ends by
+  // `deadline` (HttpClient::SetDeadline), watches included; later ones fail at once.
+  void SetDeadline(absl::Time deadline);
   // Number of HTTP requests sent (including retries) by the root and all its views together;
   // for tests and the rest_client_requests_sent metric.
   int64_t requests_sent() const { return requests_sent_.load(); }

@@ -87,7 +87,8 @@ Client::Client(ClientOptions options, CredentialSource* creds)
     : options_(std::move(options)),
       creds_(creds),
       clock_(options_.clock ? options_.clock : &Clock::Real()),
-      http_(MakeHttpOptions(options_)) {}
+      http_(MakeHttpOptions(options_)),
+      answers_(options_.url, options_.answer_within) {}
 
 Client::~Client() {
   bool logged_in;
@@ -188,7 +189,10 @@ absl::StatusOr<SoapResponse> Client::RoundTrip(absl::string_view method,
   absl::Time start = clock_->Now();
   HttpRequest req = SoapRequest(envelope, endpoint);
   req.timeout = timeout;
+  const uint64_t sent = answers_.Sent(method, absl::Now(), absl::ZeroDuration());
   absl::StatusOr<HttpResponse> resp = http_.Do(req);
+  answers_.Ended(sent, absl::Now(),
+                 resp.ok() ? AnswerTracker::Outcome::kAnswered : Unanswered(resp.status(), req));
   absl::StatusOr<SoapResponse> out = resp.ok()
                                          ? ParseHttpSoapResponse(resp->status, resp->body, req.url)
                                          : absl::StatusOr<SoapResponse>(resp.status());
@@ -211,13 +215,19 @@ absl::Status Client::StreamRoundTrip(absl::string_view method, const std::string
   req.accept_gzip = true;
   absl::Time start = clock_->Now();
   absl::Status fed;
+  bool got_bytes = false;
+  const uint64_t sent = answers_.Sent(method, absl::Now(), req.timeout);
   absl::StatusOr<HttpResponse> resp = http_.Stream(
       req,
       [&](absl::string_view bytes) {
+        got_bytes = true;
         fed = sink.Feed(bytes);
         return fed.ok();
       },
       cancel);
+  answers_.Ended(
+      sent, absl::Now(),
+      resp.ok() || got_bytes ? AnswerTracker::Outcome::kAnswered : Unanswered(resp.status(), req));
   absl::Status out;
   if (!resp.ok()) {
     out = resp.status();
@@ -234,6 +244,13 @@ absl::Status Client::StreamRoundTrip(absl::string_view method, const std::string
   }
   if (options_.observer) options_.observer(method, out.code(), clock_->Now() - start);
   return out;
+}
+
+AnswerTracker::Outcome Client::Unanswered(const absl::Status& s, const HttpRequest& req) const {
+  // Only the request's own timeout tells of a hang; a caller's deadline or a stop cut it short.
+  const bool own =
+      absl::IsDeadlineExceeded(s) && absl::Now() < req.deadline && !http_.PastDeadline();
+  return own ? AnswerTracker::Outcome::kTimedOut : AnswerTracker::Outcome::kOther;
 }
 
 absl::Status Client::Retrying(absl::string_view method, Attempt attempt, MayRetry may_retry,

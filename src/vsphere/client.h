@@ -40,6 +40,7 @@
 #include "common/backoff.h"
 #include "common/clock.h"
 #include "common/http_client.h"
+#include "vsphere/answer_tracker.h"
 #include "vsphere/credential_source.h"
 #include "vsphere/moref.h"
 #include "vsphere/soap.h"
@@ -76,6 +77,9 @@ struct ClientOptions {
   BackoffPolicy retry_backoff{absl::Milliseconds(100), absl::Seconds(2), 2.0, 0.0};
   absl::Duration connect_timeout = absl::Seconds(10);
   absl::Duration timeout = absl::Seconds(60);  // per round trip
+  // A request waiting this long beyond what it expects makes the vCenter "not answering"
+  // (answer_tracker.h), as does any request that times out.
+  absl::Duration answer_within = absl::Seconds(30);
   std::string user_agent = "vsphere-cloud-controller-manager";
   std::string api_version = "7.0";  // SOAPAction: urn:vim25/<api_version>
   RequestObserver observer;         // optional
@@ -154,6 +158,9 @@ class Client {
 
   uint64_t session_generation() const;
   SessionStatus session_status() const;
+  // Whether vCenter answers (answer_tracker.h): OK, or Unavailable saying which request waited.
+  absl::Status Answering() const { return answers_.Check(absl::Now()); }
+  const AnswerTracker& answers() const { return answers_; }
   const ClientOptions& options() const { return options_; }
 
  private:
@@ -191,11 +198,14 @@ class Client {
   std::string CookieHeader() const;
   // The value of the vmware_soap_session cookie without quotes ("" without a session).
   std::string SessionCookieValue() const;
+  // How a request that ended with `s` (no HTTP answer) counts for the answer tracker.
+  AnswerTracker::Outcome Unanswered(const absl::Status& s, const HttpRequest& req) const;
 
   const ClientOptions options_;
   CredentialSource* const creds_;
   Clock* const clock_;
   HttpClient http_;
+  AnswerTracker answers_;
 
   absl::Mutex login_mu_ ABSL_ACQUIRED_BEFORE(mu_);  // serialises logins
   mutable absl::Mutex mu_;

@@ -24,6 +24,14 @@ bool LogSays(ChildProcess& p, const std::string& text) {
   return WaitFor([&] { return absl::StrContains(p.Stderr(), text); }, absl::Seconds(5));
 }
 
+// The message of the first Event with `reason` ("" when there is none).
+std::string EventMessage(testing::KubeEmulator& emu, const std::string& reason) {
+  for (const auto& e : emu.List("events")) {
+    if (e.value("reason", "") == reason) return e.value("message", "");
+  }
+  return "";
+}
+
 bool Leads(int port) { return MetricValue(Metrics(port), "leader_election_master_status{") == 1; }
 
 TEST(LeaderElectionTest, OneLeaderActsAndTheOtherTakesOverAfterSigkill) {
@@ -121,15 +129,41 @@ TEST(LeaderElectionTest, SigtermWithAHungVCenterStillReleasesTheLeaseAndExitsWit
   ASSERT_TRUE(c.ok()) << c.status();
   Cluster& cl = **c;
   int port = 0;
-  auto p = cl.StartCcm("ccm", &port);
+  auto p = cl.StartCcm("ccm", &port, {"--vcenter-hang-timeout=2s"});
   ASSERT_TRUE(p.ok()) << p.status();
   ASSERT_TRUE(cl.RegisterNode("node-1").ok());
   ASSERT_TRUE(WaitFor([&] { return !cl.ProviderId("node-1").empty(); }, absl::Seconds(30)))
       << (*p)->Stderr();
   ASSERT_FALSE(cl.LeaseHolder().empty());
+  // The vCenter is seen usable first (its status is polled every 5 s).
+  ASSERT_TRUE(WaitFor(
+      [&] { return MetricValue(Metrics(port), "cloudprovider_vsphere_vcenter_ready{") == 1; },
+      absl::Seconds(20)))
+      << Metrics(port);
   ASSERT_TRUE(cl.vcsim().SetFault("blackhole").ok());
+  const absl::Time hung = absl::Now();
   // A Node that registers now is being initialised against the hung vCenter.
   ASSERT_TRUE(cl.RegisterNode("node-2").ok());
+
+  // Reported within --vcenter-hang-timeout plus the 5 s status poll: /healthz names it, the
+  // gauge drops to 0, a Warning Event says why.
+  const std::string healthz = absl::StrCat("https://127.0.0.1:", port, "/healthz?verbose");
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return MetricValue(Metrics(port), "cloudprovider_vsphere_vcenter_ready{") == 0 &&
+               !EventMessage(cl.emu(), "VCenterUnavailable").empty();
+      },
+      absl::Seconds(20)))
+      << Metrics(port) << (*p)->Stderr();
+  const absl::Duration reported = absl::Now() - hung;
+  std::cout << "hung vCenter reported after " << absl::FormatDuration(reported) << "\n";
+  EXPECT_LT(reported, absl::Seconds(2 + 5 + 2));
+  auto health = HttpsGet(healthz);
+  ASSERT_TRUE(health.ok()) << health.status();
+  EXPECT_EQ(health->status, 500);
+  EXPECT_TRUE(absl::StrContains(health->body, "is not answering")) << health->body;
+  EXPECT_TRUE(absl::StrContains((*p)->Stderr(), "is not answering")) << (*p)->Stderr();
+  EXPECT_TRUE(absl::StrContains(EventMessage(cl.emu(), "VCenterUnavailable"), "is not answering"));
 
   const absl::Time t0 = absl::Now();
   (*p)->Signal(SIGTERM);
@@ -140,6 +174,30 @@ TEST(LeaderElectionTest, SigtermWithAHungVCenterStillReleasesTheLeaseAndExitsWit
   std::cout << "exit after SIGTERM, vCenter hung: " << absl::FormatDuration(took) << "\n";
   EXPECT_EQ(cl.LeaseHolder(), "") << "the lease is released (holderIdentity emptied)";
   ASSERT_TRUE(cl.vcsim().SetFault("none").ok());
+}
+
+// Issue 43, "API server hangs": every Kubernetes request is held (the watch streams, the lease
+// renewal, the release). SIGTERM still ends the process within 5 s; the Lease cannot be
+// released, so another replica takes over when it expires, as after a crash.
+TEST(LeaderElectionTest, SigtermWithAHungApiServerExitsWithin5s) {
+  auto c = Cluster::Start("sigterm-hung-api");
+  ASSERT_TRUE(c.ok()) << c.status();
+  Cluster& cl = **c;
+  int port = 0;
+  auto p = cl.StartCcm("ccm", &port);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_TRUE(cl.RegisterNode("node-1").ok());
+  ASSERT_TRUE(WaitFor([&] { return !cl.ProviderId("node-1").empty(); }, absl::Seconds(30)))
+      << (*p)->Stderr();
+  cl.emu().InjectDelay({.delay = absl::InfiniteDuration()});
+  const absl::Time t0 = absl::Now();
+  (*p)->Signal(SIGTERM);
+  std::optional<int> code = (*p)->WaitExit(absl::Seconds(5));
+  const absl::Duration took = absl::Now() - t0;
+  cl.emu().ClearFaults();
+  ASSERT_TRUE(code.has_value()) << "still running 5 s after SIGTERM\n" << (*p)->Stderr();
+  EXPECT_EQ(*code, 0) << (*p)->Stderr();
+  std::cout << "exit after SIGTERM, API server hung: " << absl::FormatDuration(took) << "\n";
 }
 
 // Issue 15, row 7: another holder overwrites the Lease while our binary leads (a replica that

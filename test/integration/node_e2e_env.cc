@@ -91,6 +91,7 @@ absl::Status NodeE2eEnv::Start(const cloud::Config& config, vsphere::CredentialS
   so.node_status_update_frequency = options_.node_status_update_frequency;
   so.node_monitor_period = options_.node_monitor_period;
   so.vcenter_max_wait_seconds = options_.vcenter_max_wait_seconds;
+  so.vcenter_hang_timeout = options_.vcenter_hang_timeout;
   so.event_host = "node-e2e";
   so.clock = &clock_;
   so.recorder_clock = &recorder_clock_;

@@ -76,6 +76,8 @@ struct CcmOptions {
   absl::Duration node_monitor_period = absl::Seconds(5);
   // Short, so a silent fault (a blackhole, a session ended on the server) is noticed in seconds.
   int vcenter_max_wait_seconds = 2;
+  // Short, so a hang is reported in seconds (--vcenter-hang-timeout).
+  absl::Duration vcenter_hang_timeout = absl::Seconds(2);
 };
 
 // The kube side (emulator + client) and the controllers over the given vCenter config.

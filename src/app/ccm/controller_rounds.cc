@@ -85,6 +85,7 @@ void ControllerRounds::StartSet() {
   so.concurrent_node_syncs = o_.concurrent_node_syncs;
   so.node_status_update_frequency = o_.node_status_update_frequency;
   so.node_monitor_period = o_.node_monitor_period;
+  so.vcenter_hang_timeout = o_.vcenter_hang_timeout;
   so.node_labels = o_.node_labels;
   so.skip_node_deletion = env_.count("SKIP_NODE_DELETION") > 0;
   so.event_host = Hostname();

@@ -19,6 +19,7 @@ void ControllerSet::Start() {
   for (const auto& vcc : config_.vcenters) {
     cloud::VCenterOptions vo;
     vo.max_wait_seconds = options_.vcenter_max_wait_seconds;
+    vo.hang_timeout = options_.vcenter_hang_timeout;
     if (options_.metrics != nullptr)
       vo.observer = VCenterRequestObserver(*options_.metrics, vcc.label);
     vcs_.push_back(std::make_unique<cloud::VCenter>(vcc, &creds_, vo));

@@ -68,6 +68,7 @@ struct ControllerSetOptions {
   absl::Duration event_drain_on_stop = absl::Seconds(5);
   // The inventory stream's WaitForUpdatesEx maxWaitSeconds (tests of silent faults shorten it).
   int vcenter_max_wait_seconds = cloud::VCenterOptions{}.max_wait_seconds;
+  absl::Duration vcenter_hang_timeout = cloud::kDefaultHangTimeout;
 };
 
 class ControllerSet {

@@ -18,9 +18,11 @@
 #include "app/shared/health_server.h"
 #include "app/shared/kube_metrics.h"
 #include "app/shared/lease_campaign.h"
+#include "app/shared/stop_deadline.h"
 #include "cloud/config/config.h"
 #include "cloud/credentials/credential_store.h"
 #include "cloud/vsphere/vcenter.h"
+#include "cloud/vsphere/vcenter_status.h"
 #include "common/logging.h"
 #include "kube/client.h"
 #include "kube/config.h"
@@ -71,6 +73,10 @@ class Manager {
     health_.AddCheck(
         "kubernetes", [this] { return controllers_->KubeHealth(); }, /*liveness=*/false);
     StartConfigReloader();
+    StartVCenterStatus();
+    // A hung API server holds no part of the stop (issue 43): the lease release goes first.
+    StopDeadline kube_deadline(stop_, kKubeStopBudget,
+                               [this](absl::Time d) { client_->SetDeadline(d); });
     if (!o_.leader_elect) {
       RunLeading(stop_);
     } else {
@@ -209,6 +215,26 @@ class Manager {
       reloader_->Start([this](const ConfigCheck& c) { OnConfigCheck(c); });
   }
 
+  // Each vCenter's state as a gauge and Events while leading (standby replicas do not connect).
+  void StartVCenterStatus() {
+    cloud::VCenterStatusOptions so;
+    so.source = [this] {
+      std::map<std::string, absl::Status> out;
+      if (!leading_) return out;
+      live_vcs_->ForEach([&](cloud::VCenter& v) { out[v.label()] = v.Health(); });
+      return out;
+    };
+    so.registry = &registry_;
+    so.gauge = "cloudprovider_vsphere_vcenter_ready";
+    so.gauge_help =
+        "1 when the vCenter answers, its session is up and its VM inventory synced (leader only).";
+    so.events = &*config_events_;
+    so.object = config_event_object_;
+    so.effect = "its Nodes wait: none is initialised, changed or deleted until it is usable";
+    vcenter_status_.emplace(std::move(so));
+    vcenter_status_->Start();
+  }
+
   void OnConfigCheck(const ConfigCheck& c) {
     for (const auto& w : c.warnings) LOG_WARN("cloud config: {}", w);
     switch (c.kind) {
@@ -290,6 +316,7 @@ class Manager {
   // Stops what Run started, in reverse; returns the exit code.
   int Shutdown() {
     reloader_->Stop();
+    vcenter_status_->Stop();
     // A queued config Event goes out, but an unreachable API server does not hold up the exit.
     config_events_->Shutdown(absl::Seconds(5));
     if (config_exit_) exit_code_ = 1;
@@ -327,6 +354,7 @@ class Manager {
   std::optional<kube::EventRecorder> config_events_;
   kube::ObjectReference config_event_object_;
   std::optional<ConfigReloader> reloader_;
+  std::optional<cloud::VCenterStatus> vcenter_status_;
 
   int exit_code_ = 0;  // 1 once the lease is lost
 };

@@ -104,6 +104,7 @@ void RegisterFlags(Options& o, FlagParser& p) {
   p.Duration("node-status-update-frequency", &o.node_status_update_frequency);
   p.Duration("node-monitor-period", &o.node_monitor_period);
   p.Duration("cloud-config-check-period", &o.cloud_config_check_period);
+  p.Duration("vcenter-hang-timeout", &o.vcenter_hang_timeout);
   p.Int("concurrent-node-syncs", &o.concurrent_node_syncs, 1);
   p.Int("kube-api-burst", &o.kube_api_burst, 1);
   p.Int("secure-port", &o.secure_port, 0);
@@ -155,6 +156,9 @@ absl::Status Validate(Options& o) {
     return absl::InvalidArgumentError(
         "leader election needs --leader-elect-lease-duration > --leader-elect-renew-deadline > "
         "--leader-elect-retry-period");
+  if (o.vcenter_hang_timeout <= absl::ZeroDuration())
+    return absl::InvalidArgumentError(
+        "--vcenter-hang-timeout must be above 0 (how long a vCenter may answer nothing)");
   if (o.secure_port > 65535)
     return BadFlag("secure-port", std::to_string(o.secure_port), "0..65535");
   if (o.tls_cert_file.empty() != o.tls_private_key_file.empty())
@@ -188,6 +192,8 @@ std::string UsageText() {
   --strict-config                          treat config warnings (unknown keys) as errors
   --cloud-config-check-period duration     re-read --cloud-config this often and apply changes
                                            (default 10s; 0 disables)
+  --vcenter-hang-timeout duration          a vCenter that answers nothing this long is reported
+                                           not answering: /healthz, metrics, an Event (default 30s)
   --kubeconfig string                      kubeconfig file (in-cluster config when absent)
   --master string                          Kubernetes API server address (overrides kubeconfig)
   --controllers strings                    * | cloud-node | cloud-node-lifecycle | -name (default *)

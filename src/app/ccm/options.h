@@ -44,6 +44,8 @@ struct Options {
   bool strict_config = false;
   // Ours: how often --cloud-config is re-read to apply changes (config_reloader.h); 0 = never.
   absl::Duration cloud_config_check_period = absl::Seconds(10);
+  // Ours: a vCenter that answers nothing for this long is reported "not answering" (issue 43).
+  absl::Duration vcenter_hang_timeout = absl::Seconds(30);
   std::vector<std::string> warnings;
 };
 

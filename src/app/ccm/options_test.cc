@@ -1,5 +1,6 @@
 #include "app/ccm/options.h"
 
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 
 namespace ccm::app {
@@ -29,6 +30,7 @@ TEST(OptionsTest, DefaultsMatchTheGoBinary) {
   EXPECT_EQ(o->kube_api_qps, 20);
   EXPECT_EQ(o->kube_api_burst, 30);
   EXPECT_EQ(o->cloud_config_check_period, absl::Seconds(10));
+  EXPECT_EQ(o->vcenter_hang_timeout, absl::Seconds(30));
   EXPECT_TRUE(ControllerEnabled(*o, "cloud-node"));
   EXPECT_TRUE(ControllerEnabled(*o, "cloud-node-lifecycle"));
   EXPECT_TRUE(o->warnings.empty());
@@ -40,7 +42,7 @@ TEST(OptionsTest, GoStyleForms) {
        "--leader-elect-lease-duration=1m30s", "--node-monitor-period", "10s",
        "--controllers=*,-cloud-node-lifecycle", "--node-labels=a=b, c=d-e", "--kube-api-qps=5.5",
        "--concurrent-node-syncs=4", "--kubeconfig=/k", "--master=https://1.2.3.4:6443",
-       "--secure-port=0", "--cloud-config-check-period=250ms"}));
+       "--secure-port=0", "--cloud-config-check-period=250ms", "--vcenter-hang-timeout=1m"}));
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->verbosity, 4);
   EXPECT_FALSE(o->leader_elect);
@@ -55,6 +57,11 @@ TEST(OptionsTest, GoStyleForms) {
   EXPECT_EQ(o->master, "https://1.2.3.4:6443");
   EXPECT_EQ(o->secure_port, 0);
   EXPECT_EQ(o->cloud_config_check_period, absl::Milliseconds(250));
+  EXPECT_EQ(o->vcenter_hang_timeout, absl::Minutes(1));
+  auto zero = ParseOptions(Args({"--cloud-config=x.conf", "--vcenter-hang-timeout=0"}));
+  ASSERT_FALSE(zero.ok());
+  EXPECT_TRUE(absl::StrContains(zero.status().message(), "--vcenter-hang-timeout"))
+      << zero.status();
 }
 
 TEST(OptionsTest, UnimplementedAndUnknownFlagsAreWarnings) {

@@ -51,6 +51,7 @@ absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
     }
     if (auto pod = env.find("POD_NAME"); pod != env.end()) backend.pod_name = pod->second;
     backend.registry = registry;
+    backend.vcenter_hang_timeout = options.vcenter_hang_timeout;
     if (registry != nullptr) backend.cns_observer = CnsOperationsObserver(*registry);
     // No cluster-id in csi-vsphere.conf: the one in ConfigMap vsphere-csi-cluster-id, generated
     // there when absent (as the reference does).
@@ -137,7 +138,7 @@ int RunCsiDriver(const CsiOptions& options, const std::map<std::string, std::str
     return 1;
   }
   auto ready = set->ready;
-  std::shared_ptr<csi::VCenterStatus> vcenters = set->vcenters;
+  std::shared_ptr<cloud::VCenterStatus> vcenters = set->vcenters;
   std::shared_ptr<kube::EventRecorder> events = set->events;
 
   csi::CsiServices services;

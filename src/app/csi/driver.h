@@ -17,8 +17,8 @@
 #include "app/csi/options.h"
 #include "cloud/config/config.h"
 #include "cloud/credentials/credential_store.h"
+#include "cloud/vsphere/vcenter_status.h"
 #include "common/metrics.h"
-#include "csi/controller/vcenter_status.h"
 #include "csi/proto/csi.grpc.pb.h"
 
 namespace ccm::app {
@@ -35,7 +35,7 @@ struct CsiServiceSet {
   std::function<absl::StatusOr<bool>()> ready;
   // Controller mode: each vCenter's state (the /healthz checks "vcenter-<label>") and the
   // recorder of its Events; null in node mode.
-  std::shared_ptr<csi::VCenterStatus> vcenters;
+  std::shared_ptr<cloud::VCenterStatus> vcenters;
   std::shared_ptr<kube::EventRecorder> events;
   // Controller mode: the credentials of its vCenter sessions (passwords rotate through them).
   std::shared_ptr<cloud::CredentialStore> credentials;

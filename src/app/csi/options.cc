@@ -48,6 +48,7 @@ absl::StatusOr<CsiOptions> ParseCsiOptions(const std::vector<std::string>& args,
   flags.String("metrics-bind-address", &o.metrics_bind_address);
   flags.Duration("shutdown-grace-period", &o.shutdown_grace);
   flags.Duration("config-check-period", &o.config_check_period);
+  flags.Duration("vcenter-hang-timeout", &o.vcenter_hang_timeout);
   flags.Int("v", &verbosity, 0);
   flags.Ignore(IgnoredFlags());
   if (absl::Status s = flags.Parse(args, &o.warnings); !s.ok()) return s;
@@ -83,6 +84,10 @@ absl::StatusOr<CsiOptions> ParseCsiOptions(const std::vector<std::string>& args,
 
   if (std::string path = Get(env, kEnvCsiConfig); !path.empty()) o.config_path = path;
 
+  if (o.vcenter_hang_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        "--vcenter-hang-timeout must be above 0 (how long a vCenter may answer nothing)");
+  }
   const std::string flavor = Get(env, kEnvClusterFlavor);
   if (!flavor.empty() && flavor != "VANILLA") {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -114,6 +119,8 @@ Flags:
   --shutdown-grace-period duration  on SIGTERM, how long RPCs in flight may finish (default 10s)
   --config-check-period duration    controller: how often csi-vsphere.conf is re-read; a new
                                     password applies live, other changes restart (default 10s; 0 never)
+  --vcenter-hang-timeout duration   controller: a vCenter that answers nothing this long is reported
+                                    not answering: /healthz, metrics, an Event (default 30s)
   --fss-name, --fss-namespace       feature-state ConfigMap (accepted, as the reference)
   --supervisor-fss-name, --supervisor-fss-namespace  (accepted, as the reference)
   -v, --v int                       log verbosity (klog format on stderr; 4 logs every RPC)

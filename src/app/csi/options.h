@@ -52,6 +52,8 @@ struct CsiOptions {
   absl::Duration shutdown_grace = absl::Seconds(10);
   // Controller: how often csi-vsphere.conf is re-read (config_reload.h); 0 = never.
   absl::Duration config_check_period = absl::Seconds(10);
+  // Ours: a vCenter that answers nothing for this long is reported "not answering" (issue 43).
+  absl::Duration vcenter_hang_timeout = absl::Seconds(30);
   int verbosity = 0;
   bool version = false;
   bool help = false;

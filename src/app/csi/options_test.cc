@@ -60,6 +60,7 @@ INSTANTIATE_TEST_SUITE_P(
                EXPECT_EQ(o.metrics_port, 2112);
                EXPECT_EQ(o.verbosity, 0);
                EXPECT_EQ(o.shutdown_grace, absl::Seconds(10));
+               EXPECT_EQ(o.vcenter_hang_timeout, absl::Seconds(30));
                EXPECT_TRUE(o.warnings.empty());
              }},
         Case{"controller_with_config_env",
@@ -164,6 +165,15 @@ INSTANTIATE_TEST_SUITE_P(
              "only unix sockets are supported"},
         Case{"bad_verbosity", {"--v=loud"}, kNode, nullptr, "--v"},
         Case{"bad_metrics_port", {"--metrics-port=70000"}, kController, nullptr, "metrics-port"},
+        Case{"hang_timeout",
+             {"--vcenter-hang-timeout=45s"},
+             kController,
+             [](const CsiOptions& o) { EXPECT_EQ(o.vcenter_hang_timeout, absl::Seconds(45)); }},
+        Case{"zero_hang_timeout",
+             {"--vcenter-hang-timeout=0s"},
+             kController,
+             nullptr,
+             "--vcenter-hang-timeout must be above 0"},
         Case{"workload_flavor",
              {},
              With(kNode, "CLUSTER_FLAVOR", "WORKLOAD"),

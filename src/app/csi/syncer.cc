@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <thread>
@@ -16,10 +17,12 @@
 #include "app/csi/feature_states_watch.h"
 #include "app/shared/health_server.h"
 #include "app/shared/lease_campaign.h"
+#include "app/shared/stop_deadline.h"
 #include "app/shared/vcenter_metrics.h"
 #include "cloud/config/config.h"
 #include "cloud/credentials/credential_store.h"
 #include "cloud/vsphere/vcenter.h"
+#include "cloud/vsphere/vcenter_status.h"
 #include "common/logging.h"
 #include "common/metrics.h"
 #include "csi/controller/storage_policies.h"
@@ -37,6 +40,7 @@
 #include "vsphere/client.h"
 #include "vsphere/cns/cns_client.h"
 #include "vsphere/datacenter.h"
+#include "vsphere/heartbeat.h"
 #include "vsphere/pbm/pbm_client.h"
 
 namespace ccm::app {
@@ -76,6 +80,62 @@ struct SyncerWiring {
   // The feature states (feature_states_watch.h), followed from Wire() on.
   std::shared_ptr<csi::FeatureStates> features = std::make_shared<csi::FeatureStates>();
   std::unique_ptr<FeatureStateWatch> feature_watch;
+  kube::ObjectReference pod;  // this Pod (POD_NAME, POD_NAMESPACE) for Events; name "" if unknown
+
+  // Each vCenter: answering (vsphere::AnswerTracker) and logged in.
+  std::map<std::string, absl::Status> VCenterHealth() const {
+    std::map<std::string, absl::Status> out;
+    for (size_t i = 0; i < vim.size(); ++i) {
+      absl::Status s = vim[i]->Answering();
+      const vsphere::SessionStatus session = vim[i]->session_status();
+      if (s.ok() && session.state == vsphere::SessionState::kLoginFailed) {
+        s = absl::UnavailableError(
+            absl::StrCat("login failed: ", session.last_login_error.message()));
+      }
+      out[config.vcenters[i].label] = s;
+    }
+    return out;
+  }
+
+  // A hung vCenter reported while leading (issue 43): heartbeats keep a quiet vCenter asked (the
+  // syncer may make no request for a full-sync period), and its state goes to a gauge, the log
+  // and Events on this Pod.
+  struct VCenterWatch {
+    std::vector<std::unique_ptr<vsphere::Heartbeat>> beats;
+    std::unique_ptr<kube::KubeEventSink> sink;
+    std::unique_ptr<kube::EventRecorder> events;
+    std::unique_ptr<cloud::VCenterStatus> status;
+    void Stop() {
+      for (auto& b : beats) b->Stop();
+      if (status) status->Stop();
+      if (events) events->Shutdown(absl::Seconds(1));
+    }
+  };
+  std::unique_ptr<VCenterWatch> WatchVCenters(absl::Duration hang_timeout) {
+    auto v = std::make_unique<VCenterWatch>();
+    for (auto& c : vim) {
+      v->beats.push_back(
+          std::make_unique<vsphere::Heartbeat>(*c, vsphere::HeartbeatOptions::For(hang_timeout)));
+      v->beats.back()->Start();
+    }
+    cloud::VCenterStatusOptions so;
+    so.source = [this] { return VCenterHealth(); };
+    so.registry = &metrics::Registry::Default();
+    so.gauge = "vsphere_syncer_vcenter_ready";
+    so.gauge_help = "1 when the vCenter answers and the syncer's session is up (leader only).";
+    so.effect = "the CNS metadata of its volumes waits until it answers";
+    if (!pod.name.empty()) {
+      v->sink = std::make_unique<kube::KubeEventSink>(*client);
+      kube::EventRecorderOptions eo;
+      eo.component = "vsphere-syncer";
+      v->events = std::make_unique<kube::EventRecorder>(*v->sink, eo);
+      so.events = v->events.get();
+      so.object = pod;
+    }
+    v->status = std::make_unique<cloud::VCenterStatus>(std::move(so));
+    v->status->Start();
+    return v;
+  }
 
   std::unique_ptr<csi::InTreeRegistrar> Registrar(csi::VolumeMigrations& migrations) {
     const cloud::VirtualCenterConfig& vc = config.vcenters.front();
@@ -172,10 +232,12 @@ struct SyncerWiring {
     LOG_INFO("CNS metadata syncer running for cluster-id {} (full sync every {})",
              config.global.cluster_id, absl::FormatDuration(o.full_sync_interval));
     std::unique_ptr<TriggeredFullSync> triggered = StartTriggeredFullSync(syncer);
+    std::unique_ptr<VCenterWatch> watch = WatchVCenters(o.vcenter_hang_timeout);
     stop.WaitForNotification();
     // No call on a hung vCenter holds the stop (issue 43): those under way end within the budget.
     const absl::Time deadline = absl::Now() + cloud::VCenter::kStopBudget;
     for (auto& v : vim) v->SetDeadline(deadline);
+    watch->Stop();
     triggered.reset();
     syncer.Stop();
     // In parallel: each ends a watch stream, which takes up to a second to notice.
@@ -209,6 +271,10 @@ absl::StatusOr<std::unique_ptr<SyncerWiring>> Wire(const CsiSyncerOptions& o,
   w->feature_watch = std::make_unique<FeatureStateWatch>(
       *w->client, FeatureStateSourceOf(o.fss_name, o.fss_namespace, env), w->features);
   w->feature_watch->Start();
+  auto pod = env.find("POD_NAME"), pod_ns = env.find("POD_NAMESPACE");
+  if (pod != env.end() && pod_ns != env.end() && !pod->second.empty()) {
+    w->pod = {.kind = "Pod", .ns = pod_ns->second, .name = pod->second, .api_version = "v1"};
+  }
   w->credentials = std::make_unique<cloud::CredentialStore>(w->config, nullptr);
   if (absl::Status s = w->credentials->Start(); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("vCenter credentials: ", s.message()));
@@ -218,6 +284,7 @@ absl::StatusOr<std::unique_ptr<SyncerWiring>> Wire(const CsiSyncerOptions& o,
     metrics::Registry& registry = metrics::Registry::Default();
     vsphere::ClientOptions co = cloud::ClientOptionsFor(vc);
     co.observer = CsiRequestObserver(registry, vc.server);
+    co.answer_within = o.vcenter_hang_timeout;
     w->vim.push_back(std::make_unique<vsphere::Client>(co, w->credentials.get()));
     vsphere::cns::CnsClientOptions cno;
     cno.observer = CnsOperationsObserver(registry);
@@ -277,6 +344,11 @@ int RunCsiSyncer(const CsiSyncerOptions& o, const std::map<std::string, std::str
   std::unique_ptr<HealthServer> http;
   if (o.metrics_port > 0) {
     http = std::make_unique<HealthServer>(&registry);
+    for (const cloud::VirtualCenterConfig& vc : w.config.vcenters) {
+      http->AddCheck(
+          absl::StrCat("vcenter-", vc.label),
+          [&w, label = vc.label] { return w.VCenterHealth()[label]; }, /*liveness=*/false);
+    }
     absl::StatusOr<int> port = http->Start(o.metrics_bind_address, o.metrics_port, nullptr);
     if (!port.ok()) {
       LOG_ERROR("syncer metrics port: {}", port.status().message());
@@ -289,6 +361,9 @@ int RunCsiSyncer(const CsiSyncerOptions& o, const std::map<std::string, std::str
   CsiConfigWatch watch({o.config_path, env, o.config_check_period}, w.file_config,
                        w.credentials.get(), &stop);
   watch.Start();
+  // A hung API server holds no part of the stop (issue 43): the lease release goes first.
+  StopDeadline kube_deadline(stop, kKubeStopBudget,
+                             [&w](absl::Time d) { w.client->SetDeadline(d); });
   int code = 0;
   if (!o.leader_election) {
     w.Lead(o, stop);

@@ -38,6 +38,7 @@ absl::StatusOr<CsiSyncerOptions> ParseCsiSyncerOptions(
   }
   flags.Duration("storagequota-sync-interval", &ignored_duration);
   flags.Duration("config-check-period", &o.config_check_period);
+  flags.Duration("vcenter-hang-timeout", &o.vcenter_hang_timeout);
   flags.String("kubeconfig", &o.kubeconfig);
   flags.String("master", &o.master);
   flags.Int("metrics-port", &o.metrics_port, 0);
@@ -75,6 +76,10 @@ absl::StatusOr<CsiSyncerOptions> ParseCsiSyncerOptions(
   if (o.leader_election_namespace.empty()) {
     o.leader_election_namespace = Get(env, "POD_NAMESPACE");
   }
+  if (o.vcenter_hang_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        "--vcenter-hang-timeout must be above 0 (how long a vCenter may answer nothing)");
+  }
   return o;
 }
 
@@ -106,6 +111,8 @@ Flags:
   --workers int                          volumes synced in parallel (default 1)
   --config-check-period duration         how often csi-vsphere.conf is re-read: a new password
                                          applies live, other changes restart (default 10s; 0 never)
+  --vcenter-hang-timeout duration        a vCenter that answers nothing this long is reported not
+                                         answering: /healthz, metrics, an Event (default 30s)
   --fss-name, --fss-namespace            the feature-state ConfigMap (default
                                          internal-feature-states.csi.vsphere.vmware.com in
                                          $CSI_NAMESPACE): trigger-csi-fullsync

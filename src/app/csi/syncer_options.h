@@ -43,6 +43,8 @@ struct CsiSyncerOptions {
   absl::Duration full_sync_interval = absl::Minutes(30);
   // How often csi-vsphere.conf is re-read (config_reload.h); 0 = never.
   absl::Duration config_check_period = absl::Seconds(10);
+  // Ours: a vCenter that answers nothing for this long is reported "not answering" (issue 43).
+  absl::Duration vcenter_hang_timeout = absl::Seconds(30);
   int metrics_port = kDefaultSyncerMetricsPort;
   std::string metrics_bind_address = "0.0.0.0";
   int workers = 1;

@@ -64,6 +64,9 @@ TEST(CsiSyncerOptionsTest, Refusals) {
     ASSERT_FALSE(o.ok()) << bad;
     EXPECT_THAT(o.status().message(), HasSubstr("FULL_SYNC_INTERVAL_MINUTES"));
   }
+  auto zero = ParseCsiSyncerOptions({"x", "--vcenter-hang-timeout=0s"}, {});
+  ASSERT_FALSE(zero.ok());
+  EXPECT_THAT(zero.status().message(), HasSubstr("--vcenter-hang-timeout must be above 0"));
   auto dev = ParseCsiSyncerOptions({"x"}, {{"LOGGER_LEVEL", "development"}});
   ASSERT_TRUE(dev.ok());
   EXPECT_EQ(dev->verbosity, 4);

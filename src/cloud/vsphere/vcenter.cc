@@ -29,6 +29,7 @@ VCenter::VCenter(const VirtualCenterConfig& config, vsphere::CredentialSource* c
   vsphere::ClientOptions co = ClientOptionsFor(config);
   co.observer = options.observer;
   co.clock = options.clock;
+  co.answer_within = options.hang_timeout;
   client_ = std::make_unique<vsphere::Client>(co, creds);
 
   vsphere::InventoryCacheOptions io;
@@ -46,12 +47,15 @@ VCenter::VCenter(const VirtualCenterConfig& config, vsphere::CredentialSource* c
       std::make_unique<vsphere::AncestryResolver>(*client_, absl::Minutes(10), options.clock);
   topology_ = std::make_unique<TopologyCache>(*ancestry_, *tagging_, *inventory_, options.tag_ttl,
                                               options.clock);
+  heartbeat_ = std::make_unique<vsphere::Heartbeat>(
+      *client_, vsphere::HeartbeatOptions::For(options.hang_timeout));
 }
 
 VCenter::~VCenter() { Stop(); }
 
 void VCenter::Start() {
   inventory_->Start();
+  heartbeat_->Start();
   // New credentials: the stream's long wait runs on the old session; end it so the cache logs in
   // with the new ones now.
   if (creds_ != nullptr && creds_subscription_ == 0) {
@@ -69,12 +73,14 @@ void VCenter::Stop() {
   stopped_ = true;
   SetDeadline(absl::Now() + kStopBudget);
   if (creds_subscription_ != 0) creds_->Unsubscribe(creds_subscription_);
+  heartbeat_->Stop();
   inventory_->Stop();
   (void)tagging_->Logout();
   (void)client_->Logout();
 }
 
 absl::Status VCenter::Health() const {
+  if (absl::Status answering = client_->Answering(); !answering.ok()) return answering;
   auto session = client_->session_status();
   if (session.state == vsphere::SessionState::kLoginFailed) {
     return absl::UnavailableError(absl::StrCat(

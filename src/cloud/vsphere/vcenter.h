@@ -11,16 +11,22 @@
 #include "common/clock.h"
 #include "vsphere/client.h"
 #include "vsphere/credential_source.h"
+#include "vsphere/heartbeat.h"
 #include "vsphere/inventory_cache.h"
 #include "vsphere/tagging.h"
 
 namespace ccm::cloud {
+
+inline constexpr absl::Duration kDefaultHangTimeout = absl::Seconds(30);
 
 struct VCenterOptions {
   vsphere::RequestObserver observer;  // metrics hook for SOAP round trips (optional)
   Clock* clock = nullptr;             // null: real clock
   int max_wait_seconds = vsphere::kStreamMaxWaitSeconds;  // the inventory stream's WaitForUpdatesEx
   absl::Duration tag_ttl = absl::Minutes(10);
+  // A vCenter that answers nothing for this long is "not answering" in Health() (issue 43):
+  // requests waiting longer (vsphere::AnswerTracker), a quiet vCenter probed (vsphere::Heartbeat).
+  absl::Duration hang_timeout = kDefaultHangTimeout;
 };
 
 class VCenter {
@@ -49,7 +55,8 @@ class VCenter {
   vsphere::InventoryCache& inventory() { return *inventory_; }
   vsphere::TaggingClient& tagging() { return *tagging_; }
   TopologyCache& topology() { return *topology_; }
-  // OK when the session works and the inventory is synced; the error says what is wrong.
+  // OK when vCenter answers (vsphere::AnswerTracker: no request waited too long), the session
+  // works and the inventory is synced; the error says what is wrong.
   absl::Status Health() const;
 
  private:
@@ -59,6 +66,7 @@ class VCenter {
   std::unique_ptr<vsphere::TaggingClient> tagging_;
   std::unique_ptr<vsphere::AncestryResolver> ancestry_;
   std::unique_ptr<TopologyCache> topology_;
+  std::unique_ptr<vsphere::Heartbeat> heartbeat_;
   bool stopped_ = false;
   vsphere::CredentialSource* creds_ = nullptr;
   int creds_subscription_ = 0;

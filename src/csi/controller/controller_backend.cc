@@ -57,6 +57,7 @@ absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
     cloud::VCenterOptions vo;
     if (options.observer_for) vo.observer = options.observer_for(vcc.server);
     vo.max_wait_seconds = options.max_wait_seconds;
+    vo.hang_timeout = options.vcenter_hang_timeout;
     auto vc = std::make_unique<cloud::VCenter>(vcc, b->credentials_.get(), vo);
     vsphere::cns::CnsClientOptions cno;
     cno.observer = options.cns_observer;

@@ -41,6 +41,8 @@ struct BackendOptions {
   // The observer of one vCenter's SOAP and CNS round trips (metrics); optional.
   std::function<vsphere::RequestObserver(const std::string& vcenter)> observer_for;
   int max_wait_seconds = vsphere::kStreamMaxWaitSeconds;  // the VM caches' WaitForUpdatesEx
+  // A vCenter answering nothing this long is "not answering" (cloud::VCenterOptions).
+  absl::Duration vcenter_hang_timeout = cloud::kDefaultHangTimeout;
   // Overrides of the config's refresh interval and the post-change delay (tests, benchmark).
   absl::Duration datastore_interval = absl::ZeroDuration();  // zero: from the config
   absl::Duration datastore_change_delay = absl::Seconds(2);

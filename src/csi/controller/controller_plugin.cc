@@ -9,10 +9,9 @@ namespace ccm::csi {
 
 absl::StatusOr<ControllerPlugin> StartControllerPlugin(const cloud::Config& config,
                                                        BackendOptions options) {
-  VCenterStatusOptions so;
+  cloud::VCenterStatusOptions so;
   so.registry = options.registry;
-  so.pod_name = options.pod_name;
-  so.pod_namespace = options.csi_namespace;
+  const std::string pod_name = options.pod_name, pod_namespace = options.csi_namespace;
   std::shared_ptr<kube::Client> kube = options.kube;
   CCM_ASSIGN_OR_RETURN(std::unique_ptr<ControllerBackend> created,
                        ControllerBackend::Create(config, std::move(options)));
@@ -22,7 +21,7 @@ absl::StatusOr<ControllerPlugin> StartControllerPlugin(const cloud::Config& conf
   plugin.backend = backend;
   plugin.service = std::make_unique<ControllerService>(backend);
   plugin.ready = [backend]() -> absl::StatusOr<bool> { return true; };
-  if (kube != nullptr && !so.pod_name.empty()) {
+  if (kube != nullptr && !pod_name.empty()) {
     auto sink = std::make_shared<kube::KubeEventSink>(*kube);
     kube::EventRecorderOptions eo;
     eo.component = "vsphere-csi-controller";
@@ -30,8 +29,10 @@ absl::StatusOr<ControllerPlugin> StartControllerPlugin(const cloud::Config& conf
     plugin.events = std::shared_ptr<kube::EventRecorder>(
         new kube::EventRecorder(*sink, eo), [sink, kube](kube::EventRecorder* r) { delete r; });
     so.events = plugin.events.get();
+    so.object = {"Pod", pod_namespace, pod_name, "", "v1", "", ""};
   }
-  plugin.vcenters = std::make_shared<VCenterStatus>(*backend, so);
+  so.source = [b = backend.get()] { return b->VCenterHealth(); };
+  plugin.vcenters = std::make_shared<cloud::VCenterStatus>(so);
   plugin.vcenters->Start();
   return plugin;
 }

@@ -9,8 +9,8 @@
 
 #include "absl/status/statusor.h"
 #include "cloud/config/config.h"
+#include "cloud/vsphere/vcenter_status.h"
 #include "csi/controller/controller_backend.h"
-#include "csi/controller/vcenter_status.h"
 #include "csi/proto/csi.grpc.pb.h"
 #include "kube/event_recorder.h"
 
@@ -22,9 +22,9 @@ struct ControllerPlugin {
   // only (they answer Unavailable); with several vCenters the others keep serving, and the
   // livenessprobe sidecar does not restart the controller in a loop during an outage.
   std::function<absl::StatusOr<bool>()> ready;
-  std::shared_ptr<ControllerBackend> backend;   // shared with `service` and `ready`
-  std::shared_ptr<VCenterStatus> vcenters;      // started; per-vCenter state
-  std::shared_ptr<kube::EventRecorder> events;  // its Events (null without an API)
+  std::shared_ptr<ControllerBackend> backend;      // shared with `service` and `ready`
+  std::shared_ptr<cloud::VCenterStatus> vcenters;  // started; per-vCenter state
+  std::shared_ptr<kube::EventRecorder> events;     // its Events (null without an API)
 };
 
 // Errors: the configuration cannot be served (e.g. credentials from a Kubernetes Secret), with a

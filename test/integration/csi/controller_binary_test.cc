@@ -43,16 +43,24 @@ class ControllerBinaryTest : public ::testing::Test {
     sock_ = env_.dir() + "/csi.sock";
   }
 
-  std::unique_ptr<ChildProcess> StartController(const std::string& name) {
-    auto p = ChildProcess::Start(
-        {"/usr/bin/env", "-i", "X_CSI_MODE=controller", "CSI_ENDPOINT=unix://" + sock_,
-         "VSPHERE_CSI_CONFIG=" + conf_, "KUBECONFIG=" + env_.kubeconfig(),
-         std::string("CSI_NAMESPACE=") + kNamespace,
-         // The reference's container environment: accepted, no effect here.
-         "X_CSI_SPEC_DISABLE_LEN_CHECK=true", "X_CSI_SERIAL_VOL_ACCESS_TIMEOUT=3m",
-         "INCLUSTER_CLIENT_QPS=100", "INCLUSTER_CLIENT_BURST=100", "LOGGER_LEVEL=PRODUCTION",
-         CSI_DRIVER_BINARY, "--metrics-port=0", "--config-check-period=200ms", "--v=2"},
-        env_.dir() + "/" + name);
+  // `env` and `flags` are added to the container's.
+  std::unique_ptr<ChildProcess> StartController(const std::string& name,
+                                                const std::vector<std::string>& env = {},
+                                                const std::vector<std::string>& flags = {}) {
+    std::vector<std::string> argv = {
+        "/usr/bin/env", "-i", "X_CSI_MODE=controller", "CSI_ENDPOINT=unix://" + sock_,
+        "VSPHERE_CSI_CONFIG=" + conf_, "KUBECONFIG=" + env_.kubeconfig(),
+        std::string("CSI_NAMESPACE=") + kNamespace,
+        // The reference's container environment: accepted, no effect here.
+        "X_CSI_SPEC_DISABLE_LEN_CHECK=true", "X_CSI_SERIAL_VOL_ACCESS_TIMEOUT=3m",
+        "INCLUSTER_CLIENT_QPS=100", "INCLUSTER_CLIENT_BURST=100", "LOGGER_LEVEL=PRODUCTION"};
+    argv.insert(argv.end(), env.begin(), env.end());
+    for (const char* a :
+         {CSI_DRIVER_BINARY, "--metrics-port=0", "--config-check-period=200ms", "--v=2"}) {
+      argv.push_back(a);
+    }
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    auto p = ChildProcess::Start(argv, env_.dir() + "/" + name);
     EXPECT_TRUE(p.ok()) << p.status();
     return p.ok() ? *std::move(p) : nullptr;
   }
@@ -211,8 +219,9 @@ TEST_F(ControllerBinaryTest, AClusterIdThatDiffersFromTheConfigMapStopsTheStart)
 
 // Issue 43: a vCenter that hangs (TCP open, no answer: every request held) does not hold the
 // stop. SIGTERM ends the controller within 5 s, exit code 0, while an RPC waits on vCenter.
-TEST_F(ControllerBinaryTest, AHungVCenterDoesNotHoldTheStop) {
-  std::unique_ptr<ChildProcess> p = StartController("hung");
+TEST_F(ControllerBinaryTest, AHungVCenterIsReportedAndDoesNotHoldTheStop) {
+  std::unique_ptr<ChildProcess> p =
+      StartController("hung", {"POD_NAME=vsphere-csi-controller-0"}, {"--vcenter-hang-timeout=2s"});
   ASSERT_NE(p, nullptr);
   ::csi::v1::CreateVolumeResponse resp;
   grpc::Status s;
@@ -226,9 +235,26 @@ TEST_F(ControllerBinaryTest, AHungVCenterDoesNotHoldTheStop) {
   };
   const int before = cns_calls();
   ASSERT_TRUE(env_.vcsim().SetFault("blackhole").ok());
+  const absl::Time hung = absl::Now();
   // An RPC now waits on the hung vCenter (the provisioner's deadline is far away).
   std::thread rpc([&] { s = Create("pvc-during-hang", absl::Seconds(60), &resp); });
   ASSERT_TRUE(Eventually([&] { return cns_calls() > before; })) << p->Stderr();
+  // Reported within --vcenter-hang-timeout plus the 5 s status poll, as a Warning on the Pod.
+  std::string event;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        for (const auto& e : env_.emu().List("events", kNamespace)) {
+          if (e.value("reason", "") == "VCenterUnavailable") event = e.value("message", "");
+        }
+        return !event.empty();
+      },
+      absl::Seconds(20)))
+      << p->Stderr();
+  const absl::Duration reported = absl::Now() - hung;
+  RecordProperty("hang_reported_ms", absl::StrCat(absl::ToInt64Milliseconds(reported)));
+  EXPECT_LT(reported, absl::Seconds(2 + 5 + 2));
+  EXPECT_TRUE(absl::StrContains(event, "is not answering")) << event;
+  EXPECT_TRUE(absl::StrContains(p->Stderr(), "is not answering")) << p->Stderr();
   const absl::Time term = absl::Now();
   p->Signal(SIGTERM);
   const std::optional<int> code = p->WaitExit(absl::Seconds(5));
@@ -239,6 +265,30 @@ TEST_F(ControllerBinaryTest, AHungVCenterDoesNotHoldTheStop) {
   EXPECT_FALSE(s.ok()) << "the RPC cannot have succeeded on a hung vCenter";
   RecordProperty("sigterm_to_exit_ms", absl::StrCat(absl::ToInt64Milliseconds(took)));
   ASSERT_TRUE(env_.vcsim().SetFault("none").ok());
+}
+
+// Issue 43, "API server hangs": every Kubernetes request is held while an RPC writes its
+// operation record. SIGTERM still ends the controller within 5 s.
+TEST_F(ControllerBinaryTest, AHungApiServerDoesNotHoldTheStop) {
+  std::unique_ptr<ChildProcess> p = StartController("hung-api");
+  ASSERT_NE(p, nullptr);
+  ::csi::v1::CreateVolumeResponse resp;
+  grpc::Status s;
+  ASSERT_TRUE(Eventually([&] {
+    return (s = Create("pvc-before-api-hang", absl::Seconds(20), &resp)).ok();
+  })) << s.error_message()
+      << p->Stderr();
+  env_.emu().InjectDelay({.delay = absl::InfiniteDuration()});
+  std::thread rpc([&] { s = Create("pvc-during-api-hang", absl::Seconds(60), &resp); });
+  const absl::Time term = absl::Now();
+  p->Signal(SIGTERM);
+  const std::optional<int> code = p->WaitExit(absl::Seconds(5));
+  const absl::Duration took = absl::Now() - term;
+  rpc.join();
+  env_.emu().ClearFaults();
+  ASSERT_TRUE(code.has_value()) << "still running 5 s after SIGTERM\n" << p->Stderr();
+  EXPECT_EQ(*code, 0) << p->Stderr();
+  RecordProperty("sigterm_to_exit_ms", absl::StrCat(absl::ToInt64Milliseconds(took)));
 }
 
 // Issue 42 item 4: the vCenter password is rotated (in vCenter, then in the Secret that holds

@@ -154,9 +154,13 @@ TEST_F(NodeBinaryTest, ServesTheNodeServiceFromTheEnvironment) {
   }
   EXPECT_TRUE(MountsUnder(env_->dir()).empty());
   node.reset();
+  // Issue 43: the API server hangs (the feature-state watch is held); SIGTERM still ends the
+  // plugin within 5 s.
+  emu.InjectDelay({.delay = absl::InfiniteDuration()});
   (*p)->Signal(SIGTERM);
-  std::optional<int> code = (*p)->WaitExit(absl::Seconds(20));
-  ASSERT_TRUE(code.has_value());
+  std::optional<int> code = (*p)->WaitExit(absl::Seconds(5));
+  emu.ClearFaults();
+  ASSERT_TRUE(code.has_value()) << "still running 5 s after SIGTERM\n" << (*p)->Stderr();
   EXPECT_EQ(*code, 0) << (*p)->Stderr();
 }
 

@@ -117,12 +117,12 @@ TEST(CsiSyncerBinaryTest, RotatesItsPasswordLiveAndStopsWithin5sWhileVCenterHang
   ASSERT_TRUE(env.Start(/*start_syncer=*/false).ok());
   const std::string conf = env.dir() + "/csi-vsphere.conf";
   env.WriteCsiConf(conf);
-  auto p =
-      ChildProcess::Start({"/usr/bin/env", "-i", "X_CSI_MODE=syncer", "VSPHERE_CSI_CONFIG=" + conf,
-                           "POD_NAMESPACE=vmware-system-csi", CSI_DRIVER_BINARY,
-                           "--leader-election", "--kubeconfig=" + env.kubeconfig(),
-                           "--metrics-port=0", "--config-check-period=200ms", "--v=2"},
-                          env.dir() + "/syncer-rotate");
+  auto p = ChildProcess::Start(
+      {"/usr/bin/env", "-i", "X_CSI_MODE=syncer", "VSPHERE_CSI_CONFIG=" + conf,
+       "POD_NAMESPACE=vmware-system-csi", "POD_NAME=vsphere-csi-controller-0", CSI_DRIVER_BINARY,
+       "--leader-election", "--kubeconfig=" + env.kubeconfig(), "--metrics-port=0",
+       "--config-check-period=200ms", "--vcenter-hang-timeout=2s", "--v=2"},
+      env.dir() + "/syncer-rotate");
   ASSERT_TRUE(p.ok()) << p.status();
   ChildProcess& syncer = **p;
   auto first = env.CreateVolume("pvc-first");
@@ -151,6 +151,21 @@ TEST(CsiSyncerBinaryTest, RotatesItsPasswordLiveAndStopsWithin5sWhileVCenterHang
   EXPECT_TRUE(syncer.Running()) << "the same process, with the new password";
 
   ASSERT_TRUE(env.vcsim().SetFault("blackhole").ok());
+  // The idle syncer still sees the hang (its heartbeat), within --vcenter-hang-timeout plus the
+  // 5 s status poll: a Warning Event on its Pod.
+  const absl::Time hung = absl::Now();
+  std::string event;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        for (const auto& e : env.emu().List("events", "vmware-system-csi")) {
+          if (e.value("reason", "") == "VCenterUnavailable") event = e.value("message", "");
+        }
+        return !event.empty();
+      },
+      absl::Seconds(20)))
+      << syncer.Stderr();
+  EXPECT_LT(absl::Now() - hung, absl::Seconds(2 + 5 + 2));
+  EXPECT_TRUE(absl::StrContains(event, "is not answering")) << event;
   const absl::Time term = absl::Now();
   syncer.Signal(SIGTERM);
   const std::optional<int> code = syncer.WaitExit(absl::Seconds(5));
@@ -160,6 +175,36 @@ TEST(CsiSyncerBinaryTest, RotatesItsPasswordLiveAndStopsWithin5sWhileVCenterHang
             << absl::FormatDuration(absl::Now() - term) << "\n";
   EXPECT_EQ(LeaseHolder(env), "");
   ASSERT_TRUE(env.vcsim().SetFault("none").ok());
+}
+
+// Issue 43, "API server hangs": the informers' watches, the Lease renewal and its release are
+// held; SIGTERM still ends the syncer within 5 s.
+TEST(CsiSyncerBinaryTest, StopsWithin5sWhileTheApiServerHangs) {
+  SyncerEnv env;
+  ASSERT_TRUE(env.Start(/*start_syncer=*/false).ok());
+  const std::string conf = env.dir() + "/csi-vsphere.conf";
+  env.WriteCsiConf(conf);
+  auto p = ChildProcess::Start(
+      {"/usr/bin/env", "-i", "X_CSI_MODE=syncer", "VSPHERE_CSI_CONFIG=" + conf,
+       "POD_NAMESPACE=vmware-system-csi", CSI_DRIVER_BINARY, "--leader-election",
+       "--kubeconfig=" + env.kubeconfig(), "--metrics-port=0", "--v=2"},
+      env.dir() + "/syncer-hung-api");
+  ASSERT_TRUE(p.ok()) << p.status();
+  ChildProcess& syncer = **p;
+  auto volume = env.CreateVolume("pvc-api");
+  ASSERT_TRUE(volume.ok());
+  ASSERT_TRUE(env.PutPv("pv-api", *volume).ok());
+  ASSERT_TRUE(Eventually([&] { return env.HasEntity(*volume, kEntityPv, "pv-api"); }))
+      << syncer.Stderr();
+  env.emu().InjectDelay({.delay = absl::InfiniteDuration()});
+  const absl::Time term = absl::Now();
+  syncer.Signal(SIGTERM);
+  const std::optional<int> code = syncer.WaitExit(absl::Seconds(5));
+  env.emu().ClearFaults();
+  ASSERT_TRUE(code.has_value()) << "still running 5 s after SIGTERM\n" << syncer.Stderr();
+  EXPECT_EQ(*code, 0) << syncer.Stderr();
+  std::cout << "syncer exit after SIGTERM, API server hung: "
+            << absl::FormatDuration(absl::Now() - term) << "\n";
 }
 
 TEST(CsiSyncerBinaryTest, StartUpErrorsNameWhatToFix) {

@@ -1,21 +1,17 @@
-#include "csi/controller/vcenter_status.h"
+#include "cloud/vsphere/vcenter_status.h"
 
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
-#include "csi/controller/controller_backend.h"
+#include "vsphere/answer_tracker.h"
 
-namespace ccm::csi {
+namespace ccm::cloud {
 
-VCenterStatus::VCenterStatus(ControllerBackend& backend, VCenterStatusOptions options)
-    : backend_(backend), options_(std::move(options)) {
+VCenterStatus::VCenterStatus(VCenterStatusOptions options) : options_(std::move(options)) {
   if (options_.registry != nullptr) {
-    gauge_ = options_.registry->Gauge(
-        "vsphere_csi_vcenter_ready",
-        "1 when the vCenter's session is up, its VM cache synced and its datastores loaded.",
-        {"vcenter"});
+    gauge_ = options_.registry->Gauge(options_.gauge, options_.gauge_help, {"vcenter"});
   }
 }
 
@@ -44,7 +40,7 @@ std::map<std::string, absl::Status> VCenterStatus::Current() {
 }
 
 void VCenterStatus::Poll() {
-  std::map<std::string, absl::Status> now = backend_.VCenterHealth();
+  std::map<std::string, absl::Status> now = options_.source();
   std::vector<std::pair<std::string, absl::Status>> report;
   {
     absl::MutexLock l(&mu_);
@@ -55,7 +51,8 @@ void VCenterStatus::Poll() {
       auto it = reported_.find(vcenter);
       const bool known = it != reported_.end();
       if (known && it->second == s.ok()) continue;
-      if (!s.ok() && !known && starting) continue;  // still connecting
+      // Still connecting; a hang is told at once.
+      if (!s.ok() && !known && starting && !vsphere::IsNotAnswering(s)) continue;
       reported_[vcenter] = s.ok();
       if (s.ok() && !known) continue;  // came up at start: nothing to tell
       report.emplace_back(vcenter, s);
@@ -71,18 +68,17 @@ void VCenterStatus::Report(const std::string& vcenter, const absl::Status& now) 
   if (now.ok()) {
     LOG_INFO("vCenter {}: usable again", vcenter);
   } else {
-    LOG_WARN("vCenter {}: not usable, its volumes answer Unavailable: {}", vcenter, now.message());
+    LOG_WARN("vCenter {}: not usable ({}): {}", vcenter, options_.effect, now.message());
   }
-  if (options_.events == nullptr || options_.pod_name.empty()) return;
-  kube::ObjectReference pod{"Pod", options_.pod_namespace, options_.pod_name, "", "v1", "", ""};
+  if (options_.events == nullptr || options_.object.name.empty()) return;
   if (now.ok()) {
-    options_.events->Normal(pod, "VCenterAvailable",
+    options_.events->Normal(options_.object, "VCenterAvailable",
                             absl::StrCat("vCenter ", vcenter, " is usable again"));
   } else {
-    options_.events->Warning(pod, "VCenterUnavailable",
-                             absl::StrCat("vCenter ", vcenter, ": ", now.message(),
-                                          " (volumes of other vCenters are not affected)"));
+    options_.events->Warning(
+        options_.object, "VCenterUnavailable",
+        absl::StrCat("vCenter ", vcenter, ": ", now.message(), " (", options_.effect, ")"));
   }
 }
 
-}  // namespace ccm::csi
+}  // namespace ccm::cloud
