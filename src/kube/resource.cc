@@ -64,4 +64,9 @@ const Resource& VolumeAttachments() {
   return r;
 }
 
+const Resource& CsiNodes() {
+  static const Resource r{"storage.k8s.io", "v1", "csinodes", "CSINode", false};
+  return r;
+}
+
 }  // namespace ccm::kube

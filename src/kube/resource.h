@@ -39,5 +39,6 @@ const Resource& Events();
 // storage.k8s.io/v1
 const Resource& StorageClasses();
 const Resource& VolumeAttachments();
+const Resource& CsiNodes();
 
 }  // namespace ccm::kube

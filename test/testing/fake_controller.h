@@ -162,9 +162,9 @@ class FakePlacement final : public PlacementView {
 class FakeNodes final : public NodeVmSource {
  public:
   std::vector<NodeVmRef> nodes;
-  size_t without = 0;
+  std::vector<std::string> unknown_nodes;
   absl::StatusOr<std::vector<NodeVmRef>> List() const override { return nodes; }
-  size_t without_provider_id() const override { return without; }
+  std::vector<std::string> unknown() const override { return unknown_nodes; }
 };
 
 class FakePvs final : public PvCounter {

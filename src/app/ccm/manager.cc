@@ -75,8 +75,12 @@ class Manager {
     StartConfigReloader();
     StartVCenterStatus();
     // A hung API server holds no part of the stop (issue 43): the lease release goes first.
-    StopDeadline kube_deadline(stop_, kKubeStopBudget,
-                               [this](absl::Time d) { client_->SetDeadline(d); });
+    // The Secret informers are not needed to stop (the credentials read stay): they end now, not
+    // after the release.
+    StopDeadline kube_deadline(stop_, kKubeStopBudget, [this](absl::Time d) {
+      client_->SetDeadline(d);
+      if (secrets_) secrets_->Stop();
+    });
     if (!o_.leader_elect) {
       RunLeading(stop_);
     } else {

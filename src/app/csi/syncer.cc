@@ -237,11 +237,15 @@ struct SyncerWiring {
     // No call on a hung vCenter holds the stop (issue 43): those under way end within the budget.
     const absl::Time deadline = absl::Now() + cloud::VCenter::kStopBudget;
     for (auto& v : vim) v->SetDeadline(deadline);
-    watch->Stop();
-    triggered.reset();
-    syncer.Stop();
-    // In parallel: each ends a watch stream, which takes up to a second to notice.
+    // All in parallel, so that the Lease is released (after this) within the budget: the
+    // heartbeat and the workers wait out the vCenter deadline at worst, each informer takes up
+    // to a second to notice its watch ended (the stores stay readable meanwhile).
     std::vector<std::thread> stops;
+    stops.emplace_back([&watch] { watch->Stop(); });
+    stops.emplace_back([&triggered, &syncer] {
+      triggered.reset();
+      syncer.Stop();
+    });
     for (kube::Informer* i : {&pvs, &pvcs, &pods}) stops.emplace_back([i] { i->Stop(); });
     stops.emplace_back([&migrations] { migrations.Stop(); });
     for (std::thread& t : stops) t.join();
@@ -362,8 +366,11 @@ int RunCsiSyncer(const CsiSyncerOptions& o, const std::map<std::string, std::str
                        w.credentials.get(), &stop);
   watch.Start();
   // A hung API server holds no part of the stop (issue 43): the lease release goes first.
-  StopDeadline kube_deadline(stop, kKubeStopBudget,
-                             [&w](absl::Time d) { w.client->SetDeadline(d); });
+  // The feature-state watch is not needed to stop: it ends now, not after the release.
+  StopDeadline kube_deadline(stop, kKubeStopBudget, [&w](absl::Time d) {
+    w.client->SetDeadline(d);
+    w.feature_watch->Stop();
+  });
   int code = 0;
   if (!o.leader_election) {
     w.Lead(o, stop);

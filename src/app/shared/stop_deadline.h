@@ -16,7 +16,7 @@ namespace ccm::app {
 
 // The Kubernetes requests' share of the 5 s a pod gets to stop in our bound (the vCenter
 // clean-up, cloud::VCenter::kStopBudget, runs at the same time).
-inline constexpr absl::Duration kKubeStopBudget = absl::Seconds(3);
+inline constexpr absl::Duration kKubeStopBudget = absl::Milliseconds(3500);
 
 class StopDeadline {
  public:

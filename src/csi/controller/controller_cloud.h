@@ -73,10 +73,11 @@ struct NodeVmRef {
 class NodeVmSource {
  public:
   virtual ~NodeVmSource() = default;
-  // Every Node with a vSphere providerID; Unavailable before they are known.
+  // Every node whose VM is known: by the VM UUID its CSINode names as this driver's node ID,
+  // else by its Node's vSphere providerID. Unavailable before they are known.
   virtual absl::StatusOr<std::vector<NodeVmRef>> List() const = 0;
-  // How many Nodes have no (vSphere) providerID, for messages.
-  virtual size_t without_provider_id() const = 0;
+  // The Nodes known by neither, for messages.
+  virtual std::vector<std::string> unknown() const = 0;
 };
 
 class PvCounter {

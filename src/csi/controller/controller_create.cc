@@ -263,6 +263,7 @@ absl::StatusOr<ControllerService::Placed> ControllerService::Place(const CreateP
     preq.requirement = &*plan.requirement;
   } else {
     CCM_ASSIGN_OR_RETURN(preq.node_hosts, NodeHosts(view));
+    preq.unknown_nodes = cloud_->nodes()->unknown();
   }
   std::vector<bool> compatible;
   if (!plan.params.storage_policy_name.empty()) {

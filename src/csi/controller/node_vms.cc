@@ -1,6 +1,10 @@
 #include "csi/controller/node_vms.h"
 
+#include <algorithm>
+
 #include "cloud/core/provider_id.h"
+#include "csi/core/constants.h"
+#include "csi/core/node_id.h"
 #include "kube/objects.h"
 #include "kube/resource.h"
 
@@ -16,6 +20,19 @@ void Trim(kube::Json& node) {
     out["spec"]["providerID"] = node["spec"]["providerID"];
   }
   node = std::move(out);
+}
+
+// A CSINode: its name and this driver's entry (name and nodeID) only.
+void TrimCsiNode(kube::Json& csinode) {
+  kube::Json out = {{"metadata",
+                     {{"name", csinode["metadata"].value("name", "")},
+                      {"resourceVersion", csinode["metadata"].value("resourceVersion", "")}}}};
+  for (const kube::Json& d : csinode.value("/spec/drivers"_json_pointer, kube::Json::array())) {
+    if (d.value("name", "") != kDriverName) continue;
+    out["spec"]["drivers"] = kube::Json::array(
+        {{{"name", std::string(kDriverName)}, {"nodeID", d.value("nodeID", "")}}});
+  }
+  csinode = std::move(out);
 }
 
 // A PV: its name and CSI driver only.
@@ -58,29 +75,56 @@ NodeVms::NodeVms(kube::Client& client) {
   kube::InformerOptions o;
   o.transform = Trim;
   informer_ = std::make_unique<kube::Informer>(client, kube::Nodes(), o);
+  kube::InformerOptions co;
+  co.transform = TrimCsiNode;
+  csinodes_ = std::make_unique<kube::Informer>(client, kube::CsiNodes(), co);
 }
 
-void NodeVms::Start() { informer_->Start(); }
-void NodeVms::Stop() { informer_->Stop(); }
+void NodeVms::Start() {
+  informer_->Start();
+  csinodes_->Start();
+}
+
+void NodeVms::Stop() {
+  informer_->Stop();
+  csinodes_->Stop();
+}
+
+std::map<std::string, std::string> NodeVms::Known() const {
+  std::map<std::string, std::string> out;
+  for (const kube::ObjectPtr& c : csinodes_->List()) {
+    absl::StatusOr<NodeRef> id = ParseNodeId(
+        c->value("/spec/drivers/0/nodeID"_json_pointer, std::string()));  // Trim keeps ours only
+    // A node-name ID (use-csinode-id off) says nothing of the VM: the providerID tells.
+    if (id.ok() && id->kind == NodeRef::Kind::kVmUuid) out[kube::Name(*c)] = id->value;
+  }
+  for (const kube::ObjectPtr& n : informer_->List()) {
+    absl::StatusOr<std::string> uuid = cloud::ParseProviderId(kube::ProviderId(*n));
+    if (uuid.ok()) out.emplace(kube::Name(*n), *uuid);  // a CSINode's ID wins
+  }
+  return out;
+}
 
 absl::StatusOr<std::vector<NodeVmRef>> NodeVms::List() const {
   if (!informer_->HasSynced()) {
     return absl::UnavailableError("the Node informer has not listed the cluster's Nodes yet");
   }
-  std::vector<NodeVmRef> out;
-  for (const kube::ObjectPtr& n : informer_->List()) {
-    absl::StatusOr<std::string> uuid = cloud::ParseProviderId(kube::ProviderId(*n));
-    if (uuid.ok()) out.push_back({kube::Name(*n), *uuid});
+  if (!csinodes_->HasSynced()) {
+    return absl::UnavailableError("the CSINode informer has not listed the cluster's CSINodes yet");
   }
+  std::vector<NodeVmRef> out;
+  for (auto& [node, uuid] : Known()) out.push_back({node, uuid});
   return out;
 }
 
-size_t NodeVms::without_provider_id() const {
-  size_t n = 0;
-  for (const kube::ObjectPtr& node : informer_->List()) {
-    if (!cloud::ParseProviderId(kube::ProviderId(*node)).ok()) ++n;
+std::vector<std::string> NodeVms::unknown() const {
+  const std::map<std::string, std::string> known = Known();
+  std::vector<std::string> out;
+  for (const kube::ObjectPtr& n : informer_->List()) {
+    if (!known.contains(kube::Name(*n))) out.push_back(kube::Name(*n));
   }
-  return n;
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace ccm::csi

@@ -1,10 +1,14 @@
 #pragma once
-// The VMs of the cluster's nodes, as the controller knows them: a Node informer (name and
-// spec.providerID only are kept), each providerID "vsphere://<BIOS UUID>" naming a node VM, as
-// the reference's node manager registers node VMs. CreateVolume without topology requirements
-// places a volume on a datastore the hosts of all these VMs mount.
+// The VMs of the cluster's nodes, as the controller knows them, as the reference's node manager
+// registers node VMs (issue 44): the node ID this driver's node plugin reported in the node's
+// CSINode (a VM UUID; the CSINode informer keeps that only), else the Node's spec.providerID
+// "vsphere://<BIOS UUID>" (the Node informer keeps name and providerID only). So a cluster
+// without a vSphere CPI, or a Node the CPI has not initialised yet, still has its VM known.
+// CreateVolume without topology requirements places a volume on a datastore the hosts of all
+// these VMs mount.
 // Thread-safe.
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,14 +42,16 @@ class NodeVms final : public NodeVmSource {
   void Start();
   void Stop();
 
-  // Every Node with a vSphere providerID. Unavailable before the informer has synced. Nodes
-  // without a providerID (not initialised by a vSphere CPI yet) are left out.
+  // CSINode node IDs first, providerIDs second. Unavailable before both informers have synced.
   absl::StatusOr<std::vector<NodeVmRef>> List() const override;
-  // How many Nodes have no (vSphere) providerID, for messages.
-  size_t without_provider_id() const override;
+  std::vector<std::string> unknown() const override;
 
  private:
+  // Node name -> VM UUID, CSINodes first.
+  std::map<std::string, std::string> Known() const;
+
   std::unique_ptr<kube::Informer> informer_;
+  std::unique_ptr<kube::Informer> csinodes_;
 };
 
 }  // namespace ccm::csi

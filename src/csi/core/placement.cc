@@ -244,10 +244,14 @@ absl::StatusOr<std::vector<PlacementChoice>> ChooseDatastores(
   }
   const HostIndex index(hosts);
   if (!constrained && request.node_hosts.empty()) {
-    return absl::FailedPreconditionError(
-        "no node VM is known (no Kubernetes Node whose providerID names a VM of the configured "
-        "vCenters): a volume without topology requirements goes to a datastore every node VM's "
-        "host mounts");
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no node VM is known (no CSINode with a node ID of ", kDriverName,
+        " and no Node whose providerID names a VM of the configured vCenters",
+        request.unknown_nodes.empty() ? ""
+                                      : absl::StrCat("; Nodes known by neither: ",
+                                                     absl::StrJoin(request.unknown_nodes, ", ")),
+        "): a volume without topology requirements goes to a datastore every node VM's host "
+        "mounts"));
   }
   Qualified q = constrained ? SharedBySegments(candidates, pool, index, *request.requirement)
                             : SharedByNodes(candidates, pool, index, request.node_hosts);

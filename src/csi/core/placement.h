@@ -89,6 +89,8 @@ struct PlacementRequest {
   bool topology_configured = false;
   // Every node VM's host: the no-requirement case needs them all.
   std::vector<NodeHost> node_hosts;
+  // The Nodes whose VM is not known (no CSINode node ID, no providerID), for messages.
+  std::vector<std::string> unknown_nodes;
   // Storage policy: SPBM's verdict per candidate (same index); null = no policy.
   const std::vector<bool>* compatible = nullptr;
   std::string policy_name;  // for messages

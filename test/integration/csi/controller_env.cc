@@ -53,6 +53,24 @@ absl::Status ControllerEnv::PutNode(const std::string& vm) {
   return api_.Put("nodes", node).status();
 }
 
+absl::Status ControllerEnv::PutBareNode(const std::string& name) {
+  nlohmann::json node = {{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", name}}}};
+  return api_.Put("nodes", node).status();
+}
+
+absl::Status ControllerEnv::PutCsiNode(const std::string& vm) {
+  const std::string uuid = VmUuid(vm);
+  if (uuid.empty()) return absl::NotFoundError(absl::StrCat("no simulator VM ", vm));
+  nlohmann::json csinode = {{"apiVersion", "storage.k8s.io/v1"},
+                            {"kind", "CSINode"},
+                            {"metadata", {{"name", vm}}},
+                            {"spec",
+                             {{"drivers",
+                               {{{"name", "other.csi.example.com"}, {"nodeID", "node-x"}},
+                                {{"name", "csi.vsphere.vmware.com"}, {"nodeID", uuid}}}}}}};
+  return api_.Put("csinodes", csinode).status();
+}
+
 std::string ControllerEnv::DatastoreUrl(const std::string& name) {
   auto view = backend_->datastores().Snapshot();
   if (!view.ok()) return "";

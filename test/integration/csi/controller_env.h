@@ -83,6 +83,10 @@ class ControllerEnv {
   metrics::Registry& registry() { return registry_; }
   // A Node for the simulator VM `vm` (providerID from its BIOS UUID).
   absl::Status PutNode(const std::string& vm);
+  // A Node named `name` without providerID (no vSphere CPI initialised it).
+  absl::Status PutBareNode(const std::string& name);
+  // The CSINode the node plugin on `vm` registers: this driver's node ID is the VM's UUID.
+  absl::Status PutCsiNode(const std::string& vm);
 
  private:
   ControllerEnv() = default;

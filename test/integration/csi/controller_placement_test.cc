@@ -261,8 +261,16 @@ TEST(ControllerPlacementNodesTest, WithoutNodeVmsAnUnconstrainedVolumeHasNowhere
   grpc::Status s = (*env)->controller().CreateVolume(&ctx, CreateReq("pvc-no-nodes", kGiB), &resp);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_THAT(s.error_message(), AllOf(HasSubstr("no node VM is known"), HasSubstr("providerID")));
-  // A Node appears (the CPI initialised it): its VM's host decides at once.
-  ASSERT_TRUE((*env)->PutNode("node-a1").ok());
+  // A Node no vSphere CPI initialised (no providerID) and no node plugin registered: named.
+  ASSERT_TRUE((*env)->PutBareNode("node-a1").ok());
+  ASSERT_TRUE(ccm::testing::Eventually([&] {
+    grpc::ClientContext c1;
+    ::csi::v1::CreateVolumeResponse r;
+    s = (*env)->controller().CreateVolume(&c1, CreateReq("pvc-no-nodes", kGiB), &r);
+    return absl::StrContains(s.error_message(), "known by neither: node-a1");
+  })) << s.error_message();
+  // Its node plugin registers (issue 44): the CSINode's node ID names its VM, whose host decides.
+  ASSERT_TRUE((*env)->PutCsiNode("node-a1").ok());
   std::string placed;
   ASSERT_TRUE(ccm::testing::Eventually([&] {
     grpc::ClientContext c2;
