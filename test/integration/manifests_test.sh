@@ -56,8 +56,12 @@ if grep -qF -- "--strict-topology" manifests/vsphere-csi-driver.yaml; then
   fail "the default CSI manifests must not enable topology"
 fi
 kubectl kustomize deploy/csi/kustomize/overlays/zones > "$out"
-has "$out" "--strict-topology" \
-  'topology-categories = "k8s-region,k8s-zone"' "name: vsphere-csi-node-config"
+has "$out" "--strict-topology" "name: csinodetopologies.cns.vmware.com" \
+  "NODEGETINFO_WATCH_TIMEOUT_MINUTES"
+# The node plugins get no config, as the reference's DaemonSet (topology via CSINodeTopology).
+if grep -qF "vsphere-csi-node-config" "$out"; then
+  fail "the zones overlay must not give the node plugins a config"
+fi
 # The webhook as the reference names and runs it; deploy-webhook.sh fills the caBundle.
 has manifests/vsphere-csi-webhook.yaml \
   "name: validation.csi.vsphere.vmware.com" "name: vsphere-webhook-svc" "path: /validate" \

@@ -7,6 +7,7 @@
 #include "app/csi/config.h"
 #include "common/logging.h"
 #include "csi/core/constants.h"
+#include "csi/core/node_topology.h"
 #include "csi/core/node_volume.h"
 #include "kube/config.h"
 
@@ -20,15 +21,13 @@ std::optional<std::string> Lookup(const std::map<std::string, std::string>& env,
   return it->second;
 }
 
-// The topology part of csi-vsphere.conf, when the DaemonSet mounts it. The node plugin never
+// The topology part of csi-vsphere.conf, when the DaemonSet mounts it (our earlier DaemonSets);
+// nullopt without the file (the reference's DaemonSet: CSINodeTopology). The node plugin never
 // logs in to vCenter: credentials may be absent, and those in the file are parsed and dropped.
-absl::StatusOr<csi::TopologyConfig> TopologyFromConfig(
+absl::StatusOr<std::optional<csi::TopologyConfig>> TopologyFromConfig(
     const CsiOptions& options, const std::map<std::string, std::string>& env) {
   std::error_code ec;
-  if (!std::filesystem::exists(options.config_path, ec)) {
-    LOG_INFO("no CSI config at {}: the node publishes no topology", options.config_path);
-    return csi::TopologyConfig{};
-  }
+  if (!std::filesystem::exists(options.config_path, ec)) return std::nullopt;
   absl::StatusOr<cloud::ParseResult> r =
       ReadCsiConfig(options.config_path, env, /*credentials_required=*/false);
   if (!r.ok()) return r.status();
@@ -38,7 +37,7 @@ absl::StatusOr<csi::TopologyConfig> TopologyFromConfig(
   t.region_category = c.labels.region;
   t.topology_categories = c.labels.topology_categories;
   t.category_labels = c.labels.category_labels;
-  return t;
+  return std::optional<csi::TopologyConfig>(std::move(t));
 }
 
 }  // namespace
@@ -82,11 +81,23 @@ absl::StatusOr<csi::node::NodeServiceOptions> NodeServiceOptionsFromEnv(
     if (!max.ok()) return max.status();
     o.info.max_volumes_per_node = *max;
   }
-  absl::StatusOr<csi::TopologyConfig> topology = TopologyFromConfig(options, env);
+  absl::StatusOr<std::optional<csi::TopologyConfig>> topology = TopologyFromConfig(options, env);
   if (!topology.ok()) return topology.status();
-  o.info.topology = *std::move(topology);
   // Without one, a node plugin outside a cluster still answers with the SMBIOS UUID.
   o.info.client = ApiClientFromEnv(env, "node ID from product_serial only, no topology");
+  if (topology->has_value()) {
+    o.info.topology = **std::move(topology);
+    LOG_INFO("topology from the Node's labels, as csi-vsphere.conf {} configures it",
+             options.config_path);
+  } else if (o.info.client != nullptr) {
+    o.info.topology_from_crd = true;
+    csi::WatchTimeout wait =
+        csi::NodeGetInfoWatchTimeout(Lookup(env, csi::kEnvNodeGetInfoWatchTimeout));
+    if (!wait.warning.empty()) LOG_WARN("{}", wait.warning);
+    o.info.topology_wait = absl::Minutes(wait.minutes);
+    LOG_INFO("no CSI config at {}: topology from this Node's CSINodeTopology (waiting up to {})",
+             options.config_path, absl::FormatDuration(o.info.topology_wait));
+  }
 
   o.devices.by_id_dir = Lookup(env, kEnvDeviceByIdDir).value_or(std::string(csi::kDevDiskById));
   if (auto wait = Lookup(env, kEnvDeviceWait); wait && !wait->empty()) {

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include "app/csi/config.h"
 #include "app/csi/config_reload.h"
 #include "app/csi/feature_states_watch.h"
+#include "app/csi/syncer_topology.h"
 #include "app/shared/health_server.h"
 #include "app/shared/lease_campaign.h"
 #include "app/shared/stop_deadline.h"
@@ -62,6 +64,14 @@ absl::StatusOr<cloud::Config> ReadConfig(const std::string& path,
     }
   }
   return c;
+}
+
+// Runs every job on its own thread and waits for all.
+void InParallel(std::vector<std::function<void()>> jobs) {
+  std::vector<std::thread> threads;
+  threads.reserve(jobs.size());
+  for (auto& j : jobs) threads.emplace_back(std::move(j));
+  for (std::thread& t : threads) t.join();
 }
 
 // Everything the syncer runs on; built before the Lease is sought, started when leading.
@@ -232,6 +242,10 @@ struct SyncerWiring {
     LOG_INFO("CNS metadata syncer running for cluster-id {} (full sync every {})",
              config.global.cluster_id, absl::FormatDuration(o.full_sync_interval));
     std::unique_ptr<TriggeredFullSync> triggered = StartTriggeredFullSync(syncer);
+    std::vector<vsphere::Client*> sessions;
+    for (auto& v : vim) sessions.push_back(v.get());
+    SyncerNodeTopology topology(config, sessions, *credentials, *informer_client);
+    topology.Start();
     std::unique_ptr<VCenterWatch> watch = WatchVCenters(o.vcenter_hang_timeout);
     stop.WaitForNotification();
     // No call on a hung vCenter holds the stop (issue 43): those under way end within the budget.
@@ -240,15 +254,18 @@ struct SyncerWiring {
     // All in parallel, so that the Lease is released (after this) within the budget: the
     // heartbeat and the workers wait out the vCenter deadline at worst, each informer takes up
     // to a second to notice its watch ended (the stores stay readable meanwhile).
-    std::vector<std::thread> stops;
-    stops.emplace_back([&watch] { watch->Stop(); });
-    stops.emplace_back([&triggered, &syncer] {
-      triggered.reset();
-      syncer.Stop();
-    });
-    for (kube::Informer* i : {&pvs, &pvcs, &pods}) stops.emplace_back([i] { i->Stop(); });
-    stops.emplace_back([&migrations] { migrations.Stop(); });
-    for (std::thread& t : stops) t.join();
+    topology.SetDeadline(deadline);
+    std::vector<std::function<void()>> stops = {
+        [&watch] { watch->Stop(); },
+        [&topology] { topology.Stop(); },
+        [&triggered, &syncer] {
+          triggered.reset();
+          syncer.Stop();
+        },
+        [&migrations] { migrations.Stop(); },
+    };
+    for (kube::Informer* i : {&pvs, &pvcs, &pods}) stops.push_back([i] { i->Stop(); });
+    InParallel(std::move(stops));
   }
 };
 

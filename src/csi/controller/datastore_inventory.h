@@ -49,6 +49,7 @@
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "csi/controller/datastore_fetch.h"
+#include "csi/controller/host_topology.h"
 #include "csi/controller/placement_view.h"
 #include "csi/core/placement.h"
 #include "csi/core/topology.h"
@@ -137,9 +138,9 @@ class DatastoreInventory final : public PlacementView {
  private:
   struct Caches {  // what a full refresh reads again, a quick one reuses
     std::vector<vsphere::Datacenter> datacenters;
-    std::map<vsphere::Moref, std::optional<Segments>> host_segments;  // nullopt: incomplete
-    std::map<vsphere::Moref, std::string> pod_names;                  // StoragePod -> name
-    std::map<vsphere::Moref, std::vector<std::string>> preferred;     // datastore -> values
+    std::map<vsphere::Moref, HostTopology> host_segments;
+    std::map<vsphere::Moref, std::string> pod_names;               // StoragePod -> name
+    std::map<vsphere::Moref, std::vector<std::string>> preferred;  // datastore -> values
     std::map<vsphere::Moref, std::string> no_privilege;  // datastore -> why not ("" = may)
     absl::Time privileges_at = absl::InfinitePast();     // last privilege check
   };

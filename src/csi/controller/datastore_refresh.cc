@@ -132,7 +132,11 @@ absl::StatusOr<DatastoreInventory::Fetched> DatastoreInventory::Fetch(
             });
   for (const HostRecordRaw& h : records.hosts) {
     HostRecord rec{source.vcenter, h.moref.value, h.name, std::nullopt};
-    if (topology_) rec.segment = caches.host_segments[h.moref];
+    if (topology_) {
+      const HostTopology& t = caches.host_segments[h.moref];
+      rec.segment = t.segment;
+      rec.problem = t.problem;
+    }
     out.hosts.push_back(std::move(rec));
   }
   return out;
@@ -213,14 +217,10 @@ absl::Status DatastoreInventory::FillTopology(const DatastoreSource& source,
   for (const vsphere::Moref& h : new_hosts) {
     std::vector<TaggedRef> chain;
     for (const vsphere::InventoryRef& r : chains[h]) chain.push_back({Describe(r), tags_of[r.ref]});
-    absl::StatusOr<std::optional<Segments>> seg = SegmentOfChain(chain, categories);
-    if (!seg.ok()) {
-      // One mis-tagged host must not hide every datastore: it makes none reachable.
-      LOG_WARN("vCenter {}: host {}: {}", source.vcenter, h.ToString(), seg.status().message());
-      caches.host_segments[h] = std::nullopt;
-      continue;
-    }
-    caches.host_segments[h] = *seg;
+    HostTopology t = HostTopologyOf(chain, categories);
+    // One mis-tagged host must not hide every datastore: it makes none reachable.
+    if (t.ambiguous) LOG_WARN("vCenter {}: host {}: {}", source.vcenter, h.ToString(), t.problem);
+    caches.host_segments[h] = std::move(t);
   }
   if (!datastores.empty()) caches.preferred.clear();
   for (const vsphere::Moref& d : datastores) {

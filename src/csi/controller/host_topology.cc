@@ -50,6 +50,34 @@ absl::StatusOr<std::optional<Segments>> SegmentOfChain(const std::vector<TaggedR
   return std::optional<Segments>(std::move(segment));
 }
 
+HostTopology HostTopologyOf(const std::vector<TaggedRef>& chain,
+                            const TopologyCategories& categories) {
+  HostTopology out;
+  absl::StatusOr<std::optional<Segments>> seg = SegmentOfChain(chain, categories);
+  if (!seg.ok()) {
+    out.problem = std::string(seg.status().message());
+    out.ambiguous = true;
+    return out;
+  }
+  if (seg->has_value()) {
+    out.segment = **std::move(seg);
+    return out;
+  }
+  std::vector<std::string> missing;
+  for (const std::string& category : categories.categories) {
+    bool found = false;
+    for (const TaggedRef& obj : chain) {
+      for (const vsphere::Tag& t : obj.tags) found = found || t.category_name == category;
+    }
+    if (!found) missing.push_back(category);
+  }
+  const std::string first = chain.empty() ? "the host" : chain.front().description;
+  out.problem = absl::StrCat("no tag of categor", missing.size() == 1 ? "y " : "ies ",
+                             absl::StrJoin(missing, ", "), " on ", first, " or its ",
+                             chain.empty() ? 0 : chain.size() - 1, " ancestors");
+  return out;
+}
+
 std::vector<Segments> DistinctSegments(const std::vector<std::optional<Segments>>& hosts) {
   std::vector<Segments> out;
   for (const auto& s : hosts) {

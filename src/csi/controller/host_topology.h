@@ -42,6 +42,17 @@ struct TaggedRef {
 absl::StatusOr<std::optional<Segments>> SegmentOfChain(const std::vector<TaggedRef>& chain,
                                                        const TopologyCategories& categories);
 
+// A host's segment, or why it has none: "no tag of category k8s-zone on HostSystem:host-21
+// (esx-1) or its 3 ancestors" (the first object of the chain is named), or SegmentOfChain's
+// ambiguity message.
+struct HostTopology {
+  std::optional<Segments> segment;
+  std::string problem;     // empty with a segment
+  bool ambiguous = false;  // two tags of a category on one object (worth a warning)
+};
+HostTopology HostTopologyOf(const std::vector<TaggedRef>& chain,
+                            const TopologyCategories& categories);
+
 // The distinct segments of the hosts mounting a datastore, sorted; hosts without a complete
 // segment are left out.
 std::vector<Segments> DistinctSegments(const std::vector<std::optional<Segments>>& hosts);

@@ -59,6 +59,68 @@ TEST(SegmentOfChainTest, TwoTagsOfOneCategoryOnTheNearestObjectAreRefused) {
   EXPECT_NE(seg.status().message().find("a, b"), std::string::npos);
 }
 
+// The tag walk a CSINodeTopology status comes from (issue 44): the node VM's host, then its
+// cluster, folders and datacenter, nearest first, per category.
+TEST(HostTopologyOfTest, TagWalkTable) {
+  TopologyConfig three;
+  three.topology_categories = {"k8s-region", "k8s-zone", "rack"};
+  const TopologyCategories cats = CategoriesOf(three);
+  const std::string kRegion = "topology.csi.vmware.com/k8s-region";
+  const std::string kZone = "topology.csi.vmware.com/k8s-zone";
+  const std::string kRack = "topology.csi.vmware.com/rack";
+  struct Case {
+    std::string name;
+    std::vector<TaggedRef> chain;
+    std::optional<Segments> segment;
+    std::string problem;  // part of it
+  } cases[] = {
+      {"each category on its own level",
+       {{"HostSystem:host-1 (esx-1)", {T("r7", "rack")}},
+        {"ClusterComputeResource:domain-c1 (c1)", {T("zone-a", "k8s-zone")}},
+        {"Folder:group-h4 (host)", {}},
+        {"Datacenter:datacenter-2 (dc)", {T("region-1", "k8s-region")}}},
+       Segments{{kRegion, "region-1"}, {kZone, "zone-a"}, {kRack, "r7"}}},
+      {"host beats cluster beats datacenter",
+       {{"host", {T("zone-h", "k8s-zone"), T("r1", "rack")}},
+        {"cluster", {T("zone-c", "k8s-zone"), T("region-c", "k8s-region")}},
+        {"datacenter", {T("zone-d", "k8s-zone"), T("region-d", "k8s-region")}}},
+       Segments{{kRegion, "region-c"}, {kZone, "zone-h"}, {kRack, "r1"}}},
+      {"all on the datacenter",
+       {{"host", {}},
+        {"cluster", {}},
+        {"datacenter", {T("region-d", "k8s-region"), T("zone-d", "k8s-zone"), T("r", "rack")}}},
+       Segments{{kRegion, "region-d"}, {kZone, "zone-d"}, {kRack, "r"}}},
+      {"tags of other categories are ignored",
+       {{"host", {T("gold", "tier"), T("r1", "rack")}},
+        {"cluster", {T("zone-c", "k8s-zone"), T("region-c", "k8s-region")}}},
+       Segments{{kRegion, "region-c"}, {kZone, "zone-c"}, {kRack, "r1"}}},
+      {"one category missing",
+       {{"HostSystem:host-1 (esx-1)", {}},
+        {"cluster", {T("zone-c", "k8s-zone")}},
+        {"datacenter", {T("region-d", "k8s-region")}}},
+       std::nullopt,
+       "no tag of category rack on HostSystem:host-1 (esx-1) or its 2 ancestors"},
+      {"two categories missing",
+       {{"HostSystem:host-1 (esx-1)", {T("r1", "rack")}}},
+       std::nullopt,
+       "no tag of categories k8s-region, k8s-zone on HostSystem:host-1 (esx-1) or its 0 "
+       "ancestors"},
+      {"two tags of a category on the nearest object",
+       {{"HostSystem:host-1 (esx-1)", {T("r1", "rack"), T("r2", "rack")}},
+        {"cluster", {T("zone-c", "k8s-zone"), T("region-c", "k8s-region")}}},
+       std::nullopt,
+       "carries 2 tags of category rack (r1, r2)"},
+  };
+  for (const Case& c : cases) {
+    HostTopology t = HostTopologyOf(c.chain, cats);
+    EXPECT_EQ(t.segment, c.segment) << c.name;
+    EXPECT_NE(t.problem.find(c.problem), std::string::npos) << c.name << ": " << t.problem;
+    if (c.segment) {
+      EXPECT_TRUE(t.problem.empty()) << c.name;
+    }
+  }
+}
+
 TEST(DistinctSegmentsTest, SortedDistinctCompleteOnly) {
   Segments a{{"z", "a"}}, b{{"z", "b"}};
   EXPECT_EQ(DistinctSegments({b, std::nullopt, a, b}), (std::vector<Segments>{a, b}));

@@ -70,6 +70,7 @@ struct HostRecord {
   std::string moid;                 // "host-21"
   std::string name;                 // "esx-1.example.com"
   std::optional<Segments> segment;  // complete segment; nullopt without (or incomplete) tags
+  std::string problem;              // without a segment (topology configured): why, for messages
 };
 
 // The host a node VM runs on.

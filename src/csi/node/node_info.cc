@@ -9,6 +9,7 @@
 #include "common/logging.h"
 #include "csi/core/constants.h"
 #include "csi/core/node_id.h"
+#include "csi/node/node_topology_wait.h"
 #include "kube/resource.h"
 
 namespace ccm::csi::node {
@@ -92,6 +93,18 @@ absl::StatusOr<NodeInfo> NodeInfoSource::Get() const {
     info.node_id = *uuid;
   }
 
+  if (options_.topology_from_crd && options_.client != nullptr) {
+    absl::StatusOr<Segments> segments = NodeTopologyFromCrd(*options_.client, options_.node_name,
+                                                            info.node_id, options_.topology_wait);
+    if (absl::IsNotFound(segments.status())) {
+      LOG_WARN("Node {}: {}: registering without topology", options_.node_name,
+               segments.status().message());
+      return info;
+    }
+    if (!segments.ok()) return segments.status();
+    info.topology = *std::move(segments);
+    return info;
+  }
   if (ModeOf(options_.topology) == TopologyMode::kNone) return info;
   if (!node.ok()) {
     return absl::UnavailableError(absl::StrCat(

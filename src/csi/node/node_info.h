@@ -7,7 +7,10 @@
 //    API cannot be asked, from product_serial (what the reference reads).
 //  - max_volumes_per_node: $MAX_VOLUMES_PER_NODE when set (1-255, ours), else as the reference:
 //    255 with the feature state high-pv-node-density on, 59 without (read at each call).
-//  - accessible_topology: NodeTopology(Node labels, csi-vsphere.conf's topology part). Without
+//  - accessible_topology, without csi-vsphere.conf (the reference's DaemonSet, topology_from_crd):
+//    from this Node's CSINodeTopology, which the syncer answers from vCenter
+//    (node_topology_wait.h); the CRD not installed: no topology (warned). With csi-vsphere.conf
+//    (our earlier DaemonSets): NodeTopology(Node labels, its topology part). Without
 //    the Node (API down, Node missing) while topology is configured: Unavailable, so the
 //    node-driver-registrar retries instead of registering a node without topology (the kubelet
 //    reads it once).
@@ -19,6 +22,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "csi/core/feature_states.h"
 #include "csi/core/topology.h"
 #include "csi/core/types.h"
@@ -33,6 +37,10 @@ struct NodeInfoOptions {
   std::shared_ptr<kube::Client> client;
   std::string product_serial_path = "/sys/class/dmi/id/product_serial";
   TopologyConfig topology;
+  // The reference's way (issue 44): the topology comes from the CSINodeTopology object, waited
+  // for up to `topology_wait` (NODEGETINFO_WATCH_TIMEOUT_MINUTES).
+  bool topology_from_crd = false;
+  absl::Duration topology_wait = absl::Minutes(1);
   int64_t max_volumes_per_node = 0;  // 0: by the feature states
   // The feature states (null: none, every feature that is not released is off).
   std::shared_ptr<const FeatureStates> features;

@@ -19,3 +19,14 @@ if(TARGET ccm_csi_controller AND TARGET ccm_vcsim_testing)
     add_dependencies(csi_${t}_test vcsim)
   endforeach()
 endif()
+
+# CSINodeTopology end to end: node side, syncer controller, VM stream and host tags (issue 44).
+if(TARGET ccm_csi_datastores AND TARGET ccm_csi_syncer AND TARGET ccm_csi_node
+   AND TARGET ccm_vcsim_testing AND TARGET ccm_kube_emulator)
+  add_ccm_test(NAME csi_node_topology_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/node_topology_test.cc
+    LIBS ccm_csi_datastores ccm_csi_syncer ccm_csi_node ccm_vcsim_testing ccm_kube_emulator
+      ccm_kube_control_api
+    LABELS integration TIMEOUT 120)
+  target_include_directories(csi_node_topology_test PRIVATE ${PROJECT_SOURCE_DIR}/test)
+  add_dependencies(csi_node_topology_test vcsim)
+endif()

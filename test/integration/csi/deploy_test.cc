@@ -100,8 +100,10 @@ TEST_F(CsiDeployTest, EveryOverlayApplies) {
     ++overlays;
   }
   EXPECT_GE(overlays, 2);
+  // The zones overlay as the reference's: the node plugins get no config (CSINodeTopology).
   const std::string zones = DryRun("-k", CCM_SOURCE_DIR "/deploy/csi/kustomize/overlays/zones");
-  EXPECT_TRUE(absl::StrContains(zones, "configmap/vsphere-csi-node-config")) << zones;
+  EXPECT_FALSE(absl::StrContains(zones, "configmap/vsphere-csi-node-config")) << zones;
+  EXPECT_TRUE(absl::StrContains(zones, "csinodetopologies.cns.vmware.com")) << zones;
 }
 
 TEST(CsiExampleConfigTest, TheSecretsExampleFileParses) {
@@ -201,34 +203,14 @@ TEST(CsiManifestTest, ContainersHaveTheReferencesEnvAndUniquePortNames) {
             "prometheus");
 }
 
-// The csi-vsphere.conf the zones overlay's node ConfigMap carries.
-std::string ZonesConf(const std::string& file, const char* field) {
-  YAML::Node doc =
-      YAML::LoadFile(std::string(CCM_SOURCE_DIR "/deploy/csi/kustomize/overlays/zones/") + file);
-  return doc[field]["csi-vsphere.conf"].as<std::string>();
-}
-
-TEST(CsiZonesOverlayTest, NodeConfigGivesTheZoneOfTheCcmLabels) {
-  // The node plugin's ConfigMap has no credentials: it parses the way node mode reads it.
-  auto node = cloud::ParseConfig(ZonesConf("node-configmap.yaml", "data"), {},
-                                 cloud::ParseOptions{.credentials_required = false});
-  ASSERT_TRUE(node.ok()) << node.status();
-  TopologyConfig t;
-  t.topology_categories = node->config.labels.topology_categories;
-  t.category_labels = node->config.labels.category_labels;
-  // The labels our cloud-controller-manager writes on an initialised Node.
-  auto segments = NodeTopology(
-      {{"topology.kubernetes.io/zone", "zone-a"}, {"topology.kubernetes.io/region", "region-1"}},
-      t);
-  ASSERT_TRUE(segments.ok()) << segments.status();
-  EXPECT_EQ(*segments, (Segments{{"topology.csi.vmware.com/k8s-zone", "zone-a"},
-                                 {"topology.csi.vmware.com/k8s-region", "region-1"}}));
-
-  // The Secret's file for this overlay: same topology, with credentials.
+TEST(CsiZonesOverlayTest, TheSecretsTopologyGivesTheCategoryKeys) {
+  // The controller's and the syncer's file (the node plugins get none: CSINodeTopology).
   auto controller = cloud::ParseConfig(ReadExample("csi-vsphere-zones.conf"), {});
   ASSERT_TRUE(controller.ok()) << controller.status();
-  EXPECT_EQ(controller->config.labels.topology_categories, node->config.labels.topology_categories);
-  EXPECT_EQ(controller->config.labels.category_labels, node->config.labels.category_labels);
+  TopologyConfig t;
+  t.topology_categories = controller->config.labels.topology_categories;
+  EXPECT_EQ(TopologyKeys(t), (std::vector<std::string>{"topology.csi.vmware.com/k8s-region",
+                                                       "topology.csi.vmware.com/k8s-zone"}));
 }
 
 struct Rule {
@@ -274,10 +256,15 @@ std::vector<Rule> RulesOf(const std::string& sa) {
 // The node plugin reads its own Node (get; RBAC cannot narrow it to "its own") and the
 // feature-state ConfigMap (the reference's vsphere-csi-node-role), and the node-driver-registrar
 // needs no API access: nothing else may be granted.
-TEST(CsiRbacTest, NodePluginMayOnlyGetNodesAndReadConfigMaps) {
+TEST(CsiRbacTest, NodePluginMayOnlyGetNodesReadConfigMapsAndKeepItsCsiNodeTopology) {
   const std::vector<Rule> rules = RulesOf("vsphere-csi-node");
   ASSERT_FALSE(rules.empty()) << "no role bound to vmware-system-csi/vsphere-csi-node";
   for (const Rule& r : rules) {
+    if (r.resources == std::set<std::string>{"csinodetopologies"}) {
+      EXPECT_EQ(r.groups, std::set<std::string>{"cns.vmware.com"});
+      EXPECT_EQ(r.verbs, (std::set<std::string>{"create", "get", "patch", "watch"}));
+      continue;
+    }
     EXPECT_EQ(r.groups, std::set<std::string>{""});
     if (r.resources == std::set<std::string>{"configmaps"}) {
       EXPECT_EQ(r.verbs, (std::set<std::string>{"get", "list", "watch"}));
@@ -390,16 +377,8 @@ TEST(CsiManifestTest, TheReferencesObjectsRulesAndFlags) {
        {"create", "get", "list", "watch", "update", "delete", "patch"},
        ""},
       {c, "snapshot.storage.k8s.io", "volumesnapshotcontents/status", {"update", "patch"}, ""},
-      {c,
-       "cns.vmware.com",
-       "csinodetopologies",
-       {"get", "update", "watch", "list"},
-       "no CSINodeTopology yet (issue 44)"},
-      {n,
-       "cns.vmware.com",
-       "csinodetopologies",
-       {"create", "watch", "get", "patch"},
-       "no CSINodeTopology yet (issue 44)"},
+      {c, "cns.vmware.com", "csinodetopologies", {"get", "update", "watch", "list"}, ""},
+      {n, "cns.vmware.com", "csinodetopologies", {"create", "watch", "get", "patch"}, ""},
       {n, "", "nodes", {"get"}, ""},
       {n, "", "configmaps", {"get", "list", "watch"}, ""},
   };
