@@ -86,6 +86,51 @@ bool JudgeInitialised(const NodeFacts& n, const NodeCheckContext& c, Report& rep
   return ok;
 }
 
+// A Node as the CSI driver needs it: its VM known (CSINode node ID or providerID) and, with
+// topology, its CSINodeTopology answered (or, the Node-label way, its zone labels). Returns whether
+// all is well.
+bool JudgeCsiNode(const NodeFacts& n, const NodeCheckContext& c, Report& report) {
+  if (n.provider_id.empty() && n.csi_node_id.empty()) {
+    report.Error(
+        kCheck,
+        absl::StrCat(n.name,
+                     ": no providerID and no node ID of csi.vsphere.vmware.com in its "
+                     "CSINode: the CSI driver cannot attach volumes to it"),
+        "the node plugin reports its VM UUID when it registers: check the "
+        "vsphere-csi-node Pod on this Node (or run the CPI's diagnose for its providerID)");
+    return false;
+  }
+  if (n.match && absl::IsNotFound(*n.match)) {
+    report.Warn(kCheck, absl::StrCat(n.name, ": its VM is gone (", n.provider_id, ")"),
+                "volumes cannot attach to it: remove the Node or recreate its VM");
+    return false;
+  }
+  if (n.topology) {
+    if (n.topology->status == "Error") {
+      report.Error(kCheck,
+                   absl::StrCat(n.name, ": CSINodeTopology Error: ", n.topology->error_message),
+                   "tag the VM's ESXi host, its cluster or datacenter with one tag of each "
+                   "topology category (or fix what the message names); the node plugin "
+                   "registers once it is Success");
+      return false;
+    }
+    if (n.topology->status != "Success") {
+      report.Warn(kCheck, absl::StrCat(n.name, ": CSINodeTopology not answered yet"),
+                  "the syncer answers it: check that the vsphere-syncer container runs and "
+                  "leads (its log names the Node)");
+      return false;
+    }
+    return true;
+  }
+  if (c.zones_configured && (n.zone.empty() || n.region.empty())) {
+    report.Error(kCheck, absl::StrCat(n.name, ": no CSINodeTopology and no zone or region label"),
+                 "the node plugin (without csi-vsphere.conf) creates its CSINodeTopology when "
+                 "it registers: check its Pod and that crds.yaml is applied");
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void JudgeNodes(const std::vector<NodeFacts>& nodes, const NodeCheckContext& c, Report& report) {
@@ -95,24 +140,24 @@ void JudgeNodes(const std::vector<NodeFacts>& nodes, const NodeCheckContext& c, 
   }
   int healthy = 0;
   for (const NodeFacts& n : nodes) {
+    if (c.component == Component::kCsi) {
+      if (JudgeCsiNode(n, c, report)) ++healthy;
+      continue;
+    }
     if (n.provider_id.empty()) {
-      if (c.component == Component::kCpi) {
-        JudgeUninitialised(n, report);
-      } else {
-        report.Error(kCheck,
-                     absl::StrCat(n.name,
-                                  ": no providerID: the CSI driver cannot attach "
-                                  "volumes to it"),
-                     "the CPI sets it: run the CPI's diagnose for this Node");
-      }
+      JudgeUninitialised(n, report);
       continue;
     }
     if (JudgeInitialised(n, c, report)) ++healthy;
   }
   if (healthy > 0) {
-    report.Ok(kCheck, absl::StrCat(healthy, " of ", nodes.size(), " Node",
-                                   nodes.size() == 1 ? "" : "s", " initialised with a VM",
-                                   c.zones_configured ? ", a zone and a region" : ""));
+    report.Ok(kCheck, c.component == Component::kCsi
+                          ? absl::StrCat(healthy, " of ", nodes.size(), " Node",
+                                         nodes.size() == 1 ? "" : "s", " with a known VM",
+                                         c.zones_configured ? " and their topology" : "")
+                          : absl::StrCat(healthy, " of ", nodes.size(), " Node",
+                                         nodes.size() == 1 ? "" : "s", " initialised with a VM",
+                                         c.zones_configured ? ", a zone and a region" : ""));
   }
 }
 

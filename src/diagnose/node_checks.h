@@ -27,6 +27,13 @@ struct NodeFacts {
   // an error here is why the CPI cannot initialise the Node (or label it). nullopt: not asked.
   std::optional<absl::Status> metadata;
   std::string zone, region;  // topology.kubernetes.io/zone and /region labels
+  // CSI: the node ID csi.vsphere.vmware.com reported in the Node's CSINode ("" if none), and its
+  // CSINodeTopology (nullopt: none; status "", Success or Error, and the syncer's message).
+  std::string csi_node_id;
+  struct Topology {
+    std::string status, error_message;
+  };
+  std::optional<Topology> topology;
 };
 
 struct NodeCheckContext {

@@ -55,6 +55,16 @@ TEST(NodeChecksTest, EachNodeProblemHasItsLine) {
   untagged_labelled.metadata = untagged.metadata;
   NodeFacts gone = Initialised("node-7");
   gone.match = absl::NotFoundError("no VM has its providerID's UUID");
+  NodeCheckContext csi_zones{Component::kCsi, true, "", ""};
+  NodeFacts by_csinode = no_taint;  // no providerID, known by its CSINode's node ID
+  by_csinode.csi_node_id = "4237a4c6-0000-0000-0000-000000000005";
+  NodeFacts topo_ok = by_csinode;
+  topo_ok.topology = NodeFacts::Topology{"Success", ""};
+  NodeFacts topo_error = by_csinode;
+  topo_error.topology = NodeFacts::Topology{
+      "Error", "no tag of category k8s-zone on HostSystem:host-47 (esx-3) or its 4 ancestors"};
+  NodeFacts topo_pending = by_csinode;
+  topo_pending.topology = NodeFacts::Topology{"", ""};
   const std::vector<Case> cases = {
       {"healthy",
        {Initialised("node-1"), Initialised("node-2")},
@@ -121,11 +131,42 @@ TEST(NodeChecksTest, EachNodeProblemHasItsLine) {
         "found on host-1)"},
        1,
        0},
-      {"CSI: no providerID",
+      {"CSI: no providerID and no CSINode node ID",
        {no_taint},
        csi,
-       {"node-5: no providerID: the CSI driver cannot attach volumes to it"},
+       {"node-5: no providerID and no node ID of csi.vsphere.vmware.com in its CSINode"},
        1,
+       0},
+      {"CSI: known by its CSINode", {by_csinode}, csi, {"1 of 1 Node with a known VM"}, 0, 0},
+      {"CSI: topology answered",
+       {topo_ok},
+       csi_zones,
+       {"1 of 1 Node with a known VM and their topology"},
+       0,
+       0},
+      {"CSI: CSINodeTopology Error",
+       {topo_error},
+       csi_zones,
+       {"node-5: CSINodeTopology Error: no tag of category k8s-zone on HostSystem:host-47"},
+       1,
+       0},
+      {"CSI: CSINodeTopology pending",
+       {topo_pending},
+       csi_zones,
+       {"node-5: CSINodeTopology not answered yet", "vsphere-syncer"},
+       0,
+       1},
+      {"CSI: zones, neither CSINodeTopology nor labels",
+       {by_csinode},
+       csi_zones,
+       {"node-5: no CSINodeTopology and no zone or region label"},
+       1,
+       0},
+      {"CSI: zones, the Node-label way",
+       {Initialised("node-8")},
+       csi_zones,
+       {"1 of 1 Node with a known VM and their topology"},
+       0,
        0},
       {"no Nodes", {}, cpi, {"the cluster has no Node"}, 0, 1},
   };

@@ -279,9 +279,28 @@ TEST_F(DiagnoseTest, NodeProblemsAreNamed) {
   EXPECT_THAT(r.out, HasSubstr("twin: not initialised: node twin: 2 VMs match hostname twin"));
   EXPECT_THAT(r.out, HasSubstr("make the identifier unique"));
   EXPECT_THAT(r.out, HasSubstr("node-7: its VM is gone (vsphere://"));
+  // Issue 44: node-3's CSINodeTopology says what the syncer could not resolve.
+  json crd = {{"apiVersion", "apiextensions.k8s.io/v1"},
+              {"kind", "CustomResourceDefinition"},
+              {"metadata", {{"name", "csinodetopologies.cns.vmware.com"}}},
+              {"spec", {{"group", "cns.vmware.com"}, {"scope", "Cluster"}}}};
+  ASSERT_TRUE(cluster_->emu().Create("customresourcedefinitions", crd).ok());
+  json topo = {
+      {"apiVersion", "cns.vmware.com/v1alpha1"},
+      {"kind", "CSINodeTopology"},
+      {"metadata", {{"name", "node-3"}}},
+      {"spec", {{"nodeID", "node-3"}, {"nodeuuid", "4237a4c6-0000-0000-0000-000000000001"}}},
+      {"status",
+       {{"status", "Error"},
+        {"errorMessage",
+         "no tag of category k8s-zone on HostSystem:host-21 (h) or its 3 "
+         "ancestors"}}}};
+  ASSERT_TRUE(cluster_->emu().Create("csinodetopologies", topo).ok());
   Outcome csi = Csi(kUserA, kPasswordA, "csi-nodes");
   EXPECT_EQ(csi.code, 1) << csi.out;
-  EXPECT_THAT(csi.out, HasSubstr("ghost: no providerID: the CSI driver cannot attach"));
+  EXPECT_THAT(csi.out, HasSubstr("ghost: no providerID and no node ID of csi.vsphere.vmware.com"));
+  EXPECT_THAT(csi.out, HasSubstr("node-3: CSINodeTopology Error: no tag of category k8s-zone on "
+                                 "HostSystem:host-21"));
 }
 
 // The tag categories exist and who carries them; a typo in a category; a VM on a host without

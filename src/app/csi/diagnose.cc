@@ -1,6 +1,7 @@
 #include "app/csi/diagnose.h"
 
 #include <cstdio>
+#include <map>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -12,8 +13,11 @@
 #include "cloud/credentials/credential_store.h"
 #include "csi/controller/controller_backend.h"
 #include "csi/controller/host_topology.h"
+#include "csi/core/constants.h"
+#include "csi/crd/csinodetopology.h"
 #include "diagnose/config_checks.h"
 #include "kube/errors.h"
+#include "kube/objects.h"
 #include "kube/resource.h"
 
 namespace ccm::app {
@@ -82,6 +86,31 @@ void CheckConfigSecret(kube::RestClient& api, const std::string& ns, diagnose::R
   report.Ok("secret", absl::StrCat("Secret ", where, " holds ", kConfigKey));
 }
 
+// What the CSI driver knows of each Node besides the Node: the node ID this driver reported in its
+// CSINode, and its CSINodeTopology (none when the CRD is not installed).
+void AddCsiNodeFacts(kube::Client& api, std::vector<diagnose::NodeFacts>& facts) {
+  std::map<std::string, diagnose::NodeFacts*> by_name;
+  for (diagnose::NodeFacts& f : facts) by_name[f.name] = &f;
+  if (absl::StatusOr<std::vector<kube::Json>> all = ListAll(api, kube::CsiNodes()); all.ok()) {
+    for (const kube::Json& n : *all) {
+      auto it = by_name.find(kube::Name(n));
+      if (it == by_name.end()) continue;
+      for (const kube::Json& d : n.value("/spec/drivers"_json_pointer, kube::Json::array())) {
+        if (d.value("name", "") == csi::kDriverName)
+          it->second->csi_node_id = d.value("nodeID", "");
+      }
+    }
+  }
+  if (auto all = ListAll(api, csi::CsiNodeTopologies()); all.ok()) {
+    for (const kube::Json& o : *all) {
+      const csi::CsiNodeTopology t = csi::ParseCsiNodeTopology(o);
+      auto it = by_name.find(t.name);
+      if (it == by_name.end()) continue;
+      it->second->topology = diagnose::NodeFacts::Topology{t.status.status, t.status.error_message};
+    }
+  }
+}
+
 void DiagnoseCluster(std::shared_ptr<kube::RestClient> api, const cloud::Config& config,
                      diagnose::Report& report) {
   std::optional<std::vector<kube::Json>> nodes;
@@ -97,9 +126,10 @@ void DiagnoseCluster(std::shared_ptr<kube::RestClient> api, const cloud::Config&
   if (!nodes) return;
   std::vector<diagnose::NodeFacts> facts;
   for (const kube::Json& n : *nodes) facts.push_back(NodeFactsOf(n));
+  AddCsiNodeFacts(*api, facts);
   diagnose::NodeCheckContext c;
   c.component = diagnose::Component::kCsi;
-  c.zones_configured = config.labels.ZonesEnabled();
+  c.zones_configured = csi::ModeOf(csi::TopologyOf(config)) != csi::TopologyMode::kNone;
   c.zone_category = config.labels.zone;
   c.region_category = config.labels.region;
   diagnose::JudgeNodes(facts, c, report);
