@@ -30,3 +30,13 @@ if(TARGET vsphere-csi-driver AND TARGET ccm_csi_syncer AND TARGET ccm_vcsim_test
     CCM_SOURCE_DIR="${PROJECT_SOURCE_DIR}" CSI_DRIVER_BINARY="$<TARGET_FILE:vsphere-csi-driver>")
   add_dependencies(csi_scale_bench vsphere-csi-driver vcsim)
 endif()
+
+# CSINodeTopology (issue 44): N node VMs answered by the syncer's controller; vCenter requests.
+if(TARGET ccm_csi_datastores AND TARGET ccm_csi_syncer AND TARGET ccm_vcsim_testing
+   AND TARGET ccm_kube_emulator)
+  add_executable(csi_node_topology_bench csi_node_topology_bench.cc)
+  target_include_directories(csi_node_topology_bench PRIVATE ${PROJECT_SOURCE_DIR}/test)
+  target_link_libraries(csi_node_topology_bench PRIVATE ccm_csi_datastores ccm_csi_syncer
+    ccm_vcsim_testing ccm_kube_emulator ccm_test_support)
+  add_dependencies(csi_node_topology_bench vcsim)
+endif()

@@ -244,7 +244,9 @@ struct SyncerWiring {
     std::unique_ptr<TriggeredFullSync> triggered = StartTriggeredFullSync(syncer);
     std::vector<vsphere::Client*> sessions;
     for (auto& v : vim) sessions.push_back(v.get());
-    SyncerNodeTopology topology(config, sessions, *credentials, *informer_client);
+    // Its own token bucket (--kube-api-qps/--kube-api-burst per controller, as the Go binaries).
+    std::unique_ptr<kube::RestClient> topology_client = client->WithOwnRateLimit("csinodetopology");
+    SyncerNodeTopology topology(config, sessions, *credentials, *topology_client);
     topology.Start();
     std::unique_ptr<VCenterWatch> watch = WatchVCenters(o.vcenter_hang_timeout);
     stop.WaitForNotification();
