@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "app/csi/options.h"
+#include "csi/controller/controller_backend.h"
 
 namespace ccm::app {
 
@@ -36,6 +37,9 @@ absl::StatusOr<cloud::ParseResult> ParseCsiConfigBytes(
   if (!r.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("invalid CSI config ", path, ": ", r.status().message()));
+  }
+  if (absl::Status s = csi::CheckVCenterLimits(r->config); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("invalid CSI config ", path, ": ", s.message()));
   }
   return r;
 }

@@ -22,6 +22,8 @@ password = "p"
 datacenters = "dc1"
 [VirtualCenter "vc2"]
 datacenters = "dc2"
+[Labels]
+topology-categories = "k8s-zone"
 )";
 
 cloud::Config Parse(const std::string& text) {
@@ -53,7 +55,7 @@ TEST(ClassifyCsiConfigChangeTest, PasswordsLiveEverythingElseRestarts) {
        "vCenter \"vc1\": password changed"},
       {"user", With("user = \"u\"", "user = \"v\""), Action::kRestart,
        "vCenter \"vc1\": user (CNS records it as each volume's owner) changed"},
-      {"vCenter added", std::string(kBase) + "[VirtualCenter \"vc3\"]\n", Action::kRestart,
+      {"vCenter added", With("[Labels]", "[VirtualCenter \"vc3\"]\n[Labels]"), Action::kRestart,
        "vCenter added: vc3"},
       {"vCenter removed", With("[VirtualCenter \"vc2\"]\ndatacenters = \"dc2\"\n", ""),
        Action::kRestart, "vCenter removed: vc2"},
@@ -62,8 +64,8 @@ TEST(ClassifyCsiConfigChangeTest, PasswordsLiveEverythingElseRestarts) {
       {"datacenters", With("\"dc2\"", "\"dc3\""), Action::kRestart,
        "vCenter \"vc2\": datacenters changed"},
       {"cluster-id", With("\"c1\"", "\"c2\""), Action::kRestart, "[Global] changed"},
-      {"labels", std::string(kBase) + "[Labels]\nzone = \"k8s-zone\"\nregion = \"k8s-region\"\n",
-       Action::kRestart, "[Labels] changed"},
+      {"labels", With("\"k8s-zone\"", "\"k8s-zone,k8s-rack\""), Action::kRestart,
+       "[Labels] changed"},
       {"password and port", With("password = \"p\"", "password = \"q\"\nport = \"444\""),
        Action::kRestart, "port changed"},
   };
@@ -137,7 +139,7 @@ TEST_F(CsiConfigWatchTest, BrokenFileKeepsTheRunningConfig) {
 
 TEST_F(CsiConfigWatchTest, AddedVCenterStopsForARestart) {
   auto watch = Watch();
-  Write(std::string(kBase) + "[VirtualCenter \"vc3\"]\n");
+  Write(With("[Labels]", "[VirtualCenter \"vc3\"]\n[Labels]"));
   ConfigCheck c = watch->CheckNow();
   EXPECT_EQ(c.kind, ConfigCheck::Kind::kRestart);
   EXPECT_THAT(c.message, HasSubstr("vCenter added: vc3"));

@@ -107,3 +107,35 @@ TEST_F(ReadCsiConfigTest, BadValuesKeepTheirLine) {
 
 }  // namespace
 }  // namespace ccm::app
+
+namespace ccm::app {
+namespace {
+
+std::string VCenters(int n, const std::string& labels) {
+  std::string out = "[Global]\ncluster-id = \"c1\"\n";
+  for (int i = 1; i <= n; ++i) {
+    out += "[VirtualCenter \"vc" + std::to_string(i) +
+           ".example.com\"]\nuser = \"u\"\npassword = \"p\"\ndatacenters = \"dc\"\n";
+  }
+  return out + labels;
+}
+
+// Issue 44: the reference's limits for several vCenters, with errors that name them.
+TEST_F(ReadCsiConfigTest, TheReferencesMultiVCenterLimits) {
+  const std::string categories = "[Labels]\ntopology-categories = \"k8s-zone\"\n";
+  const std::string zone_region = "[Labels]\nzone = \"k8s-zone\"\nregion = \"k8s-region\"\n";
+  EXPECT_TRUE(Read(VCenters(1, "")).ok());
+  EXPECT_TRUE(Read(VCenters(1, zone_region)).ok());
+  EXPECT_TRUE(Read(VCenters(2, categories)).ok());
+  EXPECT_TRUE(Read(VCenters(5, categories)).ok());
+  auto no_categories = Read(VCenters(2, zone_region));
+  EXPECT_EQ(no_categories.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(no_categories.status().message(),
+              HasSubstr("multi-vCenter deployment requires [Labels] topology-categories"));
+  auto six = Read(VCenters(6, categories));
+  EXPECT_EQ(six.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(six.status().message(), HasSubstr("6 [VirtualCenter] sections: at most 5"));
+}
+
+}  // namespace
+}  // namespace ccm::app

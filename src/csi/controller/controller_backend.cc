@@ -17,6 +17,23 @@ TopologyConfig TopologyOf(const cloud::Config& config) {
   return t;
 }
 
+absl::Status CheckVCenterLimits(const cloud::Config& config) {
+  const size_t n = config.vcenters.size();
+  if (n > kMaxVCenters) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(n, " [VirtualCenter] sections: at most ", kMaxVCenters,
+                     " vCenters are supported in a multi-vCenter deployment (as the reference)"));
+  }
+  if (n > 1 && config.labels.topology_categories.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        n,
+        " [VirtualCenter] sections: a multi-vCenter deployment requires [Labels] "
+        "topology-categories (as the reference), so that each volume is placed in the vCenter "
+        "of the zone it is requested in"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
     const cloud::Config& config, BackendOptions options) {
   if (config.vcenters.empty()) {
@@ -29,6 +46,9 @@ absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
         "csi-vsphere.conf: [Global] cluster-id is required without Kubernetes API access (with "
         "it, the controller keeps a generated one in ConfigMap vsphere-csi-cluster-id): a unique "
         "name for this Kubernetes cluster, at most 64 characters, the same for the syncer");
+  }
+  if (absl::Status s = CheckVCenterLimits(config); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("csi-vsphere.conf: ", s.message()));
   }
   for (const cloud::VirtualCenterConfig& vc : config.vcenters) {
     if (vc.credential_source == cloud::CredentialSourceKind::kGlobalSecret ||
@@ -84,6 +104,9 @@ absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
     b->nodes_ = std::make_unique<NodeVms>(*b->kube_);
     b->pvs_ = std::make_unique<DriverPvs>(*b->kube_);
     b->migrations_ = std::make_unique<KubeVolumeMigrations>(*b->kube_);
+    if (config.vcenters.size() > 1) {
+      b->volume_infos_ = std::make_unique<KubeVolumeInfos>(*b->kube_, options.csi_namespace);
+    }
     b->operations_ = NewKubeOperationStore(*b->kube_, options.csi_namespace);
   } else {
     b->operations_ = NewMemoryOperationStore();
@@ -116,6 +139,7 @@ absl::Status ControllerBackend::Start() {
   if (nodes_ != nullptr) nodes_->Start();
   if (pvs_ != nullptr) pvs_->Start();
   if (migrations_ != nullptr) migrations_->Start();
+  if (volume_infos_ != nullptr) volume_infos_->Start();
   datastores_->Start();
   if (clean_operations_) cleaner_ = std::thread([this] { CleanOperations(); });
   return absl::OkStatus();
@@ -156,6 +180,7 @@ void ControllerBackend::Stop() {
   stop(nodes_.get());
   stop(pvs_.get());
   stop(migrations_.get());
+  stop(volume_infos_.get());
   for (std::thread& t : stops) t.join();
   for (auto& vc : vcs_) vc->Stop();
   if (credentials_ != nullptr) credentials_->Stop();

@@ -29,6 +29,7 @@
 #include "csi/controller/node_vms.h"
 #include "csi/controller/operation_store.h"
 #include "csi/controller/storage_policies.h"
+#include "csi/controller/volume_infos.h"
 #include "csi/core/topology.h"
 #include "csi/migration/volume_migrations.h"
 #include "kube/client.h"
@@ -36,6 +37,11 @@
 #include "vsphere/pbm/pbm_client.h"
 
 namespace ccm::csi {
+
+// The reference's limits for several vCenters (its pkg/common/config validation): at most 5, and
+// [Labels] topology-categories with more than one. Every mode that reads csi-vsphere.conf checks.
+inline constexpr size_t kMaxVCenters = 5;
+absl::Status CheckVCenterLimits(const cloud::Config& config);
 
 struct BackendOptions {
   // The observer of one vCenter's SOAP and CNS round trips (metrics); optional.
@@ -86,6 +92,7 @@ class ControllerBackend final : public ControllerCloud {
   PvCounter* pvs() override { return pvs_.get(); }
   OperationStore& operations() override { return *operations_; }
   VolumeMigrations* migrations() override { return migrations_.get(); }
+  VolumeInfos* volume_infos() override { return volume_infos_.get(); }
   DatastoreInventory& inventory() { return *datastores_; }
   // Every vCenter call (CNS, SPBM, inventory, tags) ends by `deadline` from now on: for a
   // process that stops (issue 43).
@@ -107,6 +114,7 @@ class ControllerBackend final : public ControllerCloud {
   std::unique_ptr<NodeVms> nodes_;
   std::unique_ptr<DriverPvs> pvs_;
   std::unique_ptr<KubeVolumeMigrations> migrations_;
+  std::unique_ptr<KubeVolumeInfos> volume_infos_;  // several vCenters with an API only
   std::unique_ptr<OperationStore> operations_;
   // Deletes ended operation records older than cnsvolumeoperationrequest-cleanup-intervalinmin.
   void CleanOperations();

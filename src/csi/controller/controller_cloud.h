@@ -87,6 +87,19 @@ class PvCounter {
   virtual absl::StatusOr<size_t> Count() const = 0;
 };
 
+// Which vCenter holds each volume, with several vCenters: the reference's CnsVolumeInfo objects
+// (volume_infos.h), so volume IDs stay bare CNS IDs.
+class VolumeInfos {
+ public:
+  virtual ~VolumeInfos() = default;
+  // The vCenter (its config label: the [VirtualCenter "<host>"] name) recorded for the volume.
+  // NotFound without a record; Unavailable before the records are known.
+  virtual absl::StatusOr<std::string> VCenterOf(const std::string& cns_id) const = 0;
+  // Records it (an existing record is kept); Forget removes it (none is success).
+  virtual absl::Status Record(const std::string& cns_id, const std::string& vcenter) = 0;
+  virtual absl::Status Forget(const std::string& cns_id) = 0;
+};
+
 class ControllerCloud {
  public:
   virtual ~ControllerCloud() = default;
@@ -98,6 +111,8 @@ class ControllerCloud {
   virtual PvCounter* pvs() = 0;       // null without a Kubernetes API
   virtual OperationStore& operations() = 0;
   virtual VolumeMigrations* migrations() { return nullptr; }  // null without a Kubernetes API
+  // Null without a Kubernetes API or with one vCenter.
+  virtual VolumeInfos* volume_infos() { return nullptr; }
 };
 
 // The real VmDirectory: the vCenter's InventoryCache, and RetrieveProperties for attachments.

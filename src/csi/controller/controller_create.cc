@@ -153,7 +153,8 @@ absl::StatusOr<bool> ControllerService::FindExisting(CreatePlan& plan,
     if (ds != nullptr) accessible = AccessibleSegments(*ds, (*view)->hosts);
     CCM_RETURN_IF_ERROR(CheckExisting(plan, vc, v, ds, accessible));
     if (ModeOf(cloud_->topology()) == TopologyMode::kNone) accessible.clear();
-    FillVolume(VolumeId(v.volume_id, vc.label), v.capacity_mb, accessible, resp);
+    CCM_ASSIGN_OR_RETURN(const std::string id, NewVolumeId(v.volume_id, vc.label));
+    FillVolume(id, v.capacity_mb, accessible, resp);
     return true;
   }
   if (plan.unreachable.empty()) return false;
@@ -236,7 +237,8 @@ absl::StatusOr<bool> ControllerService::ResumeCreate(const CreatePlan& plan,
         accessible = AccessibleSegments(c, (*view)->hosts);
     }
   }
-  FillVolume(VolumeId(created.volume_id, vc->label), plan.size_mib, accessible, resp);
+  CCM_ASSIGN_OR_RETURN(const std::string id, NewVolumeId(created.volume_id, vc->label));
+  FillVolume(id, plan.size_mib, accessible, resp);
   LOG_INFO("created volume {} ({}) by the task {} an earlier attempt started", plan.name,
            resp->volume().volume_id(), r.task_id);
   return true;
@@ -391,8 +393,8 @@ absl::Status ControllerService::CreateOnChoices(const CreatePlan& plan, const Pl
       continue;
     }
     cloud_->datastores().NoteChange(ds.vcenter, ds.url, -MibToBytes(plan.size_mib));
-    FillVolume(VolumeId(created->volume_id, vc->label), plan.size_mib, choice.accessible_topology,
-               resp);
+    CCM_ASSIGN_OR_RETURN(const std::string id, NewVolumeId(created->volume_id, vc->label));
+    FillVolume(id, plan.size_mib, choice.accessible_topology, resp);
     LOG_INFO("created volume {} ({}) of {} MiB on datastore {} of vCenter {}{}", plan.name,
              resp->volume().volume_id(), plan.size_mib, ds.name, ds.vcenter,
              spec.storage_policy_id.empty()

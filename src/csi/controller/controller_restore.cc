@@ -111,7 +111,8 @@ absl::Status ControllerService::CreateFromSnapshot(const CreatePlan& plan,
   CCM_ASSIGN_OR_RETURN(cns::CreateResult created, cns::CreateResultOf(op, ran));
   cloud_->datastores().NoteChange(ds->vcenter, ds->url, -MibToBytes(snapshot_mib));
   if (ModeOf(cloud_->topology()) == TopologyMode::kNone) accessible.clear();
-  internal::FillVolume(VolumeId(created.volume_id, loc.vc->label), snapshot_mib, accessible, resp);
+  CCM_ASSIGN_OR_RETURN(const std::string id, NewVolumeId(created.volume_id, loc.vc->label));
+  internal::FillVolume(id, snapshot_mib, accessible, resp);
   SetSnapshotSource(plan.source_snapshot_id, resp);
   LOG_INFO("created volume {} ({}) of {} MiB from snapshot {} on datastore {}", plan.name,
            resp->volume().volume_id(), snapshot_mib, plan.source_snapshot_id, ds->name);

@@ -49,6 +49,14 @@ std::string ControllerService::VolumeId(const std::string& cns_id, const std::st
   return id.ok() ? *id : cns_id;
 }
 
+absl::StatusOr<std::string> ControllerService::NewVolumeId(const std::string& cns_id,
+                                                           const std::string& label) {
+  if (VolumeInfos* infos = cloud_->volume_infos(); infos != nullptr) {
+    CCM_RETURN_IF_ERROR(infos->Record(cns_id, label));
+  }
+  return VolumeId(cns_id, label);
+}
+
 cns::ContainerCluster ControllerService::Cluster(const VCenterEndpoint& vc) const {
   cns::ContainerCluster c;
   c.cluster_id = cloud_->config().global.cluster_id;
@@ -88,6 +96,19 @@ absl::StatusOr<ControllerService::Located> ControllerService::Locate(const std::
   CCM_ASSIGN_OR_RETURN(VolumeRef ref, ParseVolumeId(volume_id));
   CCM_ASSIGN_OR_RETURN(std::vector<std::string> ask, VCentersToAsk(ref, Labels()));
   if (ask.size() == 1) return Located{Endpoint(ask.front()), ref.cns_id, {}};
+  // A bare ID with several vCenters: its CnsVolumeInfo names the vCenter; without one (a volume
+  // made before the record existed) every vCenter is asked.
+  if (VolumeInfos* infos = cloud_->volume_infos(); infos != nullptr) {
+    absl::StatusOr<std::string> vc = infos->VCenterOf(ref.cns_id);
+    if (vc.ok()) {
+      if (VCenterEndpoint* e = Endpoint(*vc); e != nullptr) return Located{e, ref.cns_id, {}};
+      return absl::FailedPreconditionError(
+          absl::StrCat("volume ", volume_id, ": its CnsVolumeInfo names vCenter ", *vc,
+                       ", which csi-vsphere.conf does not configure (configured: ",
+                       absl::StrJoin(Labels(), ", "), ")"));
+    }
+    // No record, or the records not read yet: ask them all (the answer is the same).
+  }
   return FindVolume(volume_id);
 }
 
@@ -135,7 +156,10 @@ absl::Status ControllerService::DoDelete(const ::csi::v1::DeleteVolumeRequest& r
   absl::Status s = RunTracked(absl::StrCat("delete-", req.volume_id()), *loc->vc,
                               cns::DeleteOp(loc->cns_id, /*delete_disk=*/true))
                        .status();
-  if (absl::IsNotFound(s)) return ForgetInTree(req.volume_id());  // gone: the spec's success
+  if (absl::IsNotFound(s)) {  // gone: the spec's success
+    ForgetVolumeInfo(loc->cns_id);
+    return ForgetInTree(req.volume_id());
+  }
   if (absl::IsFailedPrecondition(s)) {
     return absl::FailedPreconditionError(
         absl::StrCat("volume ", req.volume_id(),
@@ -144,7 +168,16 @@ absl::Status ControllerService::DoDelete(const ::csi::v1::DeleteVolumeRequest& r
   if (!s.ok()) return Annotate(s, absl::StrCat("delete volume ", req.volume_id()));
   cloud_->datastores().NoteChange(loc->vc->label, "", 0);  // space freed: read it soon
   LOG_INFO("deleted volume {}", req.volume_id());
+  ForgetVolumeInfo(loc->cns_id);
   return ForgetInTree(req.volume_id());
+}
+
+void ControllerService::ForgetVolumeInfo(const std::string& cns_id) {
+  VolumeInfos* infos = cloud_->volume_infos();
+  if (infos == nullptr) return;
+  // The volume is gone either way; a record left behind names a vCenter for an ID CNS will not
+  // give again, and is harmless.
+  if (absl::Status s = infos->Forget(cns_id); !s.ok()) LOG_WARN("{}", s.message());
 }
 
 absl::Status ControllerService::ForgetInTree(const std::string& handle) {

@@ -206,10 +206,14 @@ class ControllerService final : public ::csi::v1::Controller::Service {
   // other ID as it is. Locate and FindVolume resolve their handle through it.
   absl::StatusOr<std::string> ResolveHandle(const std::string& volume_id);
   // After a DeleteVolume of a VMDK path: its CnsVSphereVolumeMigration goes too.
+  void ForgetVolumeInfo(const std::string& cns_id);
   absl::Status ForgetInTree(const std::string& handle);
   VCenterEndpoint* Endpoint(const std::string& label);
   std::vector<std::string> Labels() const;
   std::string VolumeId(const std::string& cns_id, const std::string& label) const;
+  // VolumeId of a volume just created (or found by name): with several vCenters its vCenter is
+  // recorded first (a CnsVolumeInfo, as the reference), so the bare ID can be found again.
+  absl::StatusOr<std::string> NewVolumeId(const std::string& cns_id, const std::string& label);
   // The vCenter of a volume ID without asking CNS when the ID (or a single vCenter) says it;
   // otherwise as FindVolume.
   absl::StatusOr<Located> Locate(const std::string& volume_id);

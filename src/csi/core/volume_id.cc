@@ -12,11 +12,9 @@ namespace ccm::csi {
 absl::StatusOr<std::string> FormatVolumeId(absl::string_view cns_id, absl::string_view vcenter,
                                            size_t vcenter_count) {
   if (cns_id.empty()) return absl::InvalidArgumentError("cannot format a volume ID: empty CNS ID");
-  // Qualify only what ParseVolumeId reads back as qualified: a UUID CNS ID and a host.
-  if (vcenter_count > 1 && !vcenter.empty() && IsUuid(cns_id)) {
-    std::string qualified = absl::StrCat(cns_id, "@", vcenter);
-    if (qualified.size() <= kMaxVolumeIdBytes) return qualified;
-  }
+  // Bare with any number of vCenters, as the reference (CnsVolumeInfo records the vCenter).
+  (void)vcenter;
+  (void)vcenter_count;
   if (cns_id.size() > kMaxVolumeIdBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "CNS volume ID \"", cns_id, "\" exceeds the CSI limit of ", kMaxVolumeIdBytes, " bytes"));

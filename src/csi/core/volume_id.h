@@ -1,18 +1,15 @@
 #pragma once
 // CSI volume IDs when volumes can live in several vCenters.
 //
-// The reference's volume ID is the bare CNS volume ID (the First Class Disk's UUID,
-// "a296fbf5-1acd-4e7a-b660-2514edd77027"; for migrated in-tree volumes a "[ds] path.vmdk"); with
-// several vCenters it keeps a CnsVolumeInfo custom resource per volume to remember the vCenter.
-// We keep no such side table; the rule is:
-//  - One vCenter configured: the ID is the bare CNS ID, byte for byte what the reference writes,
-//    so PersistentVolumes move between the two drivers in both directions.
-//  - Several vCenters: "<cns uuid>@<vcenter host>" (the host as the config's [VirtualCenter "..."]
-//    section names it). Volumes created this way name their vCenter and need no search. When that
-//    would exceed the spec's 128 bytes (a very long host name), the bare ID is used instead.
-//  - A bare ID is always accepted: with one vCenter it is that vCenter's; with several, each
-//    vCenter is asked and DecideVolumeVCenter picks the answer (PVs made by the reference, or
-//    before a second vCenter was added, keep working).
+// The volume ID is the bare CNS volume ID, as the reference writes it (the First Class Disk's
+// UUID, "a296fbf5-1acd-4e7a-b660-2514edd77027"; for migrated in-tree volumes a "[ds] path.vmdk"),
+// with any number of vCenters: with several, a CnsVolumeInfo object per volume (the reference's,
+// controller/volume_infos.h) remembers its vCenter. So PersistentVolumes move between the two
+// drivers in both directions.
+//  - Our earlier releases wrote "<cns uuid>@<vcenter host>" with several vCenters: those IDs are
+//    still read (the vCenter they name is asked, no record needed).
+//  - A bare ID without a record (made before the record existed): each vCenter is asked and
+//    DecideVolumeVCenter picks the answer.
 // Only "<UUID>@<non-empty>" is the qualified form, so a vmdk path containing '@' stays bare.
 
 #include <string>

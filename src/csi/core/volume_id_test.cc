@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
+
 namespace ccm::csi {
 namespace {
 
@@ -20,12 +22,10 @@ TEST(VolumeIdTest, Format) {
   } cases[] = {
       {"one vCenter: bare, as the reference", kFcd, "vc1.lab", 1,
        "a296fbf5-1acd-4e7a-b660-2514edd77027"},
-      {"several vCenters: qualified", kFcd, "vc2.lab", 2,
-       "a296fbf5-1acd-4e7a-b660-2514edd77027@vc2.lab"},
-      {"IPv6 host", kFcd, "fd00::10", 2, "a296fbf5-1acd-4e7a-b660-2514edd77027@fd00::10"},
-      {"too long to qualify: bare", kFcd, long_host, 2, "a296fbf5-1acd-4e7a-b660-2514edd77027"},
-      {"non-UUID CNS ID is never qualified", "[ds1] kubevols/pv.vmdk", "vc2", 2,
-       "[ds1] kubevols/pv.vmdk"},
+      {"several vCenters: bare too (CnsVolumeInfo records the vCenter)", kFcd, "vc2.lab", 2,
+       "a296fbf5-1acd-4e7a-b660-2514edd77027"},
+      {"long host", kFcd, long_host, 2, "a296fbf5-1acd-4e7a-b660-2514edd77027"},
+      {"vmdk path", "[ds1] kubevols/pv.vmdk", "vc2", 2, "[ds1] kubevols/pv.vmdk"},
       {"empty", "", "vc1", 1, nullptr},
       {"over 128 bytes", std::string(129, 'x'), "vc1", 1, nullptr},
   };
@@ -70,13 +70,13 @@ TEST(VolumeIdTest, Parse) {
   }
 }
 
-TEST(VolumeIdTest, RoundTrip) {
+TEST(VolumeIdTest, RoundTripAndTheEarlierQualifiedForm) {
   for (size_t count : {1u, 3u}) {
-    std::string id = *FormatVolumeId(kFcd, "vc2.lab", count);
-    VolumeRef ref = *ParseVolumeId(id);
-    EXPECT_EQ(ref.cns_id, kFcd);
-    EXPECT_EQ(ref.vcenter, count > 1 ? "vc2.lab" : "");
+    VolumeRef ref = *ParseVolumeId(*FormatVolumeId(kFcd, "vc2.lab", count));
+    EXPECT_EQ(ref, (VolumeRef{kFcd, ""}));
   }
+  // IDs our earlier releases wrote with several vCenters still name their vCenter.
+  EXPECT_EQ(*ParseVolumeId(absl::StrCat(kFcd, "@vc2.lab")), (VolumeRef{kFcd, "vc2.lab"}));
 }
 
 TEST(VolumeIdTest, VCentersToAsk) {

@@ -326,8 +326,11 @@ TEST_F(ControllerBinaryTest, ARotatedPasswordAppliesLiveAnAddedVCenterRestarts) 
   })) << p->Stderr();
   EXPECT_TRUE(Create("pvc-broken-file", absl::Seconds(20), &resp).ok());
 
-  // Another vCenter: a new process is needed.
-  WriteConf(kClusterId, "rotated", "[VirtualCenter \"vc-new\"]\nuser = \"u\"\npassword = \"p\"\n");
+  // Another vCenter (with the topology-categories the reference requires for two): a new process
+  // is needed.
+  WriteConf(kClusterId, "rotated",
+            "[VirtualCenter \"vc-new\"]\nuser = \"u\"\npassword = \"p\"\n[Labels]\n"
+            "topology-categories = \"k8s-zone\"\n");
   EXPECT_EQ(p->WaitExit(absl::Seconds(20)), 1) << p->Stderr();
   EXPECT_TRUE(absl::StrContains(p->Stderr(), "vCenter added: vc-new")) << p->Stderr();
 }

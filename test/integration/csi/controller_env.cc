@@ -111,6 +111,16 @@ absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::StartWith(
       !ns.ok()) {
     return ns.status();
   }
+  // The driver's CRDs that the emulator serves only once installed (crds.yaml).
+  for (const char* crd : {"cnsvolumeinfoes.cns.vmware.com", "csinodetopologies.cns.vmware.com"}) {
+    nlohmann::json obj = {{"apiVersion", "apiextensions.k8s.io/v1"},
+                          {"kind", "CustomResourceDefinition"},
+                          {"metadata", {{"name", crd}}},
+                          {"spec", {{"group", "cns.vmware.com"}}}};
+    if (auto made = env->api_.Create("customresourcedefinitions", obj); !made.ok()) {
+      return made.status();
+    }
+  }
   for (const auto& sim : env->sims_) {
     for (const auto& vm : sim->info().vms) {
       if (std::find(options.not_nodes.begin(), options.not_nodes.end(), vm.name) !=

@@ -1,7 +1,10 @@
-// One Controller service over two vCenters (two simulator processes): vc1 is datacenter dc1 in
+// One Controller service over two vCenters (two simulator processes), topology-categories
+// k8s-zone, k8s-region as the reference requires with several vCenters: vc1 is datacenter dc1 in
 // zone-a / region-1, vc2 is datacenter dc2 in zone-b / region-2. Every volume lives in exactly one
-// vCenter and its ID names it ("<cns uuid>@vc2"); node IDs resolve to VMs of the volume's vCenter
-// only; one unreachable vCenter is Unavailable for its volumes and does not stop the other's.
+// vCenter; its ID is the bare CNS ID and a CnsVolumeInfo names its vCenter, as the reference
+// (IDs of our earlier "<cns uuid>@vc2" form still work); node IDs resolve to VMs of the volume's
+// vCenter only; one unreachable vCenter is Unavailable for its volumes and does not stop the
+// other's.
 #include <optional>
 #include <set>
 #include <vector>
@@ -16,6 +19,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "integration/csi/controller_calls.h"
+#include "testing/eventually.h"
 
 namespace ccm::csi::testing {
 namespace {
@@ -40,6 +44,9 @@ constexpr char kVCenterSpec[] = R"({
   "tags": [{"name": "$1", "category": "k8s-zone", "attach": ["/$0/host/$1"]},
            {"name": "$2", "category": "k8s-region", "attach": ["/$0"]}]
 })";
+
+constexpr char kZoneKey[] = "topology.csi.vmware.com/k8s-zone";
+constexpr char kRegionKey[] = "topology.csi.vmware.com/k8s-region";
 
 std::string RegionOf(const std::string& zone) { return zone == "zone-a" ? "region-1" : "region-2"; }
 
@@ -66,7 +73,12 @@ class ControllerMultiVcTest : public ::testing::Test {
     auto env = ControllerEnv::StartMulti(
         {absl::Substitute(kVCenterSpec, "dc1", "zone-a", "region-1", "node-a1", "node-a2", "ds-a"),
          absl::Substitute(kVCenterSpec, "dc2", "zone-b", "region-2", "node-b1", "node-b2", "ds-b")},
-        absl::Milliseconds(200), [](cloud::Config& c) { c.global.query_limit = 2; });
+        absl::Milliseconds(200), [](cloud::Config& c) {
+          c.global.query_limit = 2;
+          c.labels.zone.clear();
+          c.labels.region.clear();
+          c.labels.topology_categories = {"k8s-zone", "k8s-region"};
+        });
     ASSERT_TRUE(env.ok()) << env.status();
     env_ = *std::move(env);
     ASSERT_EQ(env_->config().vcenters.size(), 2u);
@@ -137,6 +149,16 @@ class ControllerMultiVcTest : public ::testing::Test {
     return std::nullopt;
   }
 
+  // The vCenter the volume's CnsVolumeInfo names ("" without one).
+  std::string RecordedVCenter(const std::string& volume_id) {
+    auto got = env_->api().Get("cnsvolumeinfoes", "vmware-system-csi", volume_id);
+    return got.ok() ? got->value("/spec/vCenterServer"_json_pointer, std::string()) : "";
+  }
+  std::string VCenterOf(const std::string& volume_id) {
+    if (InSim(kVc1, volume_id)) return "vc1";
+    return InSim(kVc2, volume_id) ? "vc2" : "";
+  }
+
   std::unique_ptr<ControllerEnv> env_;
 };
 
@@ -145,10 +167,8 @@ TEST_F(ControllerMultiVcTest, CreateVolumeLandsInTheVCenterOfTheRequestedZone) {
   grpc::Status s = Create("pvc-zone-b", "zone-b", &b, 5 * kGiB);
   ASSERT_TRUE(s.ok()) << s.error_message();
   const std::string id_b = b.volume().volume_id();
-  EXPECT_TRUE(absl::EndsWith(id_b, "@vc2")) << id_b;
-  auto ref = ParseVolumeId(id_b);
-  ASSERT_TRUE(ref.ok());
-  EXPECT_EQ(ref->vcenter, "vc2");
+  EXPECT_EQ(id_b, CnsId(id_b)) << "a bare CNS ID, as the reference";
+  EXPECT_EQ(RecordedVCenter(id_b), "vc2");
   auto held = InSim(kVc2, id_b);
   ASSERT_TRUE(held.has_value()) << "vc2's simulator does not hold " << id_b;
   EXPECT_EQ(held->name, "pvc-zone-b");
@@ -162,10 +182,8 @@ TEST_F(ControllerMultiVcTest, CreateVolumeLandsInTheVCenterOfTheRequestedZone) {
   s = Create("pvc-zone-a", "zone-a", &a, 5 * kGiB);
   ASSERT_TRUE(s.ok()) << s.error_message();
   const std::string id_a = a.volume().volume_id();
-  EXPECT_TRUE(absl::EndsWith(id_a, "@vc1")) << id_a;
-  ref = ParseVolumeId(id_a);
-  ASSERT_TRUE(ref.ok());
-  EXPECT_EQ(ref->vcenter, "vc1");
+  EXPECT_EQ(id_a, CnsId(id_a));
+  EXPECT_EQ(RecordedVCenter(id_a), "vc1");
   held = InSim(kVc1, id_a);
   ASSERT_TRUE(held.has_value()) << "vc1's simulator does not hold " << id_a;
   EXPECT_EQ(held->datastore, env_->DatastoreMoid("ds-a"));
@@ -271,12 +289,12 @@ TEST_F(ControllerMultiVcTest, DeleteVolumeGoesToTheVCenterOfTheVolume) {
   EXPECT_TRUE(Delete(id_b).ok());
 }
 
-TEST_F(ControllerMultiVcTest, BareVolumeIdIsFoundInWhicheverVCenterHoldsIt) {
-  // A bare CNS ID (a PV made by the reference, or before the second vCenter was added) says no
-  // vCenter: every vCenter is asked and the one holding it serves it.
+TEST_F(ControllerMultiVcTest, ABareIdWithoutItsRecordIsFoundInWhicheverVCenterHoldsIt) {
+  // A bare CNS ID without a CnsVolumeInfo (a volume made before a second vCenter was added):
+  // every vCenter is asked and the one holding it serves it.
   const std::string id_b = MustCreate("pvc-bare-b", "zone-b");
   const std::string bare = CnsId(id_b);
-  ASSERT_NE(bare, id_b);
+  ASSERT_TRUE(env_->api().Delete("cnsvolumeinfoes", "vmware-system-csi", bare).ok());
   grpc::Status s = Validate(bare);
   EXPECT_TRUE(s.ok()) << s.error_message();
   s = Publish(bare, env_->VmUuid("node-b2"));
@@ -299,7 +317,7 @@ TEST_F(ControllerMultiVcTest, ListVolumesReturnsTheVolumesOfBothVCentersAcrossPa
   ASSERT_EQ(made.size(), 6u);
   std::string published;
   for (const std::string& id : made) {
-    if (absl::EndsWith(id, "@vc2")) published = id;
+    if (VCenterOf(id) == "vc2") published = id;
   }
   ASSERT_TRUE(Publish(published, env_->VmUuid("node-b2")).ok());
 
@@ -330,7 +348,7 @@ TEST_F(ControllerMultiVcTest, ListVolumesReturnsTheVolumesOfBothVCentersAcrossPa
   ASSERT_NE(first.next_token(), "");
   std::set<std::string> vcenters;
   for (const auto& e : first.entries()) {
-    vcenters.insert(ParseVolumeId(e.volume().volume_id())->vcenter);
+    vcenters.insert(VCenterOf(e.volume().volume_id()));
   }
   EXPECT_EQ(vcenters, (std::set<std::string>{"vc1", "vc2"}));
   s = List(4, first.next_token(), &second);
@@ -396,6 +414,61 @@ TEST_F(ControllerMultiVcTest, UnreachableVCenterIsUnavailableForItsVolumesOnly) 
   s = Delete(a);
   EXPECT_TRUE(s.ok()) << s.error_message();
   EXPECT_FALSE(InSim(kVc1, a).has_value());
+}
+
+}  // namespace
+}  // namespace ccm::csi::testing
+
+namespace ccm::csi::testing {
+namespace {
+
+// Issue 44: a volume the reference made (bare ID, its CnsVolumeInfo) attaches through the vCenter
+// the record names, without asking the other; ours read back by a bare-ID reader (the record and
+// the ID are the reference's); our earlier "<id>@vc2" IDs still work; the delete removes the
+// record.
+TEST_F(ControllerMultiVcTest, RecordsAsTheReferenceAndReadsTheEarlierQualifiedForm) {
+  const std::string id = MustCreate("pvc-ref", "zone-b");
+  ASSERT_EQ(RecordedVCenter(id), "vc2");
+  auto raw = env_->api().Get("cnsvolumeinfoes", "vmware-system-csi", id);
+  ASSERT_TRUE(raw.ok());
+  EXPECT_EQ((*raw)["kind"], "CNSVolumeInfo");
+  EXPECT_EQ((*raw)["spec"]["volumeID"], id);
+
+  // Published through the record: vc1 is not asked about the volume.
+  ASSERT_TRUE(env_->sim(kVc1).ResetCounters().ok());
+  grpc::Status s = Publish(id, env_->VmUuid("node-b1"));
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  auto vc1 = env_->sim(kVc1).SoapCounters();
+  ASSERT_TRUE(vc1.ok());
+  EXPECT_EQ(vc1->count("CnsQueryVolume"), 0u);
+  ASSERT_TRUE(Unpublish(id, env_->VmUuid("node-b1")).ok());
+
+  // The form our earlier releases wrote names its vCenter and needs no record.
+  const std::string qualified = absl::StrCat(id, "@vc2");
+  EXPECT_TRUE(Validate(qualified).ok());
+  EXPECT_TRUE(Expand(qualified, 2 * kGiB).ok());
+
+  // A record naming a vCenter the config lacks is an error that names it, not a NotFound.
+  nlohmann::json stray = {
+      {"apiVersion", "cns.vmware.com/v1alpha1"},
+      {"kind", "CNSVolumeInfo"},
+      {"metadata",
+       {{"name", "f0000000-0000-0000-0000-000000000001"}, {"namespace", "vmware-system-csi"}}},
+      {"spec",
+       {{"volumeID", "f0000000-0000-0000-0000-000000000001"},
+        {"vCenterServer", "vc9.example.com"}}}};
+  ASSERT_TRUE(env_->api().Create("cnsvolumeinfoes", stray).ok());
+  grpc::Status gone = grpc::Status::OK;
+  EXPECT_TRUE(ccm::testing::Eventually([&] {  // once the informer has it
+    gone = Delete("f0000000-0000-0000-0000-000000000001");
+    return !gone.ok();
+  }));
+  EXPECT_EQ(gone.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(gone.error_message(), HasSubstr("vc9.example.com"));
+
+  s = Delete(id);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(RecordedVCenter(id), "");
 }
 
 }  // namespace

@@ -358,7 +358,7 @@ TEST(CsiManifestTest, TheReferencesObjectsRulesAndFlags) {
        "cns.vmware.com",
        "cnsvolumeinfoes",
        {"create", "get", "list", "watch", "delete"},
-       "no CnsVolumeInfo yet: several vCenters' volume IDs are <id>@<vCenter> (issue 44)"},
+       ns_only},
       {c,
        "apiextensions.k8s.io",
        "customresourcedefinitions",
