@@ -473,3 +473,33 @@ TEST_F(ControllerMultiVcTest, RecordsAsTheReferenceAndReadsTheEarlierQualifiedFo
 
 }  // namespace
 }  // namespace ccm::csi::testing
+
+namespace ccm::csi::testing {
+namespace {
+
+// The API server refuses the CnsVolumeInfo: CreateVolume fails with an error that names the
+// record (nothing is answered that could not be found again); the retry finds the volume by name
+// in its vCenter, writes the record and answers the same volume.
+TEST_F(ControllerMultiVcTest, ARecordThatCannotBeWrittenFailsTheCreateAndTheRetryWritesIt) {
+  env_->api().InjectError(
+      {.code = 500, .count = 1, .method = "POST", .path_substring = "cnsvolumeinfoes"});
+  ::csi::v1::CreateVolumeResponse first;
+  grpc::Status s = Create("pvc-unrecorded", "zone-b", &first);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error_message(), HasSubstr("CnsVolumeInfo"));
+  auto vc2 = env_->sim(kVc2).CnsVolumes();
+  ASSERT_TRUE(vc2.ok());
+  ASSERT_EQ(vc2->size(), 1u);  // made in CNS, kept
+  const std::string cns_id = vc2->front().id;
+  EXPECT_EQ(RecordedVCenter(cns_id), "");
+
+  ::csi::v1::CreateVolumeResponse again;
+  s = Create("pvc-unrecorded", "zone-b", &again);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(again.volume().volume_id(), cns_id);
+  EXPECT_EQ(RecordedVCenter(cns_id), "vc2");
+  EXPECT_EQ(env_->sim(kVc2).CnsVolumes()->size(), 1u);
+}
+
+}  // namespace
+}  // namespace ccm::csi::testing
