@@ -75,13 +75,18 @@ absl::Status FakeMounter::Mount(const std::string& source, const std::string& ta
   if (t == paths_.end() || t->second.kind != PathKind::kDirectory) {
     return absl::NotFoundError(absl::StrCat("mount ", source, " at ", target, ": no directory"));
   }
-  auto dev = paths_.find(source);
-  if (dev == paths_.end() || dev->second.kind != PathKind::kBlockDevice) {
-    return absl::NotFoundError(absl::StrCat("mount ", source, ": no such device"));
-  }
   MountInfo m = NewMount(target, options);
-  m.major = major(dev->second.rdev);
-  m.minor = minor(dev->second.rdev);
+  if (fs_type == "nfs" || fs_type == "nfs4") {  // an export: an anonymous device, as the kernel
+    m.major = 0;
+    m.minor = static_cast<uint32_t>(next_id_);
+  } else {
+    auto dev = paths_.find(source);
+    if (dev == paths_.end() || dev->second.kind != PathKind::kBlockDevice) {
+      return absl::NotFoundError(absl::StrCat("mount ", source, ": no such device"));
+    }
+    m.major = major(dev->second.rdev);
+    m.minor = minor(dev->second.rdev);
+  }
   m.fs_type = fs_type;
   m.source = source;
   mounts_.push_back(m);

@@ -29,6 +29,10 @@ std::vector<std::string> VCenterKeys(const cloud::VirtualCenterConfig& a,
   key(a.secrets_directory != b.secrets_directory, "secrets-directory");
   key(a.ip_families != b.ip_families, "ip-family");
   key(a.migration_datastore_url != b.migration_datastore_url, "migration-datastoreurl");
+  key(a.target_vsan_file_share_datastore_urls != b.target_vsan_file_share_datastore_urls,
+      "targetvSANFileShareDatastoreURLs");
+  key(a.target_vsan_file_share_clusters != b.target_vsan_file_share_clusters,
+      "targetvSANFileShareClusters");
   return out;
 }
 
@@ -42,7 +46,7 @@ std::vector<std::string> SectionKeys(const cloud::Config& a, const cloud::Config
   if (!(ga == gb)) out.push_back("[Global] changed");
   if (!(a.labels == b.labels)) out.push_back("[Labels] changed");
   if (!(a.snapshot == b.snapshot)) out.push_back("[Snapshot] changed");
-  if (a.csi_sections_unused != b.csi_sections_unused) out.push_back("[NetPermissions] changed");
+  if (a.net_permissions != b.net_permissions) out.push_back("[NetPermissions] changed");
   return out;
 }
 

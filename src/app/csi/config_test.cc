@@ -137,5 +137,40 @@ TEST_F(ReadCsiConfigTest, TheReferencesMultiVCenterLimits) {
   EXPECT_THAT(six.status().message(), HasSubstr("6 [VirtualCenter] sections: at most 5"));
 }
 
+// Issue 45: [NetPermissions] sections as the reference reads them: defaults for missing keys,
+// permissions checked; the file-share targets of a vCenter as lists.
+TEST_F(ReadCsiConfigTest, NetPermissionsAndFileShareTargets) {
+  const std::string vc =
+      "[Global]\ncluster-id = \"c1\"\n[VirtualCenter \"vc.example.com\"]\nuser = \"u\"\n"
+      "password = \"p\"\ntargetvSANFileShareDatastoreURLs = \"ds:///a/, ds:///b/\"\n"
+      "targetvSANFileShareClusters = \"domain-c8\"\n";
+  auto r = Read(vc +
+                "[NetPermissions \"A\"]\nips = \"10.20.20.0/24\"\npermissions = \"READ_ONLY\"\n"
+                "rootsquash = \"true\"\n[NetPermissions \"B\"]\n");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->config.net_permissions.size(), 2u);
+  EXPECT_EQ(r->config.net_permissions[0],
+            (cloud::NetPermissionConfig{"A", "10.20.20.0/24", "READ_ONLY", true}));
+  EXPECT_EQ(r->config.net_permissions[1],
+            (cloud::NetPermissionConfig{"B", "*", "READ_WRITE", false}));
+  EXPECT_THAT(r->config.vcenters[0].target_vsan_file_share_datastore_urls,
+              ::testing::ElementsAre("ds:///a/", "ds:///b/"));
+  EXPECT_THAT(r->config.vcenters[0].target_vsan_file_share_clusters,
+              ::testing::ElementsAre("domain-c8"));
+
+  auto none = Read(vc);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(none->config.net_permissions.empty());
+
+  auto bad = Read(vc + "[NetPermissions \"C\"]\npermissions = \"read_write\"\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(
+      bad.status().message(),
+      HasSubstr("permissions \"read_write\" is not one of READ_WRITE, READ_ONLY, NO_ACCESS"));
+  auto squash = Read(vc + "[NetPermissions \"D\"]\nrootsquash = \"maybe\"\n");
+  ASSERT_FALSE(squash.ok());
+  EXPECT_THAT(squash.status().message(), HasSubstr("rootsquash"));
+}
+
 }  // namespace
 }  // namespace ccm::app

@@ -278,6 +278,31 @@ absl::Status BuildTopologyCategories(const RawConfig& raw, LabelsConfig& labels)
   return absl::OkStatus();
 }
 
+// [NetPermissions "<name>"] (CSI file volumes), checked and defaulted as the reference does.
+absl::Status BuildNetPermissions(const RawConfig& raw, std::vector<NetPermissionConfig>& out) {
+  for (const auto& [name, section] : raw.net_permissions) {
+    Reader r(&section);
+    NetPermissionConfig p;
+    p.name = name;
+    std::string ips, permissions;
+    CCM_CFG_RETURN_IF_ERROR(r.Str("ips", ips));
+    CCM_CFG_RETURN_IF_ERROR(r.Str("permissions", permissions));
+    CCM_CFG_RETURN_IF_ERROR(r.Bool("rootsquash", p.root_squash));
+    ips = std::string(absl::StripAsciiWhitespace(ips));
+    if (!ips.empty()) p.ips = ips;
+    permissions = std::string(absl::StripAsciiWhitespace(permissions));
+    if (!permissions.empty()) p.permissions = permissions;
+    if (p.permissions != "READ_WRITE" && p.permissions != "READ_ONLY" &&
+        p.permissions != "NO_ACCESS") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          section.where, ": permissions \"", p.permissions,
+          "\" is not one of READ_WRITE, READ_ONLY, NO_ACCESS (upper case, as vSAN names them)"));
+    }
+    out.push_back(std::move(p));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<VirtualCenterConfig> BuildVCenter(const std::string& label, const RawSection& s,
                                                  const GlobalConfig& g, bool yaml,
                                                  const BuildOptions& options,
@@ -313,6 +338,10 @@ absl::StatusOr<VirtualCenterConfig> BuildVCenter(const std::string& label, const
   if (vc.ca_file.empty()) vc.ca_file = g.ca_file;
   CCM_CFG_RETURN_IF_ERROR(r.Str("thumbprint", vc.thumbprint));
   CCM_CFG_RETURN_IF_ERROR(r.Str("migration-datastore-url", vc.migration_datastore_url));
+  CCM_CFG_RETURN_IF_ERROR(r.List("targetvSANFileShareDatastoreURLs",
+                                 vc.target_vsan_file_share_datastore_urls, &present));
+  CCM_CFG_RETURN_IF_ERROR(
+      r.List("targetvSANFileShareClusters", vc.target_vsan_file_share_clusters, &present));
   if (vc.thumbprint.empty()) vc.thumbprint = g.thumbprint;
   vc.ip_families = g.ip_families;
   CCM_CFG_RETURN_IF_ERROR(r.IpFamilies("ip-family", vc.ip_families, &present));
@@ -522,7 +551,7 @@ absl::StatusOr<Config> BuildConfig(const RawConfig& raw, std::vector<std::string
                                     "are set"));
   }
   CCM_CFG_RETURN_IF_ERROR(BuildTopologyCategories(raw, cfg.labels));
-  cfg.csi_sections_unused = !raw.net_permissions.empty();
+  CCM_CFG_RETURN_IF_ERROR(BuildNetPermissions(raw, cfg.net_permissions));
   Reader snapshot(Ptr(raw.snapshot));
   SnapshotConfig& sc = cfg.snapshot;
   bool present = false;

@@ -147,10 +147,6 @@ absl::StatusOr<ParseResult> ParseConfig(absl::string_view bytes, const Environme
   if (c.route) {
     result.notices.push_back("route settings are parsed and validated but not active yet");
   }
-  if (c.csi_sections_unused) {
-    result.notices.push_back(
-        "[NetPermissions] is accepted; this driver does not implement file volumes");
-  }
   if (options.strict && !result.warnings.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("strict config: ", absl::StrJoin(result.warnings, "; ")));

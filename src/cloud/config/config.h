@@ -80,6 +80,11 @@ struct VirtualCenterConfig {
   std::string secrets_directory;                          // for kSecretsDirectory
   std::vector<IpFamily> ip_families = {IpFamily::kIPv4};  // ordered; two entries = dual stack
   std::string migration_datastore_url;  // CSI: default datastore of migrated in-tree volumes
+  // CSI file volumes: when set, only these vSAN datastores (URLs) / these clusters (MOIDs or
+  // names) hold file shares (the reference's targetvSANFileShareDatastoreURLs, read by its 2.x
+  // releases, and targetvSANFileShareClusters).
+  std::vector<std::string> target_vsan_file_share_datastore_urls;
+  std::vector<std::string> target_vsan_file_share_clusters;
   bool operator==(const VirtualCenterConfig&) const = default;
 };
 
@@ -143,6 +148,16 @@ struct SnapshotConfig {
   bool operator==(const SnapshotConfig&) const = default;
 };
 
+// CSI: [NetPermissions "<name>"], one access rule of the vSAN file shares this driver creates
+// (CnsVSANFileCreateSpec.permission), with the reference's defaults.
+struct NetPermissionConfig {
+  std::string name;
+  std::string ips = "*";                   // ips: an address, a CIDR or "*"
+  std::string permissions = "READ_WRITE";  // permissions: READ_WRITE, READ_ONLY or NO_ACCESS
+  bool root_squash = false;                // rootsquash: true = root is mapped to nobody
+  bool operator==(const NetPermissionConfig&) const = default;
+};
+
 // [Route] / route: not active yet.
 struct RouteConfig {
   std::string router_path;
@@ -158,8 +173,9 @@ struct Config {
   std::optional<LoadBalancerConfig> load_balancer;
   std::optional<RouteConfig> route;
   SnapshotConfig snapshot;
-  // CSI: [NetPermissions] present (accepted; no file volumes here).
-  bool csi_sections_unused = false;
+  // CSI: [NetPermissions] sections by name; empty = the reference's default (every address,
+  // READ_WRITE, root not squashed), see csi/core/file_volume.h.
+  std::vector<NetPermissionConfig> net_permissions;
 
   // The vCenter with this server address (or label), nullptr if none.
   const VirtualCenterConfig* FindVCenter(absl::string_view server_or_label) const;

@@ -52,7 +52,7 @@ const std::vector<KeySpec> kVirtualCenter = {
     {"secret-name", "secretName"},
     {"secret-namespace", "secretNamespace"},
     {"ip-family", "ipFamily"},
-    // CSI (file volumes and in-tree migration; accepted, not used by the block-volume driver).
+    // CSI: file volumes' datastores and clusters, in-tree migration's default datastore.
     {"targetvSANFileShareDatastoreURLs", "targetvSANFileShareDatastoreURLs"},
     {"targetvSANFileShareClusters", "targetvSANFileShareClusters"},
     {"migration-datastore-url", "migrationDatastoreURL"},
@@ -69,7 +69,7 @@ const std::vector<KeySpec> kSnapshot = {
     {"granular-max-snapshots-per-block-volume-vsan", "granularMaxSnapshotsPerBlockVolumeInVSAN"},
     {"granular-max-snapshots-per-block-volume-vvol", "granularMaxSnapshotsPerBlockVolumeInVVOL"},
 };
-// CSI: [NetPermissions "<name>"] of file volumes; accepted, not used (no file volumes).
+// CSI: [NetPermissions "<name>"]: the access rules of file volumes' vSAN file shares.
 const std::vector<KeySpec> kNetPermissions = {
     {"ips", "ips"}, {"permissions", "permissions"}, {"rootsquash", "rootsquash"}};
 

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/logging.h"
+#include "csi/controller/file_services.h"
 
 namespace ccm::csi {
 
@@ -86,7 +87,11 @@ absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
     auto policies = std::make_unique<StoragePolicies>(
         *pbm, StoragePoliciesOptions{.vcenter = vcc.label, .ttl = interval});
     auto vms = std::make_unique<CachedVmDirectory>(vc->inventory(), vc->client());
-    b->endpoints_.push_back({vcc.label, vcc.user, cns.get(), vms.get(), policies.get()});
+    auto files = std::make_unique<VsanFileServices>(vc->client(), interval);
+    b->endpoints_.push_back({vcc.label, vcc.user, cns.get(), vms.get(), policies.get(), files.get(),
+                             FileShareTargets{vcc.target_vsan_file_share_datastore_urls,
+                                              vcc.target_vsan_file_share_clusters}});
+    b->file_services_.push_back(std::move(files));
     b->vm_dirs_.push_back(std::move(vms));
     // Placement leaves out datastores where this user lacks Datastore.FileManagement.
     sources.push_back({vcc.label, &vc->client(), &vc->tagging(), vcc.datacenters,

@@ -110,6 +110,7 @@ class ControllerBackend final : public ControllerCloud {
   std::vector<std::unique_ptr<vsphere::pbm::PbmClient>> pbm_;
   std::vector<std::unique_ptr<StoragePolicies>> policies_;
   std::vector<std::unique_ptr<CachedVmDirectory>> vm_dirs_;
+  std::vector<std::unique_ptr<FileServiceSource>> file_services_;
   std::shared_ptr<kube::Client> kube_;
   std::unique_ptr<NodeVms> nodes_;
   std::unique_ptr<DriverPvs> pvs_;

@@ -24,6 +24,7 @@
 #include "csi/controller/attachments.h"
 #include "csi/controller/operation_store.h"
 #include "csi/controller/placement_view.h"
+#include "csi/core/file_placement.h"
 #include "csi/core/topology.h"
 #include "csi/migration/volume_migrations.h"
 #include "vsphere/cns/volume_manager.h"
@@ -56,6 +57,15 @@ class PolicyCatalog {
       const std::string& profile_id, const std::vector<std::string>& datastores) = 0;
 };
 
+// One vCenter's compute clusters as file volumes see them (file_services.h).
+class FileServiceSource {
+ public:
+  virtual ~FileServiceSource() = default;
+  // Every cluster with its vSAN and file-services state and datastores; Unavailable when
+  // vCenter cannot be asked.
+  virtual absl::StatusOr<std::vector<FileServiceCluster>> Clusters() = 0;
+};
+
 // One vCenter as the service uses it.
 struct VCenterEndpoint {
   std::string label;  // the config's vCenter label: qualified volume IDs name it
@@ -63,6 +73,8 @@ struct VCenterEndpoint {
   vsphere::cns::VolumeManager* cns = nullptr;
   VmDirectory* vms = nullptr;
   PolicyCatalog* policies = nullptr;
+  FileServiceSource* file_services = nullptr;  // null: file volumes cannot be placed here
+  FileShareTargets file_share_targets;         // targetvSANFileShare* of its config
 };
 
 struct NodeVmRef {

@@ -10,6 +10,7 @@
 #include "csi/controller/create_helpers.h"
 #include "csi/controller/fault_type.h"
 #include "csi/core/capacity.h"
+#include "csi/core/file_volume.h"
 #include "csi/core/publish_context.h"
 #include "csi/core/snapshot.h"
 #include "csi/core/topology.h"
@@ -42,11 +43,12 @@ const DatastoreCandidate* FindDatastore(const InventorySnapshot& view, const std
 }
 
 void FillVolume(const std::string& volume_id, int64_t capacity_mib,
-                const std::vector<Segments>& accessible, ::csi::v1::CreateVolumeResponse* resp) {
+                const std::vector<Segments>& accessible, ::csi::v1::CreateVolumeResponse* resp,
+                bool file) {
   ::csi::v1::Volume* out = resp->mutable_volume();
   out->set_volume_id(volume_id);
   out->set_capacity_bytes(MibToBytes(capacity_mib));
-  ToProto(BlockVolumeContext(), out->mutable_volume_context());
+  ToProto(file ? FileVolumeContext() : BlockVolumeContext(), out->mutable_volume_context());
   for (const Segments& s : accessible) ToProto(s, out->add_accessible_topology());
 }
 
@@ -91,6 +93,7 @@ absl::Status ControllerService::FindOrCreate(CreatePlan& plan,
     return absl::OkStatus();
   }
   if (!plan.source_snapshot_id.empty()) return CreateFromSnapshot(plan, resp);
+  if (plan.file) return CreateFileVolume(plan, resp);
   CCM_ASSIGN_OR_RETURN(Placed placed, Place(plan));
   return CreateOnChoices(plan, placed, resp);
 }
@@ -98,9 +101,11 @@ absl::Status ControllerService::FindOrCreate(CreatePlan& plan,
 absl::StatusOr<ControllerService::CreatePlan> ControllerService::ParseCreate(
     const ::csi::v1::CreateVolumeRequest& req) const {
   if (req.name().empty()) return absl::InvalidArgumentError("volume name is required");
-  CCM_RETURN_IF_ERROR(ValidateCapabilities(FromProto(req.volume_capabilities()), cap_options_));
+  const std::vector<VolumeCapability> caps = FromProto(req.volume_capabilities());
+  CCM_RETURN_IF_ERROR(ValidateCapabilities(caps, cap_options_));
   CreatePlan plan;
   plan.name = req.name();
+  plan.file = IsFileVolumeRequest(caps);
   plan.range = FromProto(req.capacity_range());
   CCM_ASSIGN_OR_RETURN(plan.size_mib, CreateSizeMib(plan.range));
   CCM_ASSIGN_OR_RETURN(plan.params, ParseParameters(FromProto(req.parameters())));
@@ -111,6 +116,10 @@ absl::StatusOr<ControllerService::CreatePlan> ControllerService::ParseCreate(
       return absl::InvalidArgumentError(
           "volume_content_source: only a snapshot is supported (volume clones are not: no "
           "CLONE_VOLUME capability)");
+    }
+    if (plan.file) {  // as the reference: vSAN file shares have no CNS snapshots
+      return absl::InvalidArgumentError(
+          "a file volume (ReadWriteMany / ReadOnlyMany) cannot be created from a snapshot");
     }
     plan.source_snapshot_id = req.volume_content_source().snapshot().snapshot_id();
     if (plan.source_snapshot_id.empty()) {
@@ -152,9 +161,10 @@ absl::StatusOr<bool> ControllerService::FindExisting(CreatePlan& plan,
     std::vector<Segments> accessible;
     if (ds != nullptr) accessible = AccessibleSegments(*ds, (*view)->hosts);
     CCM_RETURN_IF_ERROR(CheckExisting(plan, vc, v, ds, accessible));
-    if (ModeOf(cloud_->topology()) == TopologyMode::kNone) accessible.clear();
+    const bool file = v.volume_type == cns::kVolumeTypeFile;
+    if (ModeOf(cloud_->topology()) == TopologyMode::kNone || file) accessible.clear();
     CCM_ASSIGN_OR_RETURN(const std::string id, NewVolumeId(v.volume_id, vc.label));
-    FillVolume(id, v.capacity_mb, accessible, resp);
+    FillVolume(id, v.capacity_mb, accessible, resp, file);
     return true;
   }
   if (plan.unreachable.empty()) return false;
@@ -177,6 +187,10 @@ absl::Status ControllerService::CheckExisting(const CreatePlan& plan, const VCen
                                               const cns::Volume& v, const DatastoreCandidate* ds,
                                               const std::vector<Segments>& accessible) const {
   std::vector<std::string> differs;
+  if (const bool file = v.volume_type == cns::kVolumeTypeFile; file != plan.file) {
+    differs.push_back(file ? "type file volume (requested: a block volume)"
+                           : "type block volume (requested: a file volume)");
+  }
   if (v.capacity_mb < plan.size_mib ||
       (plan.range.limit_bytes != 0 && MibToBytes(v.capacity_mb) > plan.range.limit_bytes)) {
     differs.push_back(absl::StrCat("capacity ", v.capacity_mb, " MiB (requested: at least ",
@@ -199,7 +213,7 @@ absl::Status ControllerService::CheckExisting(const CreatePlan& plan, const VCen
                                      " (requested \"", policy, "\")"));
     }
   }
-  if (plan.requirement && ds != nullptr) {  // unknown datastore: cannot tell, accept
+  if (plan.requirement && ds != nullptr && !plan.file) {  // unknown datastore: accept
     const TopologyRequirement& r = *plan.requirement;
     const std::vector<Segments>& wanted = r.requisite.empty() ? r.preferred : r.requisite;
     bool reachable = false;
@@ -231,14 +245,14 @@ absl::StatusOr<bool> ControllerService::ResumeCreate(const CreatePlan& plan,
   CCM_ASSIGN_OR_RETURN(cns::CreateResult created, cns::CreateResultOf(op, ran));
   std::vector<Segments> accessible;
   if (absl::StatusOr<PlacementView::SnapshotPtr> view = cloud_->datastores().Snapshot();
-      view.ok() && ModeOf(cloud_->topology()) != TopologyMode::kNone) {
+      view.ok() && ModeOf(cloud_->topology()) != TopologyMode::kNone && !plan.file) {
     for (const DatastoreCandidate& c : (*view)->datastores) {
       if (c.vcenter == vc->label && c.moref == created.datastore.value)
         accessible = AccessibleSegments(c, (*view)->hosts);
     }
   }
   CCM_ASSIGN_OR_RETURN(const std::string id, NewVolumeId(created.volume_id, vc->label));
-  FillVolume(id, plan.size_mib, accessible, resp);
+  FillVolume(id, plan.size_mib, accessible, resp, plan.file);
   LOG_INFO("created volume {} ({}) by the task {} an earlier attempt started", plan.name,
            resp->volume().volume_id(), r.task_id);
   return true;

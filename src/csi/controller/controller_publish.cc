@@ -7,6 +7,7 @@
 #include "csi/controller/controller_service.h"
 #include "csi/controller/fault_type.h"
 #include "csi/core/capacity.h"
+#include "csi/core/file_volume.h"
 #include "csi/core/node_id.h"
 #include "csi/core/parameters.h"
 #include "csi/core/placement.h"
@@ -69,9 +70,18 @@ absl::Status ControllerService::DoPublish(const ::csi::v1::ControllerPublishVolu
   if (!req.has_volume_capability()) {
     return absl::InvalidArgumentError("volume_capability is required");
   }
-  CCM_RETURN_IF_ERROR(ValidateCapability(FromProto(req.volume_capability()), cap_options_));
+  const VolumeCapability cap = FromProto(req.volume_capability());
+  CCM_RETURN_IF_ERROR(ValidateCapability(cap, cap_options_));
   CCM_ASSIGN_OR_RETURN(VolumeLocks::Guard guard, locks_.TryLock(req.volume_id()));
+  if (IsMultiNodeMode(cap.mode)) return PublishFileVolume(req, resp);
   CCM_ASSIGN_OR_RETURN(Located loc, Locate(req.volume_id()));
+  if (IsFileVolumeId(loc.cns_id)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("volume ", req.volume_id(),
+                     " is a file volume (vSAN file share): publish it with a "
+                     "multi-node access mode, not ",
+                     AccessModeName(cap.mode)));
+  }
   CCM_RETURN_IF_ERROR(ProtectInTree(req.volume_id(), loc));
   CCM_ASSIGN_OR_RETURN(vsphere::Moref vm, FindNodeVm(*loc.vc, req.node_id()));
 
@@ -135,6 +145,7 @@ absl::Status ControllerService::DoUnpublish(
   absl::StatusOr<Located> loc = Locate(req.volume_id());
   if (absl::IsNotFound(loc.status())) return absl::OkStatus();  // no volume: nothing attached
   if (!loc.ok()) return loc.status();
+  if (IsFileVolumeId(loc->cns_id)) return absl::OkStatus();  // a file share: nothing attached
 
   std::vector<vsphere::Moref> vms;
   if (req.node_id().empty()) {
@@ -187,9 +198,13 @@ absl::Status ControllerService::DoCapacity(const ::csi::v1::GetCapacityRequest& 
   if (!params.storage_policy_name.empty()) {
     CCM_ASSIGN_OR_RETURN(compatible, PolicyVerdicts(params.storage_policy_name, *view, placed));
   }
+  // File volumes live on vSAN datastores only (which of them have file services is read when
+  // one is created, not per capacity query: the free space of every vSAN one is reported).
+  const bool file = IsFileVolumeRequest(FromProto(req.volume_capabilities()));
   std::vector<DatastoreCandidate> candidates;
   for (size_t i = 0; i < view->datastores.size(); ++i) {
     const DatastoreCandidate& c = view->datastores[i];
+    if (file && c.type != "vsan") continue;
     const std::string& url = params.datastore_url;
     const bool named = url.empty() || SameDatastoreUrl(c.url, url) ||
                        (!c.datastore_cluster.empty() &&
@@ -228,8 +243,11 @@ absl::Status ControllerService::DoExpand(const ::csi::v1::ControllerExpandVolume
   CCM_ASSIGN_OR_RETURN(VolumeLocks::Guard guard, locks_.TryLock(req.volume_id()));
   CCM_ASSIGN_OR_RETURN(Located loc, FindVolume(req.volume_id()));
   CCM_ASSIGN_OR_RETURN(ExpandPlan plan, PlanExpand(&range, loc.volume.capacity_mb, access));
+  const bool file = loc.volume.volume_type == vsphere::cns::kVolumeTypeFile;
+  // A file share's quota grows on the file server: nothing to resize on the nodes.
+  if (file) plan.node_expansion_required = false;
   if (plan.needs_extend) {
-    CCM_RETURN_IF_ERROR(CheckNoSnapshots(loc, req.volume_id(), "expand"));
+    if (!file) CCM_RETURN_IF_ERROR(CheckNoSnapshots(loc, req.volume_id(), "expand"));
     absl::Status s = RunTracked(absl::StrCat("expand-", req.volume_id()), *loc.vc,
                                 vsphere::cns::ExtendOp(loc.cns_id, plan.target_mib))
                          .status();
@@ -237,8 +255,10 @@ absl::Status ControllerService::DoExpand(const ::csi::v1::ControllerExpandVolume
       return Annotate(
           s, absl::StrCat("extend volume ", req.volume_id(), " to ", plan.target_mib, " MiB"));
     }
-    cloud_->datastores().NoteChange(loc.vc->label, loc.volume.datastore_url,
-                                    -MibToBytes(plan.target_mib - loc.volume.capacity_mb));
+    if (!file) {  // a share is thin: its quota takes no space
+      cloud_->datastores().NoteChange(loc.vc->label, loc.volume.datastore_url,
+                                      -MibToBytes(plan.target_mib - loc.volume.capacity_mb));
+    }
     LOG_INFO("expanded volume {} from {} to {} MiB", req.volume_id(), loc.volume.capacity_mb,
              plan.target_mib);
   }

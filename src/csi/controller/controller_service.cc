@@ -12,6 +12,7 @@
 #include "csi/controller/fault_type.h"
 #include "csi/core/capacity.h"
 #include "csi/core/constants.h"
+#include "csi/core/file_volume.h"
 #include "csi/core/paging.h"
 #include "csi/core/parameters.h"
 #include "csi/core/placement.h"
@@ -152,7 +153,9 @@ absl::Status ControllerService::DoDelete(const ::csi::v1::DeleteVolumeRequest& r
   absl::StatusOr<Located> loc = Locate(req.volume_id());
   if (absl::IsNotFound(loc.status())) return ForgetInTree(req.volume_id());
   if (!loc.ok()) return loc.status();
-  CCM_RETURN_IF_ERROR(CheckNoSnapshots(*loc, req.volume_id(), "delete"));
+  if (!IsFileVolumeId(loc->cns_id)) {  // a file share has no snapshots
+    CCM_RETURN_IF_ERROR(CheckNoSnapshots(*loc, req.volume_id(), "delete"));
+  }
   absl::Status s = RunTracked(absl::StrCat("delete-", req.volume_id()), *loc->vc,
                               cns::DeleteOp(loc->cns_id, /*delete_disk=*/true))
                        .status();
@@ -210,8 +213,16 @@ absl::Status ControllerService::DoValidate(const ::csi::v1::ValidateVolumeCapabi
   if (req.volume_capabilities().empty()) {
     return absl::InvalidArgumentError("volume_capabilities is required");
   }
-  CCM_RETURN_IF_ERROR(FindVolume(req.volume_id()).status());
-  Confirmation c = ConfirmCapabilities(FromProto(req.volume_capabilities()), cap_options_);
+  CCM_ASSIGN_OR_RETURN(Located loc, FindVolume(req.volume_id()));
+  const std::vector<VolumeCapability> caps = FromProto(req.volume_capabilities());
+  Confirmation c = ConfirmCapabilities(caps, cap_options_);
+  const bool file = loc.volume.volume_type == cns::kVolumeTypeFile;
+  if (c.confirmed && file != IsFileVolumeRequest(caps)) {
+    c = {false, file ? "the volume is a file volume (vSAN file share): it serves the multi-node "
+                       "access modes only"
+                     : "the volume is a block volume: it attaches to one node at a time and "
+                       "serves no multi-node access mode"};
+  }
   if (c.confirmed) {
     absl::StatusOr<VolumeParameters> p = ParseParameters(FromProto(req.parameters()));
     if (!p.ok()) c = {false, std::string(p.status().message())};

@@ -109,6 +109,7 @@ class ControllerService final : public ::csi::v1::Controller::Service {
     // vCenters that could not be asked for the name (FindExisting): not placed on.
     std::vector<std::string> unreachable;
     std::string source_snapshot_id;  // volume_content_source.snapshot: a restore
+    bool file = false;               // a multi-node mode: a file volume (vSAN file share)
   };
   struct Placed {
     PlacementView::SnapshotPtr view;
@@ -140,6 +141,13 @@ class ControllerService final : public ::csi::v1::Controller::Service {
                                                    const InventorySnapshot& view, Placed& placed);
   absl::Status CreateOnChoices(const CreatePlan& plan, const Placed& placed,
                                ::csi::v1::CreateVolumeResponse* resp);
+  // File volumes (controller_file.cc): a vSAN file share on the datastores ChooseFileShare-
+  // Datastores leaves; the publish context with its NFSv4.1 access point.
+  absl::Status CreateFileVolume(const CreatePlan& plan, ::csi::v1::CreateVolumeResponse* resp);
+  absl::StatusOr<std::map<std::string, std::vector<FileServiceCluster>>> FileServiceClusters(
+      const CreatePlan& plan);
+  absl::Status PublishFileVolume(const ::csi::v1::ControllerPublishVolumeRequest& req,
+                                 ::csi::v1::ControllerPublishVolumeResponse* resp);
   // A volume from a snapshot (controller_restore.cc): CNS makes it on the snapshot's datastore.
   absl::Status CreateFromSnapshot(const CreatePlan& plan, ::csi::v1::CreateVolumeResponse* resp);
   // The snapshot's volume, after the checks above (NotFound, OutOfRange, InvalidArgument).

@@ -604,7 +604,7 @@ TEST(ControllerServiceTest, CapacityAndValidation) {
   ::csi::v1::ValidateVolumeCapabilitiesResponse refused;
   ASSERT_TRUE(rig.service.ValidateVolumeCapabilities(&ctx, &v, &refused).ok());
   EXPECT_FALSE(refused.has_confirmed());
-  EXPECT_THAT(refused.message(), HasSubstr("MULTI_NODE_MULTI_WRITER"));
+  EXPECT_THAT(refused.message(), HasSubstr("is a block volume"));
   v.set_volume_id("5e0c3d7a-0000-4000-8000-0000000000ff");
   EXPECT_EQ(rig.service.ValidateVolumeCapabilities(&ctx, &v, &vr).error_code(), Code::NOT_FOUND);
 }

@@ -109,6 +109,12 @@ absl::Status ControllerService::DoCreateSnapshot(const ::csi::v1::CreateSnapshot
     return absl::NotFoundError(absl::StrCat("source volume ", volume_id, " does not exist"));
   }
   if (!loc.ok()) return loc.status();
+  if (loc->volume.volume_type == vsphere::cns::kVolumeTypeFile) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot snapshot volume ", volume_id,
+                     ": it is a file volume (vSAN file share); CNS snapshots are of block "
+                     "volumes only"));
+  }
   CCM_ASSIGN_OR_RETURN(bool supported, loc->vc->cns->SnapshotsSupported());
   if (!supported) {
     return absl::FailedPreconditionError(

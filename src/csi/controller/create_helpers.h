@@ -15,8 +15,10 @@ namespace ccm::csi::internal {
 const DatastoreCandidate* FindDatastore(const InventorySnapshot& view, const std::string& vcenter,
                                         const std::string& url);
 
-// The response's volume: ID, capacity, the reference's volume context, accessible topology.
+// The response's volume: ID, capacity, the reference's volume context (a file volume's when
+// `file`), accessible topology.
 void FillVolume(const std::string& volume_id, int64_t capacity_mib,
-                const std::vector<Segments>& accessible, ::csi::v1::CreateVolumeResponse* resp);
+                const std::vector<Segments>& accessible, ::csi::v1::CreateVolumeResponse* resp,
+                bool file = false);
 
 }  // namespace ccm::csi::internal

@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "csi/core/constants.h"
+#include "csi/core/file_volume.h"
 
 namespace ccm::csi {
 namespace {
@@ -23,10 +24,7 @@ absl::Status CheckMode(const VolumeCapability& cap, const CapabilityOptions& opt
     case AccessMode::kMultiNodeReaderOnly:
     case AccessMode::kMultiNodeSingleWriter:
     case AccessMode::kMultiNodeMultiWriter:
-      return absl::InvalidArgumentError(
-          absl::StrCat("access mode ", AccessModeName(cap.mode),
-                       " is not supported: block volumes attach to one node at a time "
-                       "(file volumes are not provided by this driver)"));
+      return absl::OkStatus();  // a file volume: checked by ValidateFileCapability
     case AccessMode::kUnknown:
       break;
   }
@@ -41,6 +39,7 @@ bool IsReadOnlyMode(AccessMode mode) {
 }
 
 absl::StatusOr<std::string> MountFsType(const VolumeCapability& cap) {
+  if (cap.has_access_mode && IsMultiNodeMode(cap.mode)) return FileMountFsType(cap);
   if (cap.access_type != AccessType::kMount) {
     return absl::InvalidArgumentError("not a mount capability: no filesystem type");
   }
@@ -57,6 +56,7 @@ absl::Status ValidateCapability(const VolumeCapability& cap, const CapabilityOpt
     return absl::InvalidArgumentError("access type is missing (mount or block)");
   }
   if (absl::Status s = CheckMode(cap, options); !s.ok()) return s;
+  if (IsMultiNodeMode(cap.mode)) return ValidateFileCapability(cap);
   if (cap.access_type == AccessType::kMount) {
     if (absl::StatusOr<std::string> fs = MountFsType(cap); !fs.ok()) return fs.status();
   }
@@ -66,8 +66,11 @@ absl::Status ValidateCapability(const VolumeCapability& cap, const CapabilityOpt
 absl::Status ValidateCapabilities(const std::vector<VolumeCapability>& caps,
                                   const CapabilityOptions& options) {
   if (caps.empty()) return absl::InvalidArgumentError("volume capabilities are missing");
+  const bool file = IsFileVolumeRequest(caps);
   for (size_t i = 0; i < caps.size(); ++i) {
-    if (absl::Status s = ValidateCapability(caps[i], options); !s.ok()) {
+    absl::Status s = ValidateCapability(caps[i], options);
+    if (s.ok() && file) s = ValidateFileCapability(caps[i]);
+    if (!s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("volume capability ", i, ": ", s.message()));
     }
   }

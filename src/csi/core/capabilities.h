@@ -1,6 +1,7 @@
 #pragma once
 // Volume capabilities this driver serves: CNS block volumes (First Class Disks), attached to one
-// node VM at a time, used as a raw block device or with a Linux filesystem.
+// node VM at a time, used as a raw block device or with a Linux filesystem; and, for the
+// multi-node modes, file volumes (vSAN file shares mounted over NFS; rules in file_volume.h).
 //
 // The reference (common/types.go BlockVolumeCaps, common/util.go validateVolumeCapabilities)
 // accepts SINGLE_NODE_WRITER only for block volumes, treats any multi-node mode as a request for a
@@ -11,7 +12,6 @@
 //  - SINGLE_NODE_SINGLE_WRITER / SINGLE_NODE_MULTI_WRITER only when the driver advertises the
 //    SINGLE_NODE_MULTI_WRITER capability (the spec forbids them otherwise; the reference does not
 //    advertise it, so by default they are refused);
-//  - multi-node modes are refused (we provision no file volumes), naming the mode;
 //  - ntfs is refused (no Windows node plugin); fs types compare case-insensitively (the reference's
 //    node lower-cases them, its controller did not).
 
@@ -40,7 +40,8 @@ absl::Status ValidateCapabilities(const std::vector<VolumeCapability>& caps,
 
 // The filesystem a mount capability asks for, lower-cased, "ext4" when empty (the reference's
 // GetVolumeCapabilityFsType default). InvalidArgument for a block capability or an unsupported
-// type (nfs, nfs4, ntfs, anything else) naming the type and the supported ones.
+// type (nfs, nfs4, ntfs, anything else) naming the type and the supported ones. A multi-node
+// capability is a file volume's: FileMountFsType.
 absl::StatusOr<std::string> MountFsType(const VolumeCapability& cap);
 
 // True for the modes under which the node must mount read-only (and never format).

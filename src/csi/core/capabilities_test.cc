@@ -46,12 +46,13 @@ TEST(CapabilitiesTest, ValidateCapability) {
       {"ntfs is for Windows nodes", Mount(AccessMode::kSingleNodeWriter, "ntfs"), false, false,
        "ntfs"},
       {"unknown fs", Mount(AccessMode::kSingleNodeWriter, "btrfs"), false, false, "btrfs"},
-      {"multi-node writer", Mount(AccessMode::kMultiNodeMultiWriter), false, false,
-       "MULTI_NODE_MULTI_WRITER"},
-      {"multi-node reader", Block(AccessMode::kMultiNodeReaderOnly), false, false,
-       "MULTI_NODE_READER_ONLY"},
-      {"multi-node single writer", Mount(AccessMode::kMultiNodeSingleWriter), false, false,
-       "MULTI_NODE_SINGLE_WRITER"},
+      {"multi-node writer: a file volume", Mount(AccessMode::kMultiNodeMultiWriter), false, true,
+       ""},
+      {"multi-node reader, nfs4", Mount(AccessMode::kMultiNodeReaderOnly, "nfs4"), false, true, ""},
+      {"multi-node raw block", Block(AccessMode::kMultiNodeReaderOnly), false, false,
+       "raw block volumes are not supported with ReadWriteMany"},
+      {"multi-node xfs", Mount(AccessMode::kMultiNodeSingleWriter, "xfs"), false, false,
+       "\"xfs\" is not supported for ReadWriteMany"},
       {"single-node single writer without the capability",
        Mount(AccessMode::kSingleNodeSingleWriter), false, false, "SINGLE_NODE_SINGLE_WRITER"},
       {"single-node multi writer without the capability", Block(AccessMode::kSingleNodeMultiWriter),
@@ -80,9 +81,17 @@ TEST(CapabilitiesTest, ValidateCapabilitiesNamesTheIndex) {
                   {Mount(AccessMode::kSingleNodeWriter), Block(AccessMode::kSingleNodeWriter)})
                   .ok());
   absl::Status s = ValidateCapabilities(
-      {Mount(AccessMode::kSingleNodeWriter), Mount(AccessMode::kMultiNodeMultiWriter)});
+      {Mount(AccessMode::kMultiNodeReaderOnly), Block(AccessMode::kMultiNodeMultiWriter)});
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("capability 1"), absl::string_view::npos) << s;
+  // A file volume request: every capability must be multi-node (the reference's rule).
+  s = ValidateCapabilities(
+      {Mount(AccessMode::kSingleNodeWriter), Mount(AccessMode::kMultiNodeMultiWriter)});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("capability 0: access mode SINGLE_NODE_WRITER cannot be asked "
+                             "together with a multi-node mode"),
+            absl::string_view::npos)
+      << s;
 }
 
 TEST(CapabilitiesTest, MountFsType) {
@@ -116,9 +125,9 @@ TEST(CapabilitiesTest, Confirm) {
   Confirmation yes = ConfirmCapabilities({Block(AccessMode::kSingleNodeWriter)});
   EXPECT_TRUE(yes.confirmed);
   EXPECT_TRUE(yes.message.empty());
-  Confirmation no = ConfirmCapabilities({Mount(AccessMode::kMultiNodeMultiWriter)});
+  Confirmation no = ConfirmCapabilities({Block(AccessMode::kMultiNodeMultiWriter)});
   EXPECT_FALSE(no.confirmed);
-  EXPECT_NE(no.message.find("MULTI_NODE_MULTI_WRITER"), std::string::npos) << no.message;
+  EXPECT_NE(no.message.find("raw block"), std::string::npos) << no.message;
 }
 
 }  // namespace

@@ -45,6 +45,12 @@ inline constexpr absl::string_view kParamFsType = "csi.storage.k8s.io/fstype";
 // ControllerPublishVolume publish_context; DiskTypeBlockVolume its value for block volumes.
 inline constexpr absl::string_view kContextType = "type";
 inline constexpr absl::string_view kDiskTypeBlockVolume = "vSphere CNS Block Volume";
+// DiskTypeFileVolume: a vSAN file share (CNS volume type FILE); its publish context carries
+// Nfsv4AccessPoint, the share's NFSv4.1 export ("<address>:/<path>") from the CNS access point
+// keyed Nfsv4AccessPointKey.
+inline constexpr absl::string_view kDiskTypeFileVolume = "vSphere CNS File Volume";
+inline constexpr absl::string_view kPublishNfsv4AccessPoint = "Nfsv4AccessPoint";
+inline constexpr absl::string_view kNfsv4AccessPointKey = "NFSv4.1";
 // AttributeFirstClassDiskUUID: the attached disk's SCSI UUID, formatted by common/util.go
 // FormatDiskUUID (no dashes or spaces, lower case).
 inline constexpr absl::string_view kPublishDiskUuid = "diskUUID";
@@ -54,8 +60,8 @@ inline constexpr absl::string_view kPublishDiskUuid = "diskUUID";
 inline constexpr absl::string_view kFsExt4 = "ext4";  // default for block volumes
 inline constexpr absl::string_view kFsExt3 = "ext3";
 inline constexpr absl::string_view kFsXfs = "xfs";
-inline constexpr absl::string_view kFsNfs = "nfs";    // file volumes only: not supported here
-inline constexpr absl::string_view kFsNfs4 = "nfs4";  // file volumes only: not supported here
+inline constexpr absl::string_view kFsNfs = "nfs";    // file volumes only
+inline constexpr absl::string_view kFsNfs4 = "nfs4";  // file volumes only (their default)
 inline constexpr absl::string_view kFsNtfs = "ntfs";  // Windows nodes only: not supported here
 // osutils/os_utils.go EnsureMountVol adds this mount option for xfs (a clone or restored snapshot
 // carries the same filesystem UUID, which xfs refuses to mount twice otherwise).

@@ -76,4 +76,6 @@ absl::StatusOr<std::string> DecideVolumeVCenter(absl::string_view volume_id,
   return absl::NotFoundError(absl::StrCat("volume ", volume_id, " not found"));
 }
 
+bool IsFileVolumeId(absl::string_view cns_id) { return absl::StartsWith(cns_id, "file:"); }
+
 }  // namespace ccm::csi

@@ -36,6 +36,10 @@ absl::StatusOr<std::string> FormatVolumeId(absl::string_view cns_id, absl::strin
 // reference tells them).
 bool IsInTreeVolumePath(absl::string_view volume_id);
 
+// CNS gives file volumes (vSAN file shares) IDs starting with "file:" (the reference's
+// ControllerUnpublishVolume relies on it too).
+bool IsFileVolumeId(absl::string_view cns_id);
+
 // InvalidArgument for an empty ID or one over 128 bytes (not for VMDK paths, which are the
 // in-tree plugin's and may be longer); anything else parses (an ID that names no
 // volume is the look-up's NotFound, which DeleteVolume turns into success).

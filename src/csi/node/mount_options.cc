@@ -1,11 +1,14 @@
 #include "csi/node/mount_options.h"
 
+#include <arpa/inet.h>
 #include <sys/mount.h>
 
 #include <map>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 
 namespace ccm::csi::node {
 namespace {
@@ -81,6 +84,38 @@ MountFlags ParseMountOptions(const std::vector<std::string>& options) {
 unsigned long PerMountFlags(unsigned long flags) {
   return flags & (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME |
                   MS_RELATIME | MS_STRICTATIME);
+}
+
+bool IsNfsType(const std::string& fs_type) { return fs_type == "nfs" || fs_type == "nfs4"; }
+
+namespace {
+bool IsIpLiteral(const std::string& host) {
+  unsigned char buf[16];
+  return inet_pton(AF_INET, host.c_str(), buf) == 1 || inet_pton(AF_INET6, host.c_str(), buf) == 1;
+}
+}  // namespace
+
+absl::StatusOr<std::string> NfsMountData(const std::string& source, const std::string& data,
+                                         const HostResolver& resolve) {
+  const size_t sep = source.rfind(":/");
+  if (sep == std::string::npos || sep == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("NFS source \"", source, "\" is not of the form <host>:/<path>"));
+  }
+  std::string host = source.substr(0, sep);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  for (absl::string_view opt : absl::StrSplit(data, ',', absl::SkipEmpty())) {
+    if (absl::StartsWith(opt, "addr=")) return data;
+  }
+  std::string addr = host;
+  if (!IsIpLiteral(host)) {
+    absl::StatusOr<std::string> resolved = resolve(host);
+    if (!resolved.ok()) return resolved.status();
+    addr = *resolved;
+  }
+  return data.empty() ? absl::StrCat("addr=", addr) : absl::StrCat(data, ",addr=", addr);
 }
 
 }  // namespace ccm::csi::node

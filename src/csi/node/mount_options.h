@@ -6,8 +6,11 @@
 // /run/mount/utab, and no process is forked per publish. The price is this table: the options
 // mount(8) turns into flags, the userspace-only ones it drops, the rest passed to the filesystem.
 
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "absl/status/statusor.h"
 
 namespace ccm::csi::node {
 
@@ -26,5 +29,15 @@ MountFlags ParseMountOptions(const std::vector<std::string>& options);
 // The flags that remounting a bind mount can change (MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC,
 // atime flags). A first MS_BIND mount ignores them, so they need a second MS_REMOUNT call.
 unsigned long PerMountFlags(unsigned long flags);
+
+// NFS (fs types nfs, nfs4): the kernel's NFS client wants the server's address in the data
+// ("addr=<ip>"); mount.nfs adds it after resolving the host of "<host>:/<path>", and so does
+// this, with `resolve` (an IP literal, bracketed for IPv6, is used as it is). `data` is
+// ParseMountOptions's; an addr= already there is kept. InvalidArgument for a source that is not
+// "<host>:/<path>"; resolve's error names the host.
+using HostResolver = std::function<absl::StatusOr<std::string>(const std::string& host)>;
+absl::StatusOr<std::string> NfsMountData(const std::string& source, const std::string& data,
+                                         const HostResolver& resolve);
+bool IsNfsType(const std::string& fs_type);
 
 }  // namespace ccm::csi::node

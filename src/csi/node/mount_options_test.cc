@@ -46,5 +46,38 @@ TEST(MountOptionsTest, PerMountFlagsKeepsOnlyWhatABindRemountChanges) {
   EXPECT_EQ(PerMountFlags(MS_BIND), 0u);
 }
 
+// The kernel's NFS client needs addr=<ip> in the data (mount.nfs's job, ours here).
+TEST(MountOptionsTest, NfsMountData) {
+  auto resolve = [](const std::string& host) -> absl::StatusOr<std::string> {
+    if (host == "fs.example.com") return std::string("10.0.200.7");
+    return absl::UnavailableError("resolve NFS server " + host + ": Name or service not known");
+  };
+  struct Case {
+    const char* source;
+    const char* data;
+    const char* want;  // nullptr: error
+  } cases[] = {
+      {"10.0.200.1:/vsanfs/a", "hard,sec=sys,vers=4,minorversion=1",
+       "hard,sec=sys,vers=4,minorversion=1,addr=10.0.200.1"},
+      {"fs.example.com:/vsanfs/a", "vers=4", "vers=4,addr=10.0.200.7"},
+      {"[fd00::5]:/vsanfs/a", "", "addr=fd00::5"},
+      {"10.0.200.1:/a", "addr=10.0.0.9,vers=4", "addr=10.0.0.9,vers=4"},
+      {"nowhere.example.com:/a", "", nullptr},
+      {"10.0.200.1/vsanfs", "", nullptr},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<std::string> got = NfsMountData(c.source, c.data, resolve);
+    if (c.want == nullptr) {
+      EXPECT_FALSE(got.ok()) << c.source;
+    } else {
+      EXPECT_EQ(got.value_or("error: " + std::string(got.status().message())), c.want) << c.source;
+    }
+  }
+  // What the node passes for a file volume: options as data, no flags but ro.
+  MountFlags f = ParseMountOptions({"ro", "hard", "sec=sys", "vers=4", "minorversion=1"});
+  EXPECT_TRUE(f.read_only);
+  EXPECT_EQ(f.data, "hard,sec=sys,vers=4,minorversion=1");
+}
+
 }  // namespace
 }  // namespace ccm::csi::node

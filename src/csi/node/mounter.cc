@@ -1,6 +1,8 @@
 #include "csi/node/mounter.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -37,14 +39,46 @@ absl::StatusOr<std::optional<MountInfo>> Mounter::MountAt(const std::string& pat
   return FindMountAt(*mounts, path);
 }
 
+// The first address getaddrinfo(3) gives for `host` (mount.nfs does the same).
+static absl::StatusOr<std::string> ResolveHost(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (int rc = getaddrinfo(host.c_str(), nullptr, &hints, &res); rc != 0) {
+    return absl::UnavailableError(
+        absl::StrCat("resolve NFS server ", host, ": ", gai_strerror(rc)));
+  }
+  char buf[INET6_ADDRSTRLEN] = {0};
+  const void* a =
+      res->ai_family == AF_INET
+          ? static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(res->ai_addr)->sin_addr)
+          : static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(res->ai_addr)->sin6_addr);
+  inet_ntop(res->ai_family, a, buf, sizeof(buf));
+  freeaddrinfo(res);
+  return std::string(buf);
+}
+
 absl::Status SystemMounter::Mount(const std::string& source, const std::string& target,
                                   const std::string& fs_type,
                                   const std::vector<std::string>& options) {
   MountFlags f = ParseMountOptions(options);
+  if (IsNfsType(fs_type)) {
+    absl::StatusOr<std::string> data = NfsMountData(source, f.data, ResolveHost);
+    if (!data.ok()) return data.status();
+    f.data = *data;
+  }
   if (mount(source.c_str(), target.c_str(), fs_type.c_str(), f.flags,
             f.data.empty() ? nullptr : f.data.c_str()) != 0) {
-    return ErrnoError(errno, absl::StrCat("mount ", source, " at ", target, " (", fs_type,
-                                          ", options \"", absl::StrJoin(options, ","), "\")"));
+    const int err = errno;
+    absl::Status s = ErrnoError(err, absl::StrCat("mount ", source, " at ", target, " (", fs_type,
+                                                  ", data \"", f.data, "\")"));
+    if (err == ENODEV && IsNfsType(fs_type)) {  // no "nfs4" filesystem in this kernel
+      return absl::Status(s.code(), absl::StrCat(s.message(),
+                                                 ": this node's kernel has no NFS client (the "
+                                                 "nfs / nfsv4 modules); file volumes need it"));
+    }
+    return s;
   }
   return absl::OkStatus();
 }

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "csi/core/capabilities.h"
+#include "csi/core/file_volume.h"
 #include "csi/core/node_volume.h"
 #include "csi/core/publish_context.h"
 #include "csi/node/node_service.h"
@@ -30,6 +31,11 @@ absl::Status NodeService::Publish(const ::csi::v1::NodePublishVolumeRequest& req
   if (absl::Status s = ValidateCapability(cap); !s.ok()) return s;
   absl::StatusOr<std::string> target = CanonicalPath(req.target_path(), "target_path");
   if (!target.ok()) return target.status();
+  if (IsMultiNodeMode(cap.mode)) {
+    return PublishFile(volume, cap, *target,
+                       StringMap(req.publish_context().begin(), req.publish_context().end()),
+                       req.readonly());
+  }
   // We announce STAGE_UNSTAGE_VOLUME, so the CO must pass the staging path (spec).
   absl::StatusOr<std::string> staging =
       CanonicalPath(req.staging_target_path(), "staging_target_path");

@@ -30,6 +30,8 @@
 #include <optional>
 #include <string>
 
+#include "csi/core/publish_context.h"
+#include "csi/core/types.h"
 #include "csi/node/device_finder.h"
 #include "csi/node/filesystem.h"
 #include "csi/node/mounter.h"
@@ -91,6 +93,10 @@ class NodeService final : public ::csi::v1::Node::Service {
   absl::Status Stage(const ::csi::v1::NodeStageVolumeRequest& req);
   absl::Status Unstage(const ::csi::v1::NodeUnstageVolumeRequest& req);
   absl::Status Publish(const ::csi::v1::NodePublishVolumeRequest& req);
+  // A file volume (node_file.cc): the NFS export of its publish context mounted at `target`.
+  absl::Status PublishFile(const std::string& volume, const VolumeCapability& cap,
+                           const std::string& target, const StringMap& publish_context,
+                           bool readonly_flag);
   absl::Status PublishBlock(const std::string& volume, const std::string& target,
                             const BlockDevice& dev, const std::optional<MountInfo>& at_target);
   absl::Status Unpublish(const ::csi::v1::NodeUnpublishVolumeRequest& req);

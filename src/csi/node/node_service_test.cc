@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "testing/fake_node.h"
@@ -533,6 +534,120 @@ TEST(NodeServiceTest, StatsReportUsageOrTheVolumeCondition) {
     ASSERT_EQ(r.usage_size(), 1);
     EXPECT_EQ(r.usage(0).total(), static_cast<int64_t>(10 * kGiB));
   }
+}
+
+// File volumes (issue 45): no staging; the NFSv4.1 export of the publish context mounted at the
+// target through the Mounter, with the reference's options; read-only for ROX or readonly.
+constexpr char kExport[] = "10.0.200.1:/vsanfs/pvc-f";
+::csi::v1::NodePublishVolumeRequest FilePublishReq(
+    ::csi::v1::VolumeCapability::AccessMode::Mode mode =
+        ::csi::v1::VolumeCapability::AccessMode::MULTI_NODE_MULTI_WRITER) {
+  ::csi::v1::NodePublishVolumeRequest r;
+  r.set_volume_id("file:5e1");
+  r.set_staging_target_path(kStaging);
+  r.set_target_path(kTarget);
+  (*r.mutable_publish_context())["type"] = "vSphere CNS File Volume";
+  (*r.mutable_publish_context())["Nfsv4AccessPoint"] = kExport;
+  *r.mutable_volume_capability() = MountCap("", mode);
+  return r;
+}
+
+TEST(NodeServiceTest, FileVolumes) {
+  using Mode = ::csi::v1::VolumeCapability::AccessMode;
+  using Req = ::csi::v1::NodePublishVolumeRequest;
+  const std::string mount = absl::StrCat("Mount ", kExport, " ", kTarget, " nfs4 ");
+  const std::vector<PublishCase> cases = {
+      {"RWX: nfs4 with the reference's options", [](World&, Req&) {}, grpc::StatusCode::OK,
+       mount + "hard,sec=sys,vers=4,minorversion=1", ""},
+      {"ROX: read-only", [](World&, Req& r) { r = FilePublishReq(Mode::MULTI_NODE_READER_ONLY); },
+       grpc::StatusCode::OK, mount + "ro,hard,sec=sys,vers=4,minorversion=1", ""},
+      {"readonly flag and the capability's mount flags",
+       [](World&, Req& r) {
+         r.set_readonly(true);
+         r.mutable_volume_capability()->mutable_mount()->add_mount_flags("noatime");
+       },
+       grpc::StatusCode::OK, mount + "ro,noatime,hard,sec=sys,vers=4,minorversion=1", ""},
+      {"fs type nfs kept",
+       [](World&, Req& r) { r.mutable_volume_capability()->mutable_mount()->set_fs_type("nfs"); },
+       grpc::StatusCode::OK,
+       absl::StrCat("Mount ", kExport, " ", kTarget, " nfs hard,sec=sys,vers=4,minorversion=1"),
+       ""},
+      {"no access point: InvalidArgument",
+       [](World&, Req& r) { r.mutable_publish_context()->erase("Nfsv4AccessPoint"); },
+       grpc::StatusCode::INVALID_ARGUMENT, "", "Nfsv4AccessPoint"},
+      {"raw block: InvalidArgument",
+       [](World&, Req& r) { r.mutable_volume_capability()->mutable_block(); },
+       grpc::StatusCode::INVALID_ARGUMENT, "", "raw block"},
+      {"published before: OK, no second mount",
+       [](World& w, Req&) {
+         w.mounter->AddDir(kTarget);
+         ASSERT_TRUE(w.mounter->Mount(kExport, kTarget, "nfs4", {}).ok());
+       },
+       grpc::StatusCode::OK, "", ""},
+      {"another export at the target: AlreadyExists",
+       [](World& w, Req&) {
+         w.mounter->AddDir(kTarget);
+         ASSERT_TRUE(w.mounter->Mount("10.0.200.1:/vsanfs/other", kTarget, "nfs4", {}).ok());
+       },
+       grpc::StatusCode::ALREADY_EXISTS, "", "vsanfs/other"},
+      {"mount fails: Internal naming it",
+       [](World& w, Req&) { w.mounter->Fail("Mount", absl::NotFoundError("ENODEV")); },
+       grpc::StatusCode::INTERNAL, mount + "hard,sec=sys,vers=4,minorversion=1", "ENODEV"},
+  };
+  for (const PublishCase& c : cases) {
+    World w;
+    Req req = FilePublishReq();
+    c.setup(w, req);
+    grpc::ServerContext ctx;
+    ::csi::v1::NodePublishVolumeResponse resp;
+    auto mount_calls = [&w] {
+      return std::count_if(w.mounter->calls().begin(), w.mounter->calls().end(),
+                           [](const std::string& c) { return c.rfind("Mount ", 0) == 0; });
+    };
+    const auto mounts_before = mount_calls();
+    grpc::Status s = w.service->NodePublishVolume(&ctx, &req, &resp);
+    EXPECT_EQ(s.error_code(), c.code) << c.name << ": " << s.error_message();
+    EXPECT_THAT(s.error_message(), HasSubstr(c.message)) << c.name;
+    if (c.call.empty()) {
+      EXPECT_EQ(mount_calls(), mounts_before) << c.name;
+    } else {
+      const std::vector<std::string>& calls = w.mounter->calls();
+      EXPECT_NE(std::find(calls.begin(), calls.end(), c.call), calls.end()) << c.name;
+    }
+    EXPECT_EQ(w.mounter->Count("BindMount"), 0) << c.name;
+  }
+}
+
+TEST(NodeServiceTest, FileVolumeStageIsNothingUnpublishAndStatsAsAnyMount) {
+  World w;
+  grpc::ServerContext ctx;
+  ::csi::v1::NodeStageVolumeRequest stage = StageReq();
+  stage.clear_publish_context();
+  (*stage.mutable_publish_context())["Nfsv4AccessPoint"] = kExport;
+  *stage.mutable_volume_capability() =
+      MountCap("", ::csi::v1::VolumeCapability::AccessMode::MULTI_NODE_MULTI_WRITER);
+  ::csi::v1::NodeStageVolumeResponse staged;
+  ASSERT_TRUE(w.service->NodeStageVolume(&ctx, &stage, &staged).ok());
+  EXPECT_TRUE(w.mounter->calls().empty());
+
+  ::csi::v1::NodePublishVolumeRequest req = FilePublishReq();
+  ::csi::v1::NodePublishVolumeResponse published;
+  ASSERT_TRUE(w.service->NodePublishVolume(&ctx, &req, &published).ok());
+  w.mounter->SetStatFs({4096, 1000, 400, 300, 500, 200});
+  grpc::Status s;
+  auto r = Stats(w, kTarget, &s);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_FALSE(r.volume_condition().abnormal()) << r.volume_condition().message();
+  ASSERT_EQ(r.usage_size(), 2);
+  EXPECT_EQ(r.usage(0).total(), 1000 * 4096);
+
+  ::csi::v1::NodeUnpublishVolumeRequest un;
+  un.set_volume_id("file:5e1");
+  un.set_target_path(kTarget);
+  ::csi::v1::NodeUnpublishVolumeResponse unresp;
+  ASSERT_TRUE(w.service->NodeUnpublishVolume(&ctx, &un, &unresp).ok());
+  EXPECT_TRUE(w.mounter->mounts().empty());
+  EXPECT_FALSE(w.mounter->Exists(kTarget));
 }
 
 grpc::Status Expand(World& w, const std::string& path, int64_t bytes,

@@ -5,6 +5,7 @@
 #include "absl/strings/str_join.h"
 #include "common/logging.h"
 #include "csi/core/capabilities.h"
+#include "csi/core/file_volume.h"
 #include "csi/core/node_volume.h"
 #include "csi/core/publish_context.h"
 #include "csi/node/node_service.h"
@@ -30,6 +31,10 @@ absl::Status NodeService::Stage(const ::csi::v1::NodeStageVolumeRequest& req) {
   absl::StatusOr<std::string> staging =
       CanonicalPath(req.staging_target_path(), "staging_target_path");
   if (!staging.ok()) return staging.status();
+  if (IsMultiNodeMode(cap.mode)) {  // a file share is mounted straight at each target
+    VLOG(2, "volume {}: a file volume: nothing to stage", volume);
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::string> uuid = DiskUuidFromPublishContext(
       StringMap(req.publish_context().begin(), req.publish_context().end()));
   if (!uuid.ok()) return uuid.status();

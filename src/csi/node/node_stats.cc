@@ -63,7 +63,7 @@ absl::Status NodeService::Stats(const ::csi::v1::NodeGetVolumeStatsRequest& req,
     SetAbnormal(resp, absl::StrCat(*path, " is not mounted any more"));
     return absl::OkStatus();
   }
-  if (absl::Status s = CheckMountDevice(**m); !s.ok()) {
+  if (absl::Status s = IsNfsMount(**m) ? absl::OkStatus() : CheckMountDevice(**m); !s.ok()) {
     SetAbnormal(resp,
                 absl::StrCat("the device of the mount at ", *path, " vanished: ", s.message()));
     return absl::OkStatus();

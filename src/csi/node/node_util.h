@@ -3,6 +3,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "csi/node/mountinfo.h"
 
 namespace ccm::csi::node {
 
@@ -12,5 +13,8 @@ absl::Status Require(absl::string_view value, absl::string_view field);
 // The same message with code Internal: an OS or tool failure whose errno-derived code (NotFound
 // for ENOENT, ...) would mean something else to the CO.
 absl::Status AsInternal(const absl::Status& s, absl::string_view context);
+
+// A mount of an NFS export (a file volume): no block device behind it.
+bool IsNfsMount(const MountInfo& m);
 
 }  // namespace ccm::csi::node

@@ -1,7 +1,9 @@
 #pragma once
 // Value types of the vCenter Cloud Native Storage (CNS) volume manager calls, named after the
 // vSphere API types (CnsVolumeCreateSpec, CnsQueryFilter, ...) they are written to and read from.
-// Only block volumes ("BLOCK", First Class Disks) are modelled: the vanilla CSI driver's scope.
+// Block volumes ("BLOCK", First Class Disks) and file volumes ("FILE", vSAN file shares: a
+// CnsVsanFileShareBackingDetails backing and a CnsVSANFileCreateSpec with the share's access
+// rules): the vanilla CSI driver's scope.
 
 #include <cstdint>
 #include <optional>
@@ -61,10 +63,25 @@ struct MetadataUpdate {
   VolumeMetadata metadata;
 };
 
-// CnsVolumeCreateSpec of a block volume (CnsBlockBackingDetails). Rounding the requested size to
-// whole MiB is the caller's job (CSI core).
+// VsanFileShareNetPermission: one access rule of a file share.
+struct NetPermission {
+  std::string ips;          // an address, a CIDR or "*"
+  std::string permissions;  // READ_WRITE, READ_ONLY, NO_ACCESS
+  bool allow_root = false;
+  bool operator==(const NetPermission&) const = default;
+};
+
+inline constexpr char kVolumeTypeBlock[] = "BLOCK";
+inline constexpr char kVolumeTypeFile[] = "FILE";
+
+// CnsVolumeCreateSpec of a block volume (CnsBlockBackingDetails) or, with volume_type FILE, of a
+// vSAN file share (CnsVsanFileShareBackingDetails; CnsVSANFileCreateSpec with softQuotaInMb =
+// capacity_mb and the permissions). Rounding the requested size to whole MiB is the caller's
+// job (CSI core).
 struct CreateSpec {
   std::string name;  // the CSI volume name (pvc-<uid>)
+  std::string volume_type = kVolumeTypeBlock;
+  std::vector<NetPermission> permissions;  // FILE only
   int64_t capacity_mb = 0;
   // Candidates in order of preference; CNS places the volume on one of them. Empty: CNS chooses.
   std::vector<Moref> datastores;
@@ -116,6 +133,11 @@ struct Volume {
   // CnsBlockBackingDetails.backingDiskObjectId (vCenter 7.0U2+): the vSAN or vVol object behind
   // the disk; empty on VMFS and NFS.
   std::string backing_disk_object_id;
+  // A file volume's CnsVsanFileShareBackingDetails: the share's name, its vSAN file ID and
+  // access points (key "NFSv4.1" or "NFSv3", value "<address>:/<path>").
+  std::string file_share_name;
+  std::string backing_file_id;
+  KeyValues access_points;
   VolumeMetadata metadata;
   std::string compliance_status;
   std::string accessibility_status;

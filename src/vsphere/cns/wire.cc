@@ -105,13 +105,30 @@ std::string VolumeMetadataXml(absl::string_view tag, const VolumeMetadata& m) {
   return absl::StrCat(out, "</", tag, ">");
 }
 
+namespace {
+// A file volume's CnsVSANFileCreateSpec: the quota and the share's access rules.
+std::string FileCreateSpecXml(const CreateSpec& s) {
+  std::string out = absl::StrCat(R"(<createSpec xsi:type="CnsVSANFileCreateSpec">)",
+                                 TextXml("softQuotaInMb", absl::StrCat(s.capacity_mb)));
+  for (const NetPermission& p : s.permissions) {
+    absl::StrAppend(&out, R"(<permission xsi:type="VsanFileShareNetPermission">)",
+                    TextXml("ips", p.ips), OptText("permissions", p.permissions),
+                    TextXml("allowRoot", p.allow_root ? "true" : "false"), "</permission>");
+  }
+  return absl::StrCat(out, "</createSpec>");
+}
+}  // namespace
+
 std::string CreateVolumeArgs(const std::vector<CreateSpec>& specs) {
   std::string out = This();
   for (const CreateSpec& s : specs) {
-    absl::StrAppend(&out, "<createSpecs>", TextXml("name", s.name), TextXml("volumeType", "BLOCK"));
+    const bool file = s.volume_type == kVolumeTypeFile;
+    absl::StrAppend(&out, "<createSpecs>", TextXml("name", s.name),
+                    TextXml("volumeType", file ? kVolumeTypeFile : kVolumeTypeBlock));
     for (const Moref& ds : s.datastores) absl::StrAppend(&out, MorefXml("datastores", ds));
     absl::StrAppend(&out, VolumeMetadataXml("metadata", s.metadata),
-                    R"(<backingObjectDetails xsi:type="CnsBlockBackingDetails">)");
+                    file ? R"(<backingObjectDetails xsi:type="CnsVsanFileShareBackingDetails">)"
+                         : R"(<backingObjectDetails xsi:type="CnsBlockBackingDetails">)");
     if (s.capacity_mb > 0)
       absl::StrAppend(&out, TextXml("capacityInMb", absl::StrCat(s.capacity_mb)));
     if (!s.backing_disk_id.empty())
@@ -124,6 +141,7 @@ std::string CreateVolumeArgs(const std::vector<CreateSpec>& specs) {
       absl::StrAppend(&out, R"(<profile xsi:type="VirtualMachineDefinedProfileSpec">)",
                       TextXml("profileId", s.storage_policy_id), "</profile>");
     }
+    if (file) absl::StrAppend(&out, FileCreateSpecXml(s));
     if (!s.source_snapshot_id.empty()) {  // the last field of CnsVolumeCreateSpec
       absl::StrAppend(&out, R"(<volumeSource xsi:type="CnsSnapshotVolumeSource">)",
                       VolumeIdXml("volumeId", s.source_volume_id),
@@ -324,6 +342,9 @@ absl::StatusOr<QueryResult> ParseQueryResult(const pugi::xml_node& returnval) {
     vol.capacity_mb = *cap;
     vol.backing_disk_id = ChildText(backing, "backingDiskId");
     vol.backing_disk_object_id = ChildText(backing, "backingDiskObjectId");
+    vol.backing_file_id = ChildText(backing, "backingFileId");
+    vol.file_share_name = ChildText(backing, "name");
+    vol.access_points = ParseKeyValues(backing, "accessPoints");
     vol.compliance_status = ChildText(v, "complianceStatus");
     vol.accessibility_status = ChildText(v, "datastoreAccessibilityStatus");
     vol.health_status = ChildText(v, "healthStatus");

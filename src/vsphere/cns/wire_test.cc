@@ -84,7 +84,21 @@ TEST(CnsWireTest, BuildsArgumentsInSchemaOrder) {
   CreateSpec by_path = registration;
   by_path.backing_disk_id.clear();
   by_path.backing_disk_url_path = "https://vc/folder/kubevols/a.vmdk?dcPath=dc1&dsName=ds1";
+  CreateSpec file = Spec();
+  file.volume_type = kVolumeTypeFile;
+  file.permissions = {{"*", "READ_WRITE", true}, {"10.0.0.0/8", "READ_ONLY", false}};
   const std::vector<BuildCase> cases = {
+      {"create a file volume (vSAN file share) with its access rules",
+       CreateVolumeArgs({file}),
+       {"<volumeType>FILE</volumeType>",
+        R"(<backingObjectDetails xsi:type="CnsVsanFileShareBackingDetails"><capacityInMb>1024)"
+        "</capacityInMb></backingObjectDetails>",
+        R"(<createSpec xsi:type="CnsVSANFileCreateSpec"><softQuotaInMb>1024</softQuotaInMb>)"
+        R"(<permission xsi:type="VsanFileShareNetPermission"><ips>*</ips>)"
+        "<permissions>READ_WRITE</permissions><allowRoot>true</allowRoot></permission>"
+        R"(<permission xsi:type="VsanFileShareNetPermission"><ips>10.0.0.0/8</ips>)"
+        "<permissions>READ_ONLY</permissions><allowRoot>false</allowRoot></permission>"
+        "</createSpec></createSpecs>"}},
       {"create",
        CreateVolumeArgs({Spec()}),
        {R"(<_this type="CnsVolumeManager">cns-volume-manager</_this>)", "<createSpecs>",
@@ -269,6 +283,30 @@ TEST(CnsWireTest, ParsesQueryResults) {
   ASSERT_EQ(v.metadata.entity_metadata.size(), 1u);
   EXPECT_EQ(v.metadata.entity_metadata[0].entity_type, "PERSISTENT_VOLUME");
   EXPECT_EQ(v.metadata.entity_metadata[0].labels, (KeyValues{{"a", "b"}}));
+}
+
+// A file volume as vCenter answers it: CnsVsanFileShareBackingDetails with access points.
+TEST(CnsWireTest, ParsesFileShareBacking) {
+  auto r = Answer(
+      R"(<CnsQueryVolumeResponse xmlns="urn:vsan" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">)"
+      "<returnval><volumes><volumeId><id>file:5e1</id></volumeId><name>pvc-f</name>"
+      "<volumeType>FILE</volumeType>"
+      R"(<backingObjectDetails xsi:type="CnsVsanFileShareBackingDetails">)"
+      "<capacityInMb>5120</capacityInMb><backingFileId>5e1</backingFileId><name>pvc-f</name>"
+      "<accessPoints><key>NFSv3</key><value>10.0.0.9:/vsanfs/pvc-f</value></accessPoints>"
+      "<accessPoints><key>NFSv4.1</key><value>10.0.0.9:/vsanfs/pvc-f</value></accessPoints>"
+      "</backingObjectDetails></volumes></returnval></CnsQueryVolumeResponse>");
+  ASSERT_TRUE(r.ok()) << r.status();
+  auto q = ParseQueryResult(r->returnval());
+  ASSERT_TRUE(q.ok()) << q.status();
+  const Volume& v = q->volumes.at(0);
+  EXPECT_EQ(v.volume_type, "FILE");
+  EXPECT_EQ(v.capacity_mb, 5120);
+  EXPECT_EQ(v.backing_file_id, "5e1");
+  EXPECT_EQ(v.file_share_name, "pvc-f");
+  EXPECT_EQ(v.backing_disk_id, "");
+  EXPECT_EQ(v.access_points, (KeyValues{{"NFSv3", "10.0.0.9:/vsanfs/pvc-f"},
+                                        {"NFSv4.1", "10.0.0.9:/vsanfs/pvc-f"}}));
 }
 
 TEST(CnsWireTest, ParsesTaskInfoAndVolumeResults) {

@@ -64,10 +64,15 @@ TEST_F(ControllerConformanceTest, CreateWithoutCapabilitiesIsInvalidArgument) {
   EXPECT_EQ(Create(req).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 }
 
-TEST_F(ControllerConformanceTest, CreateMultiNodeWriterIsInvalidArgument) {
+// A file volume needs a vSAN datastore with file services: none here (VMFS only).
+TEST_F(ControllerConformanceTest, CreateMultiNodeWriterWithoutVsanIsFailedPrecondition) {
   auto req = CreateReq("pvc-rwx", kGiB);
   req.mutable_volume_capabilities(0)->mutable_access_mode()->set_mode(
       ::csi::v1::VolumeCapability::AccessMode::MULTI_NODE_MULTI_WRITER);
+  grpc::Status s = Create(req);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(s.error_message(), HasSubstr("file volumes are vSAN file shares"));
+  req.mutable_volume_capabilities(0)->mutable_block();
   EXPECT_EQ(Create(req).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 }
 

@@ -230,9 +230,7 @@ TEST_F(ControllerPublishTest, CapacityPerSegmentSumsTheReachableDatastores) {
 TEST_F(ControllerPublishTest, CapacityForAnUnsupportedCapabilityIsZero) {
   grpc::ClientContext ctx;
   ::csi::v1::GetCapacityRequest req;
-  auto cap = MountCap();
-  cap.mutable_access_mode()->set_mode(
-      ::csi::v1::VolumeCapability::AccessMode::MULTI_NODE_MULTI_WRITER);
+  auto cap = MountCap("btrfs");
   *req.add_volume_capabilities() = cap;
   ::csi::v1::GetCapacityResponse resp;
   ASSERT_TRUE(c().GetCapacity(&ctx, req, &resp).ok());

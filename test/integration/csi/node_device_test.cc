@@ -275,8 +275,8 @@ TEST_F(NodeDeviceTest, BadInput) {
   EXPECT_EQ(code(r), grpc::StatusCode::INVALID_ARGUMENT);
   r = StageReq(
       "vol-i", disk->uuid, staging,
-      NodeMountCap("ext4", ::csi::v1::VolumeCapability::AccessMode::MULTI_NODE_MULTI_WRITER));
-  EXPECT_EQ(code(r), grpc::StatusCode::INVALID_ARGUMENT);
+      NodeMountCap("xfs", ::csi::v1::VolumeCapability::AccessMode::MULTI_NODE_MULTI_WRITER));
+  EXPECT_EQ(code(r), grpc::StatusCode::INVALID_ARGUMENT);  // a file volume is NFS
   r = StageReq("vol-i", disk->uuid, "relative/path", NodeMountCap());
   EXPECT_EQ(code(r), grpc::StatusCode::INVALID_ARGUMENT);
   // A staging path the CO did not create.

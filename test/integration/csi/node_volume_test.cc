@@ -232,5 +232,40 @@ TEST_F(NodeStageTest, ConcurrentCallOnTheSameVolumeIsAborted) {
   ASSERT_TRUE(Unstage("vol-c", staging).ok());
 }
 
+// A file volume over the real socket and the real mounter, up to mount(2): the target directory
+// is made and mount(2) is called with the NFSv4.1 export, type nfs4 and the server's address in
+// the data. This machine's kernel has no NFS client (checked in /proc/filesystems), so the
+// kernel mount itself is not exercised: the call fails with ENODEV, named, and nothing is left
+// mounted. On a kernel with an NFS client this test does not run (no NFS server to mount here).
+TEST_F(NodeStageTest, FileVolumePublishReachesMountAndNamesAMissingNfsClient) {
+  auto fs = ReadFile("/proc/filesystems");
+  ASSERT_TRUE(fs.ok()) << fs.status();
+  if (fs->find("\tnfs4\n") != std::string::npos) {
+    GTEST_SKIP() << "this kernel has an NFS client; the test expects none (no NFS server here)";
+  }
+  const std::string target = env_->NewTargetPath();
+  ::csi::v1::NodePublishVolumeRequest req =
+      PublishReq("file:5e1", "", env_->NewStagingDir(), target,
+                 NodeMountCap("", VolumeCapability::AccessMode::MULTI_NODE_MULTI_WRITER));
+  req.mutable_publish_context()->clear();
+  (*req.mutable_publish_context())["type"] = "vSphere CNS File Volume";
+  (*req.mutable_publish_context())["Nfsv4AccessPoint"] = "127.0.0.1:/vsanfs/pvc-f";
+  grpc::Status s = Publish(req);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INTERNAL) << s.error_message();
+  for (const char* part : {"mount 127.0.0.1:/vsanfs/pvc-f at ",
+                           "(nfs4, data \"hard,sec=sys,vers=4,minorversion=1,"
+                           "addr=127.0.0.1\")",
+                           "this node's kernel has no NFS client"}) {
+    EXPECT_NE(s.error_message().find(part), std::string::npos) << s.error_message();
+  }
+  struct stat st {};
+  EXPECT_EQ(stat(target.c_str(), &st), 0) << "the target directory is made before mount(2)";
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+  auto mounts = ReadFile("/proc/self/mountinfo");
+  ASSERT_TRUE(mounts.ok());
+  EXPECT_EQ(mounts->find(target), std::string::npos);
+  EXPECT_TRUE(Unpublish("file:5e1", target).ok());
+}
+
 }  // namespace
 }  // namespace ccm::csi::testing
