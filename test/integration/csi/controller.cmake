@@ -13,7 +13,7 @@ if(TARGET ccm_csi_controller AND TARGET ccm_vcsim_testing)
   target_link_libraries(ccm_csi_controller_testing PUBLIC ccm_csi_controller ccm_vcsim_testing
     ccm_kube_emulator ccm_test_support ccm_csi_test_support ccm_vcenter_metrics)
   foreach(t controller_conformance controller_multi_vc controller_publish controller_zones
-      controller_placement controller_old_vcenter operation_store)
+      controller_placement controller_old_vcenter operation_store controller_file)
     add_ccm_test(NAME csi_${t}_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}_test.cc
       LIBS ccm_csi_controller_testing LABELS integration TIMEOUT 300)
     add_dependencies(csi_${t}_test vcsim)

@@ -141,6 +141,7 @@ absl::StatusOr<std::unique_ptr<ControllerEnv>> ControllerEnv::StartWith(
 
   BackendOptions bo;
   bo.datastore_change_delay = change_delay;
+  bo.datastore_interval = options.datastore_interval;
   bo.registry = &env->registry_;
   bo.cns_observer = app::CnsOperationsObserver(env->registry_);
   metrics::Registry* registry = &env->registry_;

@@ -54,6 +54,8 @@ class ControllerEnv {
     std::function<void(cloud::Config&)> configure;
     // Simulator VMs that are not Kubernetes nodes (no Node object).
     std::vector<std::string> not_nodes;
+    // The refresh interval of the datastores, policies and file services (zero: the config's).
+    absl::Duration datastore_interval = absl::ZeroDuration();
   };
   static absl::StatusOr<std::unique_ptr<ControllerEnv>> StartWith(
       const std::vector<std::string>& specs, const Options& options);
