@@ -54,7 +54,7 @@ std::string Counts(const std::vector<EntityPrivileges>& entities) {
 
 }  // namespace
 
-std::vector<PrivilegeNeed> RequiredPrivileges(Component component) {
+std::vector<PrivilegeNeed> RequiredPrivileges(Component component, bool file_volumes) {
   std::vector<PrivilegeNeed> needs;
   if (component == Component::kCpi) {
     for (const char* kind : {kRootFolder, kDatacenterKind, kHostKind, kNodeVmKind}) {
@@ -71,8 +71,8 @@ std::vector<PrivilegeNeed> RequiredPrivileges(Component component) {
   needs.push_back({kHostKind,
                    {"Host.Config.Storage"},
                    "CNS-HOST-CONFIG-STORAGE",
-                   true,
-                   "vSAN file service volumes (not served by this driver yet)"});
+                   !file_volumes,
+                   "vSAN file service volumes (ReadWriteMany / ReadOnlyMany)"});
   needs.push_back(
       {kNodeVmKind,
        {"VirtualMachine.Config.AddExistingDisk", "VirtualMachine.Config.AddRemoveDevice"},
@@ -82,7 +82,7 @@ std::vector<PrivilegeNeed> RequiredPrivileges(Component component) {
 
 void JudgePrivileges(Component component, const std::string& vcenter_label, const std::string& user,
                      const absl::Status& fetched, const std::vector<EntityPrivileges>& entities,
-                     Report& report) {
+                     Report& report, bool file_volumes) {
   const std::string check = absl::StrCat("privileges ", vcenter_label);
   if (!fetched.ok()) {
     report.Warn(check,
@@ -91,7 +91,7 @@ void JudgePrivileges(Component component, const std::string& vcenter_label, cons
     return;
   }
   bool all = true;
-  for (const PrivilegeNeed& need : RequiredPrivileges(component)) {
+  for (const PrivilegeNeed& need : RequiredPrivileges(component, file_volumes)) {
     for (const auto& [missing, names] : Missing(need, entities)) {
       all = false;
       std::string line = absl::StrCat(user, " lacks ", absl::StrJoin(missing, ", "), " on ",
@@ -101,7 +101,8 @@ void JudgePrivileges(Component component, const std::string& vcenter_label, cons
       if (need.optional) {
         report.Warn(check, absl::StrCat(line, ", needed for ", need.why), fix);
       } else {
-        report.Error(check, line, fix);
+        report.Error(check, need.why.empty() ? line : absl::StrCat(line, ", needed for ", need.why),
+                     fix);
       }
     }
   }

@@ -28,7 +28,9 @@ struct PrivilegeNeed {
   bool optional = false;  // only for a feature not everyone uses: a warning
   std::string why;        // for an optional need
 };
-std::vector<PrivilegeNeed> RequiredPrivileges(Component component);
+// `file_volumes`: the CSI driver serves file volumes here (configured, or claimed): the host
+// storage privilege they need is then required, not optional.
+std::vector<PrivilegeNeed> RequiredPrivileges(Component component, bool file_volumes = false);
 
 struct EntityPrivileges {
   std::string kind;
@@ -39,7 +41,7 @@ struct EntityPrivileges {
 // `fetched` is the result of reading the privileges; `entities` what was read.
 void JudgePrivileges(Component component, const std::string& vcenter_label, const std::string& user,
                      const absl::Status& fetched, const std::vector<EntityPrivileges>& entities,
-                     Report& report);
+                     Report& report, bool file_volumes = false);
 
 // The vSphere client's name of a privilege ("Datastore > Low level file operations"), or the ID.
 std::string PrivilegeLabel(const std::string& id);

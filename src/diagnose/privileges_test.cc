@@ -100,6 +100,17 @@ TEST(PrivilegesTest, ListsWhatIsMissingWhere) {
   }
 }
 
+// Issue 45: with file volumes configured or claimed, the host storage privilege is an error.
+TEST(PrivilegesTest, HostStorageIsRequiredWithFileVolumes) {
+  const std::vector<EntityPrivileges> e = {{kHostKind, "h1", {"System.Read"}}};
+  Report r;
+  JudgePrivileges(Component::kCsi, "vc1", "k8s", absl::OkStatus(), e, r, /*file_volumes=*/true);
+  EXPECT_EQ(r.Count(Level::kError), 1) << r.Text();
+  EXPECT_THAT(r.Text(), HasSubstr("k8s lacks Host.Config.Storage on host h1, needed for vSAN file "
+                                  "service volumes (ReadWriteMany / ReadOnlyMany)"));
+  EXPECT_THAT(r.Text(), HasSubstr("CNS-HOST-CONFIG-STORAGE"));
+}
+
 TEST(PrivilegesTest, ManyObjectsAreCounted) {
   std::vector<EntityPrivileges> e;
   for (int i = 0; i < 8; ++i) e.push_back({kDatastoreKind, "ds" + std::to_string(i), {}});

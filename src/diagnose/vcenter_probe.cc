@@ -227,7 +227,8 @@ bool CheckVcenter(const cloud::VirtualCenterConfig& vc, vsphere::CredentialSourc
   CollectEntities(client, options.component, dcs, uuids, entities);
   absl::StatusOr<std::vector<EntityPrivileges>> privs = FetchPrivileges(client, user, entities);
   JudgePrivileges(options.component, vc.label, user, privs.status(),
-                  privs.ok() ? *privs : std::vector<EntityPrivileges>{}, report);
+                  privs.ok() ? *privs : std::vector<EntityPrivileges>{}, report,
+                  options.file_volumes);
   if (!options.tag_categories.empty()) {
     JudgeZones(vc.label, ProbeZones(vc, creds, co, client, dcs, options.tag_categories), report);
   }

@@ -24,6 +24,8 @@ struct VcenterCheckOptions {
   std::vector<std::string> node_vm_uuids;
   // The tag categories the component reads for zones (empty: no zone check).
   std::vector<std::string> tag_categories;
+  // CSI: file volumes are configured or claimed (their privileges become required).
+  bool file_volumes = false;
   absl::Duration timeout = absl::Seconds(10);
 };
 

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -14,6 +15,12 @@ std::string Seconds(absl::Duration d) {
 
 // The fix for a CreateVolume error, by its code.
 std::string CreateFix(const absl::Status& s) {
+  if (s.code() == absl::StatusCode::kFailedPrecondition &&
+      absl::StrContains(s.message(), "file volume")) {
+    return "enable vSAN File Service on a vSAN cluster the node VMs' hosts belong to (vSphere "
+           "Client: cluster > Configure > vSAN > Services > File Service), with NFSv4.1 "
+           "shares; or use ReadWriteOnce claims";
+  }
   switch (s.code()) {
     case absl::StatusCode::kInvalidArgument:
       return "correct the StorageClass parameters (a StorageClass cannot be edited: create a "

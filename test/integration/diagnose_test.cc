@@ -404,5 +404,31 @@ TEST_F(DiagnoseTest, VolumeProblemsAreNamed) {
   EXPECT_THAT(z.out, HasSubstr("c2-host-0"));
 }
 
+// Issue 45: a pending ReadWriteMany claim is judged as a file volume (the datastores that cannot
+// hold one named), and with file volumes claimed the host storage privilege is an error.
+TEST_F(DiagnoseTest, FileVolumeProblemsAreNamed) {
+  AddInitialisedNode("node-1");
+  ASSERT_TRUE(cluster_->emu().Create("storageclasses", StorageClass("shared", json::object())).ok());
+  json rwx = Claim("files-0", "shared");
+  rwx["spec"]["accessModes"] = {"ReadWriteMany"};
+  ASSERT_TRUE(cluster_->emu().Create("persistentvolumeclaims", rwx).ok());
+  // B: what block volumes need, not Host.Config.Storage.
+  ASSERT_TRUE(cluster_->vcsim()
+                  .Grant(kUserB, "/",
+                         {"System.Read", "System.View", "Cns.Searchable", "StorageProfile.View",
+                          "Datastore.FileManagement", "VirtualMachine.Config.AddExistingDisk",
+                          "VirtualMachine.Config.AddRemoveDevice"})
+                  .ok());
+  Outcome r = Csi(kUserB, kPasswordB, "csi-files");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("lacks Host.Config.Storage on host"));
+  EXPECT_THAT(r.out, HasSubstr("needed for vSAN file service volumes (ReadWriteMany / "
+                               "ReadOnlyMany)"));
+  EXPECT_THAT(r.out, HasSubstr("pvc default/files-0"));
+  EXPECT_THAT(r.out, HasSubstr("no vSAN datastore to create the file volume on: file volumes are "
+                               "vSAN file shares, and the datastores known are datastore1"));
+  EXPECT_THAT(r.out, HasSubstr("fix: enable vSAN File Service on a vSAN cluster"));
+}
+
 }  // namespace
 }  // namespace ccm::integration::diagnose_test

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -111,6 +112,47 @@ void AddCsiNodeFacts(kube::Client& api, std::vector<diagnose::NodeFacts>& facts)
   }
 }
 
+bool MultiNode(const kube::Json& spec) {
+  for (const kube::Json& m : spec.value("accessModes", kube::Json::array())) {
+    if (m == "ReadWriteMany" || m == "ReadOnlyMany") return true;
+  }
+  return false;
+}
+
+// File volumes are in use when csi-vsphere.conf has their settings, or the cluster has a PV of
+// this driver or a claim of one of its StorageClasses with a multi-node access mode.
+bool FileVolumesInUse(kube::RestClient* api, const cloud::Config& config) {
+  if (!config.net_permissions.empty()) return true;
+  for (const cloud::VirtualCenterConfig& vc : config.vcenters) {
+    if (!vc.target_vsan_file_share_datastore_urls.empty() ||
+        !vc.target_vsan_file_share_clusters.empty()) {
+      return true;
+    }
+  }
+  if (api == nullptr) return false;
+  if (auto pvs = ListAll(*api, kube::PersistentVolumes()); pvs.ok()) {
+    for (const kube::Json& pv : *pvs) {
+      const kube::Json spec = pv.value("spec", kube::Json::object());
+      if (spec.value("/csi/driver"_json_pointer, "") == csi::kDriverName && MultiNode(spec)) {
+        return true;
+      }
+    }
+  }
+  std::set<std::string> classes;
+  if (auto all = ListAll(*api, kube::StorageClasses()); all.ok()) {
+    for (const kube::Json& sc : *all) {
+      if (sc.value("provisioner", "") == csi::kDriverName) classes.insert(kube::Name(sc));
+    }
+  }
+  if (auto claims = ListAll(*api, kube::PersistentVolumeClaims()); claims.ok()) {
+    for (const kube::Json& pvc : *claims) {
+      const kube::Json spec = pvc.value("spec", kube::Json::object());
+      if (classes.contains(spec.value("storageClassName", "")) && MultiNode(spec)) return true;
+    }
+  }
+  return false;
+}
+
 void DiagnoseCluster(std::shared_ptr<kube::RestClient> api, const cloud::Config& config,
                      diagnose::Report& report) {
   std::optional<std::vector<kube::Json>> nodes;
@@ -121,6 +163,7 @@ void DiagnoseCluster(std::shared_ptr<kube::RestClient> api, const cloud::Config&
   vo.component = diagnose::Component::kCsi;
   if (nodes) vo.node_vm_uuids = NodeVmUuids(*nodes);
   vo.tag_categories = csi::CategoriesOf(csi::TopologyOf(config)).categories;
+  vo.file_volumes = FileVolumesInUse(api.get(), config);
   const bool vcenters_ok = DiagnoseVcenters(config, creds, vo, report);
   creds.Stop();
   if (!nodes) return;

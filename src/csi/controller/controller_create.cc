@@ -74,8 +74,13 @@ absl::Status ControllerService::DoCreate(const ::csi::v1::CreateVolumeRequest& r
 absl::StatusOr<std::vector<std::string>> ControllerService::PlanCreate(
     const ::csi::v1::CreateVolumeRequest& req) {
   CCM_ASSIGN_OR_RETURN(CreatePlan plan, ParseCreate(req));
-  CCM_ASSIGN_OR_RETURN(Placed placed, Place(plan));
   std::vector<std::string> out;
+  if (plan.file) {
+    CCM_ASSIGN_OR_RETURN(FilePlaced fp, PlaceFile(plan));
+    for (size_t i : fp.chosen) out.push_back(fp.placed.view->datastores[i].name);
+    return out;
+  }
+  CCM_ASSIGN_OR_RETURN(Placed placed, Place(plan));
   for (const PlacementChoice& c : placed.choices) {
     out.push_back(placed.view->datastores[c.candidate].name);
   }

@@ -57,11 +57,10 @@ ControllerService::FileServiceClusters(const CreatePlan& plan) {
   return out;
 }
 
-absl::Status ControllerService::CreateFileVolume(const CreatePlan& plan,
-                                                 ::csi::v1::CreateVolumeResponse* resp) {
-  Placed placed;
-  CCM_ASSIGN_OR_RETURN(placed.view, cloud_->datastores().Snapshot());
-  const InventorySnapshot& view = *placed.view;
+absl::StatusOr<ControllerService::FilePlaced> ControllerService::PlaceFile(const CreatePlan& plan) {
+  FilePlaced out;
+  CCM_ASSIGN_OR_RETURN(out.placed.view, cloud_->datastores().Snapshot());
+  const InventorySnapshot& view = *out.placed.view;
   CCM_ASSIGN_OR_RETURN(auto clusters, FileServiceClusters(plan));
   std::map<std::string, FileShareTargets> targets;
   for (const VCenterEndpoint& vc : cloud_->vcenters()) targets[vc.label] = vc.file_share_targets;
@@ -70,7 +69,8 @@ absl::Status ControllerService::CreateFileVolume(const CreatePlan& plan,
   if (plan.requirement) req.requirement = &*plan.requirement;
   std::vector<bool> compatible;
   if (!plan.params.storage_policy_name.empty()) {
-    CCM_ASSIGN_OR_RETURN(compatible, PolicyVerdicts(plan.params.storage_policy_name, view, placed));
+    CCM_ASSIGN_OR_RETURN(compatible,
+                         PolicyVerdicts(plan.params.storage_policy_name, view, out.placed));
     req.compatible = &compatible;
     req.policy_name = plan.params.storage_policy_name;
   }
@@ -83,7 +83,18 @@ absl::Status ControllerService::CreateFileVolume(const CreatePlan& plan,
         " (not known yet: ", absl::StrJoin(view.unloaded, "; ", absl::PairFormatter(": ")), ")"));
   }
   // The first vCenter with candidates; CNS picks among its datastores, as the reference lets it.
-  const std::string& label = view.datastores[chosen->front()].vcenter;
+  out.vcenter = view.datastores[chosen->front()].vcenter;
+  for (size_t i : *chosen) {
+    if (view.datastores[i].vcenter == out.vcenter) out.chosen.push_back(i);
+  }
+  return out;
+}
+
+absl::Status ControllerService::CreateFileVolume(const CreatePlan& plan,
+                                                 ::csi::v1::CreateVolumeResponse* resp) {
+  CCM_ASSIGN_OR_RETURN(FilePlaced fp, PlaceFile(plan));
+  const InventorySnapshot& view = *fp.placed.view;
+  const std::string& label = fp.vcenter;
   VCenterEndpoint* vc = Endpoint(label);
   if (vc == nullptr) return absl::InternalError(absl::StrCat("no vCenter ", label));
   cns::CreateSpec spec;
@@ -92,12 +103,11 @@ absl::Status ControllerService::CreateFileVolume(const CreatePlan& plan,
   spec.capacity_mb = plan.size_mib;
   spec.permissions = Permissions(cloud_->config());
   std::vector<std::string> names;
-  for (size_t i : *chosen) {
-    if (view.datastores[i].vcenter != label) continue;
+  for (size_t i : fp.chosen) {
     spec.datastores.push_back({"Datastore", view.datastores[i].moref});
     names.push_back(view.datastores[i].name);
   }
-  if (auto it = placed.policy_ids.find(label); it != placed.policy_ids.end())
+  if (auto it = fp.placed.policy_ids.find(label); it != fp.placed.policy_ids.end())
     spec.storage_policy_id = it->second;
   spec.metadata.container_cluster = Cluster(*vc);
   spec.metadata.container_cluster_array = {spec.metadata.container_cluster};

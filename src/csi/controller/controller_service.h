@@ -143,6 +143,12 @@ class ControllerService final : public ::csi::v1::Controller::Service {
                                ::csi::v1::CreateVolumeResponse* resp);
   // File volumes (controller_file.cc): a vSAN file share on the datastores ChooseFileShare-
   // Datastores leaves; the publish context with its NFSv4.1 access point.
+  struct FilePlaced {
+    Placed placed;               // the view and the policy's profile ids
+    std::string vcenter;         // where the share goes
+    std::vector<size_t> chosen;  // its candidate datastores in the view (CNS picks one)
+  };
+  absl::StatusOr<FilePlaced> PlaceFile(const CreatePlan& plan);
   absl::Status CreateFileVolume(const CreatePlan& plan, ::csi::v1::CreateVolumeResponse* resp);
   absl::StatusOr<std::map<std::string, std::vector<FileServiceCluster>>> FileServiceClusters(
       const CreatePlan& plan);
