@@ -89,6 +89,26 @@ TEST_F(ControllerFileTest, CreatePublishToTwoNodesExpandAndDelete) {
   EXPECT_EQ(s.error_code(), grpc::StatusCode::ALREADY_EXISTS) << s.error_message();
   EXPECT_THAT(s.error_message(), HasSubstr("type file volume (requested: a block volume)"));
 
+  // vCenter load: a second file volume within the refresh interval reads no vSAN configuration
+  // again; a CNS fault on its create is named, and the retry creates it.
+  auto before = env_->sim().CnsCounters();
+  ASSERT_TRUE(before.ok()) << before.status();
+  EXPECT_GE((*before)["VsanClusterGetConfig"], 2);  // the first create read both clusters
+  ASSERT_TRUE(env_->sim()
+                  .SetCnsFault("CnsCreateVolume", "CnsFault", "vSAN file service is busy")
+                  .ok());
+  s = CallCreate(c(), FileReq("pvc-rwx-2"));
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(s.error_message(), HasSubstr("vSAN file service is busy"));
+  ::csi::v1::CreateVolumeResponse second;
+  s = CallCreate(c(), FileReq("pvc-rwx-2"), &second);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  auto counters = env_->sim().CnsCounters();
+  ASSERT_TRUE(counters.ok()) << counters.status();
+  EXPECT_EQ((*counters)["VsanClusterGetConfig"], (*before)["VsanClusterGetConfig"]);
+  EXPECT_EQ((*counters)["CnsCreateVolume"], (*before)["CnsCreateVolume"] + 2);
+  EXPECT_NE(second.volume().volume_id(), id);
+
   for (const char* node : {"node-1", "node-2"}) {
     ::csi::v1::ControllerPublishVolumeRequest pub = PubReq(id, env_->VmUuid(node));
     *pub.mutable_volume_capability() = FileCap();
