@@ -408,7 +408,8 @@ TEST_F(DiagnoseTest, VolumeProblemsAreNamed) {
 // hold one named), and with file volumes claimed the host storage privilege is an error.
 TEST_F(DiagnoseTest, FileVolumeProblemsAreNamed) {
   AddInitialisedNode("node-1");
-  ASSERT_TRUE(cluster_->emu().Create("storageclasses", StorageClass("shared", json::object())).ok());
+  ASSERT_TRUE(
+      cluster_->emu().Create("storageclasses", StorageClass("shared", json::object())).ok());
   json rwx = Claim("files-0", "shared");
   rwx["spec"]["accessModes"] = {"ReadWriteMany"};
   ASSERT_TRUE(cluster_->emu().Create("persistentvolumeclaims", rwx).ok());

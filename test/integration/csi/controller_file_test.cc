@@ -94,9 +94,8 @@ TEST_F(ControllerFileTest, CreatePublishToTwoNodesExpandAndDelete) {
   auto before = env_->sim().CnsCounters();
   ASSERT_TRUE(before.ok()) << before.status();
   EXPECT_GE((*before)["VsanClusterGetConfig"], 2);  // the first create read both clusters
-  ASSERT_TRUE(env_->sim()
-                  .SetCnsFault("CnsCreateVolume", "CnsFault", "vSAN file service is busy")
-                  .ok());
+  ASSERT_TRUE(
+      env_->sim().SetCnsFault("CnsCreateVolume", "CnsFault", "vSAN file service is busy").ok());
   s = CallCreate(c(), FileReq("pvc-rwx-2"));
   EXPECT_FALSE(s.ok());
   EXPECT_THAT(s.error_message(), HasSubstr("vSAN file service is busy"));
