@@ -59,6 +59,7 @@ using internal::FindDatastore;
 
 grpc::Status ControllerService::CreateVolume(Ctx* ctx, const ::csi::v1::CreateVolumeRequest* req,
                                              ::csi::v1::CreateVolumeResponse* resp) {
+  MarkFile(ctx, IsFileVolumeRequest(FromProto(req->volume_capabilities())));
   return Serve(ctx, [&] { return DoCreate(*req, resp); });
 }
 

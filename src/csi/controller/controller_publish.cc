@@ -60,6 +60,8 @@ absl::StatusOr<vsphere::Moref> ControllerService::FindNodeVm(VCenterEndpoint& vc
 grpc::Status ControllerService::ControllerPublishVolume(
     Ctx* ctx, const ::csi::v1::ControllerPublishVolumeRequest* req,
     ::csi::v1::ControllerPublishVolumeResponse* resp) {
+  MarkFile(ctx, req->has_volume_capability() &&
+                    IsMultiNodeMode(FromProto(req->volume_capability()).mode));
   return Serve(ctx, [&] { return DoPublish(*req, resp); });
 }
 
@@ -135,6 +137,7 @@ absl::Status ControllerService::ProtectInTree(const std::string& handle, const L
 grpc::Status ControllerService::ControllerUnpublishVolume(
     Ctx* ctx, const ::csi::v1::ControllerUnpublishVolumeRequest* req,
     ::csi::v1::ControllerUnpublishVolumeResponse*) {
+  MarkFile(ctx, IsFileVolumeId(req->volume_id()));
   return Serve(ctx, [&] { return DoUnpublish(*req); });
 }
 
@@ -224,6 +227,7 @@ absl::Status ControllerService::DoCapacity(const ::csi::v1::GetCapacityRequest& 
 grpc::Status ControllerService::ControllerExpandVolume(
     Ctx* ctx, const ::csi::v1::ControllerExpandVolumeRequest* req,
     ::csi::v1::ControllerExpandVolumeResponse* resp) {
+  MarkFile(ctx, IsFileVolumeId(req->volume_id()));
   return Serve(ctx, [&] { return DoExpand(*req, resp); });
 }
 

@@ -139,6 +139,7 @@ absl::StatusOr<ControllerService::Located> ControllerService::FindVolume(
 
 grpc::Status ControllerService::DeleteVolume(Ctx* ctx, const ::csi::v1::DeleteVolumeRequest* req,
                                              ::csi::v1::DeleteVolumeResponse*) {
+  MarkFile(ctx, IsFileVolumeId(req->volume_id()));
   return Serve(ctx, [&] { return DoDelete(*req); });
 }
 

@@ -36,6 +36,10 @@ grpc::Status Answer(grpc::ServerContext* ctx, const absl::Status& s) {
   return ToGrpcStatus(s);
 }
 
+void MarkFile(grpc::ServerContext* ctx, bool file) {
+  if (file && ctx != nullptr) ctx->AddTrailingMetadata(kVolumeTypeMetadata, "file");
+}
+
 grpc::Status Serve(grpc::ServerContext* ctx, absl::FunctionRef<absl::Status()> work) {
   absl::Time deadline = absl::InfiniteFuture();
   // gRPC's "no deadline" is the far future (gpr_inf_future), beyond what absl::Time converts.

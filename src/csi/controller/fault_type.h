@@ -30,4 +30,7 @@ grpc::Status Answer(grpc::ServerContext* ctx, const absl::Status& s);
 // call and task wait of the work ends by it) and answers its status as Answer does.
 grpc::Status Serve(grpc::ServerContext* ctx, absl::FunctionRef<absl::Status()> work);
 
+// A file volume's RPC: the metrics label it voltype="file" (kVolumeTypeMetadata).
+void MarkFile(grpc::ServerContext* ctx, bool file);
+
 }  // namespace ccm::csi

@@ -20,6 +20,9 @@ absl::string_view GrpcCodeName(grpc::StatusCode code);
 // reference's vsphere_csi_volume_ops_histogram label) to the metrics interceptor, which removes
 // it before the answer goes out.
 inline constexpr char kFaultTypeMetadata[] = "x-ccm-csi-faulttype";
+// Set to "file" by the controller for a file volume's RPC: the voltype label of
+// vsphere_csi_volume_ops_histogram ("block" otherwise); removed before the answer is sent.
+inline constexpr char kVolumeTypeMetadata[] = "x-ccm-csi-voltype";
 
 // The faulttype of a failure without a more precise one: "csi.fault.InvalidArgument",
 // "csi.fault.NotFound", "csi.fault.Unimplemented", else "csi.fault.Internal", as the reference

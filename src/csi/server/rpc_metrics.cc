@@ -32,21 +32,25 @@ class RpcMetricsInterceptor : public grpc::experimental::Interceptor {
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
-      std::string fault_type;
+      std::string fault_type, volume_type = "block";
       if (std::multimap<std::string, std::string>* trailing = methods->GetSendTrailingMetadata()) {
-        auto it = trailing->find(kFaultTypeMetadata);
-        if (it != trailing->end()) {
-          fault_type = it->second;
-          trailing->erase(it);  // ours only: not sent to the client
+        for (auto [key, out] : {std::pair{kFaultTypeMetadata, &fault_type},
+                                std::pair{kVolumeTypeMetadata, &volume_type}}) {
+          auto it = trailing->find(key);
+          if (it != trailing->end()) {
+            *out = it->second;
+            trailing->erase(it);  // ours only: not sent to the client
+          }
         }
       }
-      Record(methods->GetSendStatus(), fault_type);
+      Record(methods->GetSendStatus(), fault_type, volume_type);
     }
     methods->Proceed();
   }
 
  private:
-  void Record(const grpc::Status& status, const std::string& fault_type) {
+  void Record(const grpc::Status& status, const std::string& fault_type,
+              const std::string& volume_type = "block") {
     recorded_ = true;
     const double seconds = absl::ToDoubleSeconds(absl::Now() - start_);
     const std::string code(GrpcCodeName(status.error_code()));
@@ -57,7 +61,7 @@ class RpcMetricsInterceptor : public grpc::experimental::Interceptor {
       if (!status.ok()) {
         fault = fault_type.empty() ? DefaultFaultType(status.error_code()) : fault_type;
       }
-      volume_ops_->Observe({"block", std::string(op), status.ok() ? "pass" : "fail", fault},
+      volume_ops_->Observe({volume_type, std::string(op), status.ok() ? "pass" : "fail", fault},
                            seconds);
     }
     if (status.ok()) {

@@ -160,6 +160,14 @@ TEST_F(ControllerFileTest, CreatePublishToTwoNodesExpandAndDelete) {
 
   ASSERT_TRUE(CallDelete(c(), id).ok());
   EXPECT_FALSE(env_->CnsVolume(id).ok());
+  const std::string metrics = env_->registry().Render();
+  for (const char* op :
+       {"create-volume", "attach-volume", "detach-volume", "expand-volume", "delete-volume"}) {
+    EXPECT_THAT(metrics,
+                HasSubstr(absl::StrCat(
+                    "vsphere_csi_volume_ops_histogram_count{voltype=\"file\",optype=\"", op)))
+        << op;
+  }
   EXPECT_TRUE(CallDelete(c(), id).ok());  // gone: success
 }
 
