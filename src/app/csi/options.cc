@@ -108,7 +108,7 @@ driver is:
   VSPHERE_CSI_CONFIG  csi-vsphere.conf (default /etc/cloud/csi-vsphere.conf); the node plugin
                       reads only its topology part, when the file exists
   NODE_NAME           node mode (required): this node's Node object
-  MAX_VOLUMES_PER_NODE, CSI_DEVICE_BY_ID_DIR, CSI_DEVICE_WAIT, KUBECONFIG: node mode (README)
+  MAX_VOLUMES_PER_NODE, CSI_DEVICE_BY_ID_DIR, CSI_DEVICE_WAIT, KUBECONFIG: node mode (docs/deploy-csi.md)
   LOGGER_LEVEL        PRODUCTION (default) | DEVELOPMENT (logs every RPC, like -v 4)
   CLUSTER_FLAVOR      VANILLA (the default; the only flavor implemented)
 

@@ -305,7 +305,7 @@ TEST(CsiManifestTest, TheReferencesObjectsRulesAndFlags) {
       {"Service", "vsphere-csi-controller", ""},
       {"Deployment", "vsphere-csi-controller", ""},
       {"DaemonSet", "vsphere-csi-node", ""},
-      {"DaemonSet", "vsphere-csi-node-windows", "no Windows node plugin (README)"},
+      {"DaemonSet", "vsphere-csi-node-windows", "no Windows node plugin (docs/differences.md)"},
   };
   std::set<std::pair<std::string, std::string>> ours;
   for (const YAML::Node& d : YAML::LoadAllFromFile(kManifest)) {
