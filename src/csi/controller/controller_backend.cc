@@ -213,4 +213,10 @@ bool ControllerBackend::Ready(std::string* why) const {
   return reasons.empty();
 }
 
+absl::StatusOr<std::map<std::string, std::vector<std::string>>>
+ControllerBackend::FilePublications() {
+  if (kube_ == nullptr || pvs_ == nullptr) return std::map<std::string, std::vector<std::string>>{};
+  return AttachedFileVolumes(*kube_, *pvs_);
+}
+
 }  // namespace ccm::csi

@@ -93,6 +93,7 @@ class ControllerBackend final : public ControllerCloud {
   OperationStore& operations() override { return *operations_; }
   VolumeMigrations* migrations() override { return migrations_.get(); }
   VolumeInfos* volume_infos() override { return volume_infos_.get(); }
+  absl::StatusOr<std::map<std::string, std::vector<std::string>>> FilePublications() override;
   DatastoreInventory& inventory() { return *datastores_; }
   // Every vCenter call (CNS, SPBM, inventory, tags) ends by `deadline` from now on: for a
   // process that stops (issue 43).

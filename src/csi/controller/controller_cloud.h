@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -125,6 +126,12 @@ class ControllerCloud {
   virtual VolumeMigrations* migrations() { return nullptr; }  // null without a Kubernetes API
   // Null without a Kubernetes API or with one vCenter.
   virtual VolumeInfos* volume_infos() { return nullptr; }
+  // ListVolumes' published nodes of file volumes: publishing a file share changes nothing in
+  // vCenter, so the VolumeAttachments are the record (handle -> Node names). Empty without a
+  // Kubernetes API.
+  virtual absl::StatusOr<std::map<std::string, std::vector<std::string>>> FilePublications() {
+    return std::map<std::string, std::vector<std::string>>{};
+  }
 };
 
 // The real VmDirectory: the vCenter's InventoryCache, and RetrieveProperties for attachments.

@@ -12,6 +12,7 @@
 #include "csi/controller/fault_type.h"
 #include "csi/core/capacity.h"
 #include "csi/core/paging.h"
+#include "csi/core/volume_id.h"
 #include "csi/server/grpc_status.h"
 
 namespace ccm::csi {
@@ -109,11 +110,36 @@ absl::StatusOr<ControllerService::Listing> ControllerService::ReadListing() {
       out->push_back(std::move(lv));
     }
   }
+  CCM_RETURN_IF_ERROR(AddFilePublications(*out));
   std::sort(out->begin(), out->end(),
             [](const ListedVolume& a, const ListedVolume& b) { return a.id < b.id; });
   CCM_RETURN_IF_ERROR(CheckListingThreshold(out->size()));
   VLOG(1, "ListVolumes: read {} volumes", out->size());
   return Listing(std::move(out));
+}
+
+// A file volume is published where its VolumeAttachments say (vCenter has no record of it): the
+// external-attacher's reconciliation then finds every attached one listed on its node.
+absl::Status ControllerService::AddFilePublications(std::vector<ListedVolume>& listing) {
+  if (std::none_of(listing.begin(), listing.end(),
+                   [](const ListedVolume& v) { return IsFileVolumeId(v.id); })) {
+    return absl::OkStatus();
+  }
+  CCM_ASSIGN_OR_RETURN(auto by_handle, cloud_->FilePublications());
+  if (by_handle.empty()) return absl::OkStatus();
+  NodeVmSource* nodes = cloud_->nodes();
+  if (nodes == nullptr) return absl::OkStatus();
+  CCM_ASSIGN_OR_RETURN(std::vector<NodeVmRef> refs, nodes->List());
+  std::map<std::string, std::string> uuid_of;
+  for (const NodeVmRef& r : refs) uuid_of[r.node] = r.uuid;
+  for (ListedVolume& v : listing) {
+    auto it = by_handle.find(v.id);
+    if (it == by_handle.end()) continue;
+    for (const std::string& node : it->second) {
+      if (auto u = uuid_of.find(node); u != uuid_of.end()) v.published.push_back(u->second);
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ControllerService::CheckListingThreshold(size_t cns_volumes) const {

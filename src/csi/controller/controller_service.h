@@ -177,6 +177,7 @@ class ControllerService final : public ::csi::v1::Controller::Service {
   absl::Status DoList(const ::csi::v1::ListVolumesRequest& req,
                       ::csi::v1::ListVolumesResponse* resp);
   absl::StatusOr<Listing> ReadListing();
+  absl::Status AddFilePublications(std::vector<ListedVolume>& listing);
   void ReleaseListing(Listing& served);
   absl::Status CheckListingThreshold(size_t cns_volumes) const;
   absl::Status DoCapacity(const ::csi::v1::GetCapacityRequest& req,

@@ -3,8 +3,10 @@
 #include <algorithm>
 
 #include "cloud/core/provider_id.h"
+#include "common/status_macros.h"
 #include "csi/core/constants.h"
 #include "csi/core/node_id.h"
+#include "csi/core/volume_id.h"
 #include "kube/objects.h"
 #include "kube/resource.h"
 
@@ -35,13 +37,16 @@ void TrimCsiNode(kube::Json& csinode) {
   csinode = std::move(out);
 }
 
-// A PV: its name and CSI driver only.
+// A PV: its name and CSI driver only, and a file volume's handle (FileHandleOf).
 void TrimPv(kube::Json& pv) {
   kube::Json out = {{"metadata",
                      {{"name", pv["metadata"].value("name", "")},
                       {"resourceVersion", pv["metadata"].value("resourceVersion", "")}}}};
   if (pv.contains("spec") && pv["spec"].contains("csi")) {
-    out["spec"]["csi"]["driver"] = pv["spec"]["csi"].value("driver", "");
+    const kube::Json& csi = pv["spec"]["csi"];
+    out["spec"]["csi"]["driver"] = csi.value("driver", "");
+    const std::string handle = csi.value("volumeHandle", "");
+    if (IsFileVolumeId(handle)) out["spec"]["csi"]["volumeHandle"] = handle;
   }
   pv = std::move(out);
 }
@@ -57,6 +62,28 @@ DriverPvs::DriverPvs(kube::Client& client) {
 
 void DriverPvs::Start() { informer_->Start(); }
 void DriverPvs::Stop() { informer_->Stop(); }
+
+std::string DriverPvs::FileHandleOf(const std::string& pv_name) const {
+  kube::ObjectPtr pv = informer_->Get(pv_name);
+  if (pv == nullptr) return "";
+  return pv->value("/spec/csi/volumeHandle"_json_pointer, std::string());
+}
+
+absl::StatusOr<std::map<std::string, std::vector<std::string>>> AttachedFileVolumes(
+    kube::Client& client, const DriverPvs& pvs) {
+  CCM_ASSIGN_OR_RETURN(kube::ListResult vas, client.List(kube::VolumeAttachments(), "", {}));
+  std::map<std::string, std::vector<std::string>> out;
+  for (const kube::Json& va : vas.items) {
+    if (va.value("/spec/attacher"_json_pointer, std::string()) != kDriverName ||
+        !va.value("/status/attached"_json_pointer, false)) {
+      continue;
+    }
+    const std::string handle =
+        pvs.FileHandleOf(va.value("/spec/source/persistentVolumeName"_json_pointer, std::string()));
+    if (!handle.empty()) out[handle].push_back(va.value("/spec/nodeName"_json_pointer, ""));
+  }
+  return out;
+}
 
 absl::StatusOr<size_t> DriverPvs::Count() const {
   if (!informer_->HasSynced()) {

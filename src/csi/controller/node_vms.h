@@ -30,10 +30,17 @@ class DriverPvs final : public PvCounter {
   void Stop();
   // Unavailable before the informer has synced.
   absl::StatusOr<size_t> Count() const override;
+  // The volume handle of a PV of a file volume ("file:..."); "" for any other PV or none.
+  std::string FileHandleOf(const std::string& pv_name) const;
 
  private:
   std::unique_ptr<kube::Informer> informer_;
 };
+
+// File volume handle -> the Nodes whose VolumeAttachments of this driver say it is attached
+// there (one LIST of VolumeAttachments; PVs from `pvs`).
+absl::StatusOr<std::map<std::string, std::vector<std::string>>> AttachedFileVolumes(
+    kube::Client& client, const DriverPvs& pvs);
 
 class NodeVms final : public NodeVmSource {
  public:

@@ -3,13 +3,16 @@
 // services, the [NetPermissions] as the share's access rules, publish to two nodes (the NFSv4.1
 // access point), expand, what file volumes refuse, delete; file services off -> the error names
 // the datastores and what to enable, and turning them on is seen at the next refresh.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "integration/csi/controller_calls.h"
 #include "integration/csi/controller_env.h"
+#include "nlohmann/json.hpp"
 #include "testing/eventually.h"
 
 namespace ccm::csi::testing {
@@ -125,6 +128,46 @@ TEST_F(ControllerFileTest, CreatePublishToTwoNodesExpandAndDelete) {
   s = CallPublish(c(), rwo);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_THAT(s.error_message(), HasSubstr("is a file volume"));
+  // ListVolumes: published where the VolumeAttachments say (vCenter has no record of a share's
+  // publishing), so the external-attacher's reconciliation keeps both attached.
+  const nlohmann::json pv = {
+      {"apiVersion", "v1"},
+      {"kind", "PersistentVolume"},
+      {"metadata", {{"name", "pv-rwx"}}},
+      {"spec",
+       {{"accessModes", {"ReadWriteMany"}},
+        {"capacity", {{"storage", "2Gi"}}},
+        {"csi", {{"driver", "csi.vsphere.vmware.com"}, {"volumeHandle", id}}}}}};
+  ASSERT_TRUE(env_->api().Create("persistentvolumes", pv).ok());
+  for (const char* node : {"node-1", "node-2"}) {
+    const nlohmann::json va = {{"apiVersion", "storage.k8s.io/v1"},
+                               {"kind", "VolumeAttachment"},
+                               {"metadata", {{"name", absl::StrCat("csi-", node)}}},
+                               {"spec",
+                                {{"attacher", "csi.vsphere.vmware.com"},
+                                 {"nodeName", node},
+                                 {"source", {{"persistentVolumeName", "pv-rwx"}}}}},
+                               {"status", {{"attached", true}}}};
+    ASSERT_TRUE(env_->api().Put("volumeattachments", va).ok());
+  }
+  auto published = [&] {
+    ::csi::v1::ListVolumesResponse listed;
+    if (!CallList(c(), "", 100, &listed).ok()) return std::vector<std::string>{};
+    for (const auto& e : listed.entries()) {
+      if (e.volume().volume_id() == id) {
+        std::vector<std::string> out(e.status().published_node_ids().begin(),
+                                     e.status().published_node_ids().end());
+        std::sort(out.begin(), out.end());
+        return out;
+      }
+    }
+    return std::vector<std::string>{};
+  };
+  std::vector<std::string> want = {env_->VmUuid("node-1"), env_->VmUuid("node-2")};
+  std::sort(want.begin(), want.end());
+  EXPECT_TRUE(ccm::testing::Eventually([&] { return published() == want; }));
+  EXPECT_EQ(published(), want);
+
   EXPECT_TRUE(CallUnpublish(c(), id, env_->VmUuid("node-1")).ok());
   EXPECT_TRUE(CallUnpublish(c(), id, env_->VmUuid("node-2")).ok());
 
