@@ -24,7 +24,7 @@ constexpr char kSpec[] = R"({
   "users": {"admin": "secret"},
   "datacenters": [{
     "name": "dc1",
-    "clusters": [{"name": "c1", "hosts": 1}],
+    "clusters": [{"name": "c1", "hosts": 1, "vsan_file_services": true}],
     "vms": [{"name": "node-1"}],
     "datastores": [{"name": "ds1", "capacity_mb": 102400},
                    {"name": "vsan1", "capacity_mb": 102400, "type": "vsan"}]
@@ -173,9 +173,15 @@ void SyncerEnv::WriteCsiConf(const std::string& path, const std::string& cluster
 }
 
 absl::StatusOr<std::string> SyncerEnv::CreateVolume(const std::string& name,
-                                                    const std::string& cluster_id, bool vsan) {
+                                                    const std::string& cluster_id, bool vsan,
+                                                    bool file) {
   vsphere::cns::CreateSpec s;
   s.name = name;
+  if (file) {
+    s.volume_type = vsphere::cns::kVolumeTypeFile;
+    s.permissions = {{"*", "READ_WRITE", true}};
+    vsan = true;
+  }
   s.capacity_mb = 1024;
   s.datastores = {vsan ? vsan_datastore_ : datastore_};
   s.metadata.container_cluster.cluster_id = cluster_id;

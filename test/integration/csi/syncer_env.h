@@ -43,10 +43,10 @@ class SyncerEnv {
   absl::Status StartSyncer();
 
   // A CNS volume (1 GiB) of `cluster_id` ("" = none, as a disk registered by hand), on ds1
-  // (VMFS) or, with `vsan`, on vsan1.
+  // (VMFS) or, with `vsan`, on vsan1; with `file`, a file volume (vSAN file share) on vsan1.
   absl::StatusOr<std::string> CreateVolume(const std::string& name,
                                            const std::string& cluster_id = kClusterId,
-                                           bool vsan = false);
+                                           bool vsan = false, bool file = false);
   // The feature state pv-to-backingdiskobjectid-mapping as the syncer sees it.
   std::atomic<bool> map_backing_objects{false};
   // The volume's entity metadata, as CNS answers a query for it.

@@ -92,6 +92,27 @@ TEST_F(SyncerTest, PvPvcAndPodMetadataAppearInCns) {
       [&] { return Metric("vsphere_syncer_metadata_updates_total", {"success"}) >= 1; }));
 }
 
+// Issue 45: a file volume's PV, PVC and Pods (two, on two nodes: ReadWriteMany) reach CNS as
+// a block volume's do.
+TEST_F(SyncerTest, FileVolumeMetadataAppearsInCns) {
+  absl::StatusOr<std::string> id = env_.CreateVolume("pvc-shared", kClusterId, true, true);
+  ASSERT_TRUE(id.ok()) << id.status();
+  ASSERT_THAT(*id, ::testing::StartsWith("file:"));
+  ASSERT_TRUE(env_.PutPv("pv-shared", *id, "ns1", "shared").ok());
+  ASSERT_TRUE(env_.PutPvc("ns1", "shared", "pv-shared", {{"tier", "web"}}).ok());
+  ASSERT_TRUE(env_.PutPod("ns1", "web-0", "shared").ok());
+  ASSERT_TRUE(env_.PutPod("ns1", "web-1", "shared").ok());
+  EXPECT_TRUE(Eventually([&] {
+    return env_.HasEntity(*id, kEntityPv, "pv-shared") &&
+           env_.HasEntity(*id, kEntityPvc, "shared", "ns1") &&
+           env_.HasEntity(*id, kEntityPod, "web-0", "ns1") &&
+           env_.HasEntity(*id, kEntityPod, "web-1", "ns1");
+  }));
+  auto v = env_.Volume(*id);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->volume_type, "FILE");
+}
+
 TEST_F(SyncerTest, LabelChangesAreWritten) {
   const std::string id = Workload("web");
   ASSERT_TRUE(Eventually([&] { return Complete(id, "web"); }));
