@@ -264,8 +264,21 @@ TEST_F(ControllerFileTest, TargetClustersFromTheConfig) {
   ControllerEnv::Options o;
   o.configure = [](cloud::Config& c) { c.vcenters[0].target_vsan_file_share_clusters = {"plain"}; };
   ASSERT_NO_FATAL_FAILURE(Start(spec, o));
+  // vSAN's configuration cannot be read: an error naming what and why, nothing created; the
+  // retry reads it again and creates the volume.
+  ASSERT_TRUE(
+      env_->sim().SetCnsFault("VsanClusterGetConfig", "SystemError", "down", -1, "soap").ok());
+  grpc::Status s = CallCreate(c(), FileReq("pvc-target"));
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE) << s.error_message();
+  EXPECT_THAT(s.error_message(), HasSubstr("read the vSAN file services: vc1: vSAN configuration "
+                                           "of cluster"));
+  EXPECT_THAT(s.error_message(), HasSubstr("SystemError: down"));
+  auto volumes = env_->sim().CnsVolumes();
+  ASSERT_TRUE(volumes.ok()) << volumes.status();
+  EXPECT_TRUE(volumes->empty());
+  ASSERT_TRUE(env_->sim().ClearCnsFaults().ok());
   ::csi::v1::CreateVolumeResponse created;
-  grpc::Status s = CallCreate(c(), FileReq("pvc-target"), &created);
+  s = CallCreate(c(), FileReq("pvc-target"), &created);
   ASSERT_TRUE(s.ok()) << s.error_message();
   EXPECT_EQ(env_->CnsVolume(created.volume().volume_id())->datastore_name, "vsan-plain");
 }
