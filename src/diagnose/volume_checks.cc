@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "csi/core/placement.h"
 
 namespace ccm::diagnose {
 namespace {
@@ -13,8 +14,34 @@ std::string Seconds(absl::Duration d) {
   return d < absl::Seconds(1) ? "0s" : absl::FormatDuration(absl::Trunc(d, absl::Seconds(1)));
 }
 
-// The fix for a CreateVolume error, by its code.
+constexpr char kGrantDatastores[] =
+    "grant the role CNS-DATASTORE (Datastore > Low level file operations) to the vCenter user "
+    "on the datastores named (vSphere Client: datastore > Permissions > Add; the privileges "
+    "line above lists them all)";
+
+std::string CauseFix(const absl::Status& s);
+
+constexpr char kResumeDatastores[] =
+    "resume volume creation on the suspended datastores (CNS manager's resume, or clear their "
+    "custom attribute value cns.vmware.com/datastoreSuspended), or name another datastore in the "
+    "StorageClass";
+
+// The fix for a CreateVolume error: for the datastores left out (suspended, or without the
+// privileges) when that is the whole cause, else the cause's, and theirs beside it.
 std::string CreateFix(const absl::Status& s) {
+  if (absl::StrContains(s.message(), csi::kNoPrivilegeOnAny)) return kGrantDatastores;
+  const bool suspended = absl::StrContains(s.message(), csi::kSuspendedForNewVolumes);
+  const bool unprivileged = absl::StrContains(s.message(), csi::kSkippedForPrivileges);
+  std::string fix = absl::StrContains(s.message(), csi::kNoneTakesNewVolumes) ? "" : CauseFix(s);
+  for (const auto& [left_out, its_fix] :
+       {std::pair{suspended, kResumeDatastores}, std::pair{unprivileged, kGrantDatastores}}) {
+    if (left_out) absl::StrAppend(&fix, fix.empty() ? "" : "; or ", its_fix);
+  }
+  return fix;
+}
+
+// The fix for a CreateVolume error, by its code.
+std::string CauseFix(const absl::Status& s) {
   if (s.code() == absl::StatusCode::kFailedPrecondition &&
       absl::StrContains(s.message(), "file volume")) {
     return "enable vSAN File Service on a vSAN cluster the node VMs' hosts belong to (vSphere "

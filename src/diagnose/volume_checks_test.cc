@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+#include "csi/core/placement.h"
+
 namespace ccm::diagnose::volume_checks_test {
 namespace {
 
@@ -57,6 +60,43 @@ TEST(VolumeChecksTest, EachVolumeProblemHasItsLine) {
              {{"local", {}, Refused(absl::FailedPreconditionError("host-2 lacks it"))}}, r);
        },
        "mount a datastore on every host", 1, 0},
+      {"no privilege on any datastore",
+       [](Report& r) {
+         JudgeStorageClasses({{"std",
+                               {},
+                               Refused(absl::FailedPreconditionError(
+                                   absl::StrCat(csi::kNoPrivilegeOnAny,
+                                                "datastore (...): ds1: user u lacks "
+                                                "Datastore.FileManagement")))}},
+                             r);
+       },
+       "fix: grant the role CNS-DATASTORE (Datastore > Low level file operations) to the vCenter "
+       "user on the datastores named",
+       1, 0},
+      {"some skipped for privileges",
+       [](Report& r) {
+         JudgeStorageClasses({{"std",
+                               {},
+                               Refused(absl::FailedPreconditionError(
+                                   absl::StrCat("host-2 lacks ds2", csi::kSkippedForPrivileges,
+                                                "ds1: user u lacks "
+                                                "it")))}},
+                             r);
+       },
+       "fix: mount a datastore on every host that runs a node VM (or every host of the requested "
+       "zone), or name such a datastore (or policy) in the StorageClass; or grant the role "
+       "CNS-DATASTORE",
+       1, 0},
+      {"every datastore suspended",
+       [](Report& r) {
+         JudgeStorageClasses({{"std",
+                               {},
+                               Refused(absl::FailedPreconditionError(absl::StrCat(
+                                   "no datastore takes new volumes now; ",
+                                   csi::kSuspendedForNewVolumes, "datastore \"ds1\"")))}},
+                             r);
+       },
+       "fix: resume volume creation on the suspended datastores", 1, 0},
       {"topology",
        [](Report& r) {
          JudgeStorageClasses({{"zoned", {"topology.kubernetes.io/zone=zone-x"}, Placed({"d"})}}, r);

@@ -353,6 +353,10 @@ absl::StatusOr<Json> RestClient::Get(const Resource& r, absl::string_view ns,
   return SendForObject({"get", "GET", r.Path(ns, name), "", "", ""});
 }
 
+absl::StatusOr<Json> RestClient::ServerVersion() {
+  return SendForObject({"get", "GET", "/version", "", "", ""});
+}
+
 absl::StatusOr<ListResult> RestClient::List(const Resource& r, absl::string_view ns,
                                             const ListOptions& opts) {
   Call c{"list", "GET", r.Path(ns), "", "", ""};

@@ -138,6 +138,10 @@ class Client {
   }
   // Default namespace of the configuration (in-cluster: the Pod's namespace).
   virtual std::string DefaultNamespace() const { return "default"; }
+  // GET /version: {"major", "minor", "gitVersion", ...}. Unimplemented unless a server answers.
+  virtual absl::StatusOr<Json> ServerVersion() {
+    return absl::UnimplementedError("this client reads no server version");
+  }
 };
 
 struct RestClientOptions {
@@ -193,6 +197,7 @@ class RestClient final : public Client {
                                           absl::string_view name, PatchType type, const Json& patch,
                                           absl::string_view subresource = "") override;
   std::string DefaultNamespace() const override { return config_.default_namespace; }
+  absl::StatusOr<Json> ServerVersion() override;
 
   const Config& config() const { return config_; }
   // For a process that stops (issue 43): every request of the root and its views ends by

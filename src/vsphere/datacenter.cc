@@ -80,4 +80,13 @@ absl::StatusOr<Datacenter> FindDatacenter(Client& client, absl::string_view spec
   return SelectDatacenter(all, spec);
 }
 
+absl::StatusOr<std::vector<std::string>> DatacenterPaths(
+    Client& client, const std::vector<std::string>& configured) {
+  if (!configured.empty()) return configured;
+  CCM_ASSIGN_OR_RETURN(std::vector<Datacenter> all, ListDatacenters(client));
+  std::vector<std::string> paths;
+  for (const Datacenter& dc : all) paths.push_back(dc.path);
+  return paths;
+}
+
 }  // namespace ccm::vsphere

@@ -32,4 +32,8 @@ absl::StatusOr<Datacenter> SelectDatacenter(const std::vector<Datacenter>& all,
 // ListDatacenters + SelectDatacenter.
 absl::StatusOr<Datacenter> FindDatacenter(Client& client, absl::string_view spec);
 
+// The datacenters to look in: `configured` when set (as written), else every datacenter's path.
+absl::StatusOr<std::vector<std::string>> DatacenterPaths(
+    Client& client, const std::vector<std::string>& configured);
+
 }  // namespace ccm::vsphere

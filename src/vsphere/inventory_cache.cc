@@ -37,7 +37,8 @@ bool SameFacts(const VmFacts& a, const VmFacts& b) {
          a.guest_guest_id == b.guest_guest_id && a.num_cpu == b.num_cpu &&
          a.memory_mb == b.memory_mb && a.metadata == b.metadata &&
          a.metadata_encoding == b.metadata_encoding && a.host == b.host &&
-         a.resource_pool == b.resource_pool && a.parent_folder == b.parent_folder;
+         a.resource_pool == b.resource_pool && a.parent_folder == b.parent_folder &&
+         a.disks == b.disks;
 }
 
 void ApplyChanges(VmFacts& vm, const ObjectUpdate& u) {
@@ -323,7 +324,10 @@ absl::Status InventoryCache::CreateServerObjects(const Moref& default_collector,
   collector_ = ParseMoref(pc->returnval());
   if (collector_.empty()) return absl::InternalError(what + ": CreatePropertyCollector: no result");
   session_generation_ = client_.session_generation();  // the session these objects live in
-  const std::vector<std::string> paths = VmFactsPropertyPaths();
+  std::vector<std::string> paths = VmFactsPropertyPaths();
+  if (options_.vm_disks) {
+    for (std::string& p : VmDiskPropertyPaths()) paths.push_back(std::move(p));
+  }
   for (const Datacenter& dc : dcs) {
     auto view = CreateContainerView(client_, dc.moref, {"VirtualMachine"}, true);
     if (!view.ok()) return Annotate(view.status(), absl::StrCat(what, ": datacenter ", dc.name));

@@ -76,6 +76,9 @@ struct InventoryCacheOptions {
   absl::Duration failure_log_period = absl::Minutes(1);
   Clock* clock = nullptr;    // null: real clock
   Random* random = nullptr;  // null: real randomness (jitter)
+  // Also follow config.hardware.device (VmFacts::disks: the VMs' First Class Disks), for the CSI
+  // controller. Off for the cloud provider: every device change of every VM would reach it.
+  bool vm_disks = false;
 };
 
 enum class VmChangeKind { kAdded, kModified, kRemoved };

@@ -50,6 +50,13 @@ void ApplyOption(VmFacts& vm, const pugi::xml_node& option) {
   if (key == kEncodingKey) vm.metadata_encoding = ChildText(option, "value");
 }
 
+// One VirtualDevice: kept when it is a First Class Disk (a VirtualDisk with a vDiskId).
+void AddDisk(VmFacts& vm, const pugi::xml_node& d) {
+  if (XsiType(d) != "VirtualDisk") return;
+  std::string id = ChildText(Child(d, "vDiskId"), "id");
+  if (!id.empty()) vm.disks.push_back({std::move(id), ChildText(Child(d, "backing"), "uuid")});
+}
+
 // Paths whose value is a data object holding other known paths.
 bool IsContainerPath(absl::string_view p) {
   return p == "config" || p == "config.hardware" || p == "guest" || p == "runtime" ||
@@ -74,6 +81,8 @@ std::vector<std::string> VmFactsPropertyPaths() {
           "resourcePool",
           "parent"};
 }
+
+std::vector<std::string> VmDiskPropertyPaths() { return {"config.hardware.device"}; }
 
 absl::Status ApplyVmProperty(VmFacts& vm, absl::string_view path, const pugi::xml_node& v) {
   std::string text = v ? v.child_value() : "";
@@ -117,6 +126,9 @@ absl::Status ApplyVmProperty(VmFacts& vm, absl::string_view path, const pugi::xm
       CCM_RETURN_IF_ERROR(ParseNic(n, nic));
       vm.nics.push_back(std::move(nic));
     }
+  } else if (path == "config.hardware.device") {
+    vm.disks.clear();  // ArrayOfVirtualDevice
+    for (const pugi::xml_node& d : Children(v, "VirtualDevice")) AddDisk(vm, d);
   } else if (path == "resourcePool") {
     vm.resource_pool = ParseMoref(v);
   } else if (path == "parent") {
@@ -124,11 +136,16 @@ absl::Status ApplyVmProperty(VmFacts& vm, absl::string_view path, const pugi::xm
   } else if (IsContainerPath(path)) {
     if (path == "guest") vm.nics.clear();
     if (path == "config") vm.metadata.clear(), vm.metadata_encoding.clear();
+    if (path == "config" || path == "config.hardware") vm.disks.clear();
     for (pugi::xml_node c = v.first_child(); c; c = c.next_sibling()) {
       if (c.type() != pugi::node_element) continue;
       std::string sub = absl::StrCat(path, ".", LocalName(c.name()));
       if (sub == "config.extraConfig") {
         ApplyOption(vm, c);  // a data object lists array items as repeated elements
+        continue;
+      }
+      if (sub == "config.hardware.device") {
+        AddDisk(vm, c);
         continue;
       }
       if (sub == "guest.net") {

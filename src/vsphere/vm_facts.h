@@ -24,6 +24,14 @@ struct GuestNic {
   std::vector<std::string> ip_addresses;  // as reported (IPv4 and IPv6, unfiltered)
 };
 
+// A disk of the VM's virtual hardware that is a First Class Disk (a CNS volume): a VirtualDisk
+// whose vDiskId is the volume ID.
+struct VmDisk {
+  std::string volume_id;  // vDiskId.id
+  std::string disk_uuid;  // backing.uuid, as vCenter writes it ("6000C29...")
+  bool operator==(const VmDisk&) const = default;
+};
+
 struct VmFacts {
   Moref moref;  // {"VirtualMachine", "vm-42"}
   std::string name;
@@ -41,6 +49,9 @@ struct VmFacts {
   Moref host;                     // runtime.host
   Moref resource_pool;            // resourcePool
   Moref parent_folder;            // parent
+  // config.hardware.device's First Class Disks; only where that path is asked for
+  // (VmDiskPropertyPaths: the CSI controller's inventory), else always empty.
+  std::vector<VmDisk> disks;
   // Not a VM property: filled by whoever knows it (search per datacenter, ancestry).
   Moref datacenter;
   std::string datacenter_name;
@@ -50,6 +61,9 @@ struct VmFacts {
 
 // The property paths FetchVmFacts retrieves (use the same list for a PropertyFilter).
 std::vector<std::string> VmFactsPropertyPaths();
+// What VmFacts::disks needs on top: config.hardware.device (every device of the VM; the CSI
+// controller's inventory asks for it, the cloud provider's does not).
+std::vector<std::string> VmDiskPropertyPaths();
 
 // Applies one property to `vm`. `value` is the <val> element (any name; children read by local
 // name); an empty node means the property is unset/removed and resets the field. Whole-object

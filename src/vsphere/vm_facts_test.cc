@@ -142,8 +142,47 @@ TEST(ApplyVmPropertyTest, WholeObjectsAndAliases) {
   }
 }
 
+// config.hardware.device: only First Class Disks (a VirtualDisk with a vDiskId: a CNS volume)
+// are kept, from the property's array or from a whole config; an unset value empties them.
+TEST(ApplyVmPropertyTest, FirstClassDisksOfTheVirtualHardware) {
+  constexpr char kDevices[] =
+      "<val xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" "
+      "xsi:type=\"ArrayOfVirtualDevice\">"
+      "<VirtualDevice xsi:type=\"ParaVirtualSCSIController\"><key>1000</key></VirtualDevice>"
+      "<VirtualDevice xsi:type=\"VirtualDisk\"><key>2000</key><backing "
+      "xsi:type=\"VirtualDiskFlatVer2BackingInfo\"><fileName>[ds1] vm/boot.vmdk</fileName>"
+      "<uuid>6000C291-0000-0000-0000-000000000001</uuid></backing></VirtualDevice>"
+      "<VirtualDevice xsi:type=\"VirtualDisk\"><key>2001</key><backing "
+      "xsi:type=\"VirtualDiskFlatVer2BackingInfo\"><fileName>[ds1] fcd/a.vmdk</fileName>"
+      "<uuid>6000C29a-aaaa-aaaa-aaaa-aaaaaaaaaaaa</uuid></backing>"
+      "<vDiskId><id>5e0c3d7a-0000-4000-8000-000000000001</id></vDiskId></VirtualDevice>"
+      "<VirtualDevice xsi:type=\"VirtualE1000\"><key>4000</key></VirtualDevice></val>";
+  pugi::xml_document d;
+  VmFacts vm;
+  vm.disks.push_back({"stale", "x"});
+  ASSERT_TRUE(ApplyVmProperty(vm, "config.hardware.device", Load(d, kDevices)).ok());
+  EXPECT_EQ(vm.disks, (std::vector<VmDisk>{{"5e0c3d7a-0000-4000-8000-000000000001",
+                                            "6000C29a-aaaa-aaaa-aaaa-aaaaaaaaaaaa"}}));
+  ASSERT_TRUE(ApplyVmProperty(vm, "config.hardware.device", pugi::xml_node()).ok());
+  EXPECT_TRUE(vm.disks.empty());
+  // A whole config lists the devices as repeated elements.
+  pugi::xml_document c;
+  ASSERT_TRUE(
+      ApplyVmProperty(vm, "config",
+                      Load(c,
+                           "<val xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"><hardware>"
+                           "<device xsi:type=\"VirtualDisk\"><backing><uuid>u-b</uuid></backing>"
+                           "<vDiskId><id>vol-b</id></vDiskId></device></hardware></val>"))
+          .ok());
+  EXPECT_EQ(vm.disks, (std::vector<VmDisk>{{"vol-b", "u-b"}}));
+}
+
 TEST(VmFactsPropertyPathsTest, EveryPathIsUnderstood) {
   // Applying an unset value to each path must succeed (the cache relies on this for removals).
+  for (const std::string& p : VmDiskPropertyPaths()) {
+    VmFacts vm;
+    EXPECT_TRUE(ApplyVmProperty(vm, p, pugi::xml_node()).ok()) << p;
+  }
   for (const std::string& p : VmFactsPropertyPaths()) {
     VmFacts vm;
     EXPECT_TRUE(ApplyVmProperty(vm, p, pugi::xml_node()).ok()) << p;

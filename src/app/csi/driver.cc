@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "app/csi/cluster_distribution.h"
 #include "app/csi/cluster_id.h"
 #include "app/csi/config.h"
 #include "app/csi/config_reload.h"
@@ -38,14 +39,11 @@ absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
         return CsiRequestObserver(*registry, vcenter);
       };
     }
-    // The node VMs come from the Node objects (placement of volumes without topology).
-    // Three requests per CNS change (its CnsVolumeOperationRequest): a budget of 50 requests/s
-    // (burst 100) keeps the records off the critical path of volume operations, which the
-    // sidecars already limit.
+    // The node VMs come from the Node objects (placement of volumes without topology). The
+    // client's rate is the reference's INCLUSTER_CLIENT_QPS / _BURST (the manifests: 100).
     backend.kube = ApiClientFromEnv(env,
                                     "no node VM is known (volumes need topology requirements to "
-                                    "be placed) and CNS tasks are remembered in memory only",
-                                    50, 100);
+                                    "be placed) and CNS tasks are remembered in memory only");
     if (auto ns = env.find("CSI_NAMESPACE"); ns != env.end() && !ns->second.empty()) {
       backend.csi_namespace = ns->second;
     }
@@ -61,6 +59,16 @@ absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
           ResolveClusterId(*backend.kube, backend.csi_namespace, config->global.cluster_id);
       if (!id.ok()) return id.status();
       resolved.global.cluster_id = *id;
+      // Beyond the reference (its controller sends none until the syncer's first update):
+      // CreateVolume names the distribution from the start; without an answer, none.
+      absl::StatusOr<std::string> distribution =
+          ResolveClusterDistribution(*backend.kube, config->global.cluster_distribution);
+      if (distribution.ok()) {
+        resolved.global.cluster_distribution = *distribution;
+      } else {
+        LOG_WARN("{} (new volumes name none; the syncer fills it in)",
+                 distribution.status().message());
+      }
     }
     absl::StatusOr<csi::ControllerPlugin> plugin = csi::StartControllerPlugin(resolved, backend);
     if (!plugin.ok()) return plugin.status();

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "app/csi/client_rate.h"
 #include "app/csi/config.h"
 #include "common/logging.h"
 #include "csi/core/constants.h"
@@ -43,7 +44,7 @@ absl::StatusOr<std::optional<csi::TopologyConfig>> TopologyFromConfig(
 }  // namespace
 
 std::shared_ptr<kube::Client> ApiClientFromEnv(const std::map<std::string, std::string>& env,
-                                               const std::string& without, double qps, int burst) {
+                                               const std::string& without) {
   kube::EnvLookup lookup = [&env](absl::string_view key) { return Lookup(env, key); };
   absl::StatusOr<kube::Config> cfg =
       kube::BuildConfig("", Lookup(env, kEnvKubeconfig).value_or(""), lookup);
@@ -51,10 +52,11 @@ std::shared_ptr<kube::Client> ApiClientFromEnv(const std::map<std::string, std::
     LOG_WARN("no Kubernetes API access ({}): {}", cfg.status().message(), without);
     return nullptr;
   }
-  if (qps > 0) {
-    cfg->qps = qps;
-    cfg->burst = burst;
-  }
+  ClientRate rate = InClusterClientRate(env);
+  for (const std::string& w : rate.warnings) LOG_WARN("{}", w);
+  LOG_INFO("{}", DescribeClientRate(rate));
+  cfg->qps = rate.qps;
+  cfg->burst = rate.burst;
   absl::StatusOr<std::unique_ptr<kube::RestClient>> client = kube::RestClient::New(*cfg);
   if (!client.ok()) {
     LOG_WARN("Kubernetes API client: {}: {}", client.status().message(), without);

@@ -30,10 +30,9 @@ inline constexpr char kEnvKubeconfig[] = "KUBECONFIG";
 
 // The Kubernetes API client from KUBECONFIG, else the in-cluster configuration; null (with a
 // warning that ends with `without`, what the process does without it) when there is neither.
-// `qps` > 0 replaces the default client rate limit (20 requests/s, burst 30).
+// Its rate: INCLUSTER_CLIENT_QPS / INCLUSTER_CLIENT_BURST (client_rate.h).
 std::shared_ptr<kube::Client> ApiClientFromEnv(const std::map<std::string, std::string>& env,
-                                               const std::string& without, double qps = 0,
-                                               int burst = 0);
+                                               const std::string& without);
 
 // The Node service's options from the environment. Errors (NODE_NAME unset, a bad
 // MAX_VOLUMES_PER_NODE or CSI_DEVICE_WAIT, an unreadable or invalid csi-vsphere.conf that

@@ -12,6 +12,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "app/csi/client_rate.h"
+#include "app/csi/cluster_distribution.h"
 #include "app/csi/cluster_id.h"
 #include "app/csi/config.h"
 #include "app/csi/config_reload.h"
@@ -87,10 +89,14 @@ struct SyncerWiring {
   // In-tree volumes (CSI migration): with one vCenter only, as the reference.
   std::unique_ptr<vsphere::pbm::PbmClient> pbm;
   std::unique_ptr<csi::StoragePolicies> policies;
+  // The registrar's Events (VolumeReregistered on a PV).
+  std::unique_ptr<kube::KubeEventSink> registrar_sink;
+  std::unique_ptr<kube::EventRecorder> registrar_events;
   // The feature states (feature_states_watch.h), followed from Wire() on.
   std::shared_ptr<csi::FeatureStates> features = std::make_shared<csi::FeatureStates>();
   std::unique_ptr<FeatureStateWatch> feature_watch;
   kube::ObjectReference pod;  // this Pod (POD_NAME, POD_NAMESPACE) for Events; name "" if unknown
+  std::string csi_namespace = "vmware-system-csi";  // CSI_NAMESPACE
 
   // Each vCenter: answering (vsphere::AnswerTracker) and logged in.
   std::map<std::string, absl::Status> VCenterHealth() const {
@@ -155,18 +161,16 @@ struct SyncerWiring {
     ro.vcenter_host = vc.server;
     vsphere::Client* client = vim.front().get();
     const std::vector<std::string> configured = vc.datacenters;
-    ro.datacenters = [client, configured]() -> absl::StatusOr<std::vector<std::string>> {
-      if (!configured.empty()) return configured;
-      absl::StatusOr<std::vector<vsphere::Datacenter>> all = vsphere::ListDatacenters(*client);
-      if (!all.ok()) return all.status();
-      std::vector<std::string> paths;
-      for (const vsphere::Datacenter& dc : *all) paths.push_back(dc.path);
-      return paths;
-    };
+    ro.datacenters = [client, configured] { return vsphere::DatacenterPaths(*client, configured); };
     ro.cluster.cluster_id = config.global.cluster_id;
     ro.cluster.vsphere_user = targets.front().vsphere_user;
     ro.cluster.cluster_distribution = config.global.cluster_distribution;
     ro.policy_id_of = [this](const std::string& name) { return policies->IdOf(name); };
+    registrar_sink = std::make_unique<kube::KubeEventSink>(*this->client);
+    kube::EventRecorderOptions eo;
+    eo.component = "vsphere-syncer";
+    registrar_events = std::make_unique<kube::EventRecorder>(*registrar_sink, eo);
+    ro.events = registrar_events.get();
     return std::make_unique<csi::InTreeRegistrar>(*cns.front(), migrations, std::move(ro));
   }
 
@@ -236,6 +240,12 @@ struct SyncerWiring {
           "(CSI migration supports one, as the reference driver)",
           targets.size());
     }
+    // Several vCenters: the CnsVolumeInfo records, kept as the reference's full sync keeps them.
+    std::unique_ptr<csi::syncer::KubeVolumeInfoStore> volume_infos;
+    if (targets.size() > 1) {
+      volume_infos = std::make_unique<csi::syncer::KubeVolumeInfoStore>(*client, csi_namespace);
+      so.volume_infos = volume_infos.get();
+    }
     csi::syncer::MetadataSyncer syncer(pvs, pvcs, pods, targets, std::move(so));
     for (kube::Informer* i : {&pvs, &pvcs, &pods}) i->Start();
     syncer.Start();
@@ -280,16 +290,29 @@ absl::StatusOr<std::unique_ptr<SyncerWiring>> Wire(const CsiSyncerOptions& o,
   w->file_config = w->config;
   absl::StatusOr<kube::Config> kc = kube::BuildConfig(o.master, o.kubeconfig);
   if (!kc.ok()) return kc.status();
+  // The reference's in-cluster client rate (INCLUSTER_CLIENT_QPS / _BURST).
+  ClientRate rate = InClusterClientRate(env);
+  for (const std::string& w : rate.warnings) LOG_WARN("{}", w);
+  LOG_INFO("{}", DescribeClientRate(rate));
+  kc->qps = rate.qps;
+  kc->burst = rate.burst;
   auto client = kube::RestClient::New(*kc);
   if (!client.ok()) return client.status();
   w->client = *std::move(client);
   // No cluster-id in csi-vsphere.conf: the controller's, from ConfigMap vsphere-csi-cluster-id
   // (made here when the syncer starts first).
-  std::string ns = "vmware-system-csi";
-  if (auto it = env.find("CSI_NAMESPACE"); it != env.end() && !it->second.empty()) ns = it->second;
-  absl::StatusOr<std::string> id = ResolveClusterId(*w->client, ns, w->config.global.cluster_id);
+  if (auto it = env.find("CSI_NAMESPACE"); it != env.end() && !it->second.empty()) {
+    w->csi_namespace = it->second;
+  }
+  absl::StatusOr<std::string> id =
+      ResolveClusterId(*w->client, w->csi_namespace, w->config.global.cluster_id);
   if (!id.ok()) return id.status();
   w->config.global.cluster_id = *id;
+  // No cluster-distribution in csi-vsphere.conf: the API server's, as the reference's syncer.
+  absl::StatusOr<std::string> distribution =
+      ResolveClusterDistribution(*w->client, w->config.global.cluster_distribution);
+  if (!distribution.ok()) return distribution.status();
+  w->config.global.cluster_distribution = *distribution;
   w->informer_client = w->client->WithOwnRateLimit("vsphere-syncer");
   w->feature_watch = std::make_unique<FeatureStateWatch>(
       *w->client, FeatureStateSourceOf(o.fss_name, o.fss_namespace, env), w->features);

@@ -65,6 +65,8 @@ absl::StatusOr<CsiSyncerOptions> ParseCsiSyncerOptions(
     o.verbosity = 4;
   }
   if (std::string path = Get(env, "VSPHERE_CSI_CONFIG"); !path.empty()) o.config_path = path;
+  // As the reference's client: the flag, else $KUBECONFIG, else the in-cluster configuration.
+  if (o.kubeconfig.empty()) o.kubeconfig = Get(env, "KUBECONFIG");
   if (std::string v = Get(env, kEnvFullSyncInterval); !v.empty()) {
     int minutes = 0;
     if (!absl::SimpleAtoi(v, &minutes) || minutes <= 0) {

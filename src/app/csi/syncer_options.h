@@ -13,6 +13,8 @@
 //   --supervisor-fss-*, --storagequota-sync-interval: accepted.
 //   FULL_SYNC_INTERVAL_MINUTES (30), VSPHERE_CSI_CONFIG (/etc/cloud/csi-vsphere.conf),
 //   LOGGER_LEVEL (DEVELOPMENT = -v 4).
+//   KUBECONFIG: the kubeconfig when --kubeconfig is not given (the reference's client reads the
+//   flag, then this variable, then the in-cluster configuration).
 // Ours: --kubeconfig / --master (default in-cluster), --metrics-port (2113, the reference's
 // fixed ":2113"; 0 disables), --metrics-bind-address, --workers (1), -v.
 // Pure: the environment is passed in.

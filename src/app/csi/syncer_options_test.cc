@@ -31,6 +31,19 @@ TEST(CsiSyncerOptionsTest, ReferenceContainerArgsAndEnv) {
   EXPECT_EQ(o->verbosity, 0);
 }
 
+TEST(CsiSyncerOptionsTest, KubeconfigFromTheEnvironmentWhenNoFlag) {
+  auto from_env = ParseCsiSyncerOptions({"x"}, {{"KUBECONFIG", "/etc/k/admin.conf"}});
+  ASSERT_TRUE(from_env.ok()) << from_env.status();
+  EXPECT_EQ(from_env->kubeconfig, "/etc/k/admin.conf");
+  auto flag_wins =
+      ParseCsiSyncerOptions({"x", "--kubeconfig=/a.conf"}, {{"KUBECONFIG", "/etc/k/admin.conf"}});
+  ASSERT_TRUE(flag_wins.ok()) << flag_wins.status();
+  EXPECT_EQ(flag_wins->kubeconfig, "/a.conf");
+  auto none = ParseCsiSyncerOptions({"x"}, {});
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->kubeconfig, "");  // in-cluster
+}
+
 TEST(CsiSyncerOptionsTest, Defaults) {
   auto o = ParseCsiSyncerOptions({"x"}, {});
   ASSERT_TRUE(o.ok()) << o.status();

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "app/csi/client_rate.h"
 #include "app/shared/self_signed.h"
 #include "common/logging.h"
 #include "csi/webhook/admission.h"
@@ -130,6 +131,11 @@ int RunCsiWebhook(const CsiSyncerOptions& o, const std::map<std::string, std::st
     LOG_ERROR("webhook: Kubernetes client: {}", kc.status().message());
     return 1;
   }
+  ClientRate rate = InClusterClientRate(env);  // the reference's INCLUSTER_CLIENT_QPS / _BURST
+  for (const std::string& w : rate.warnings) LOG_WARN("{}", w);
+  LOG_INFO("{}", DescribeClientRate(rate));
+  kc->qps = rate.qps;
+  kc->burst = rate.burst;
   absl::StatusOr<std::unique_ptr<kube::RestClient>> client = kube::RestClient::New(*kc);
   if (!client.ok()) {
     LOG_ERROR("webhook: Kubernetes client: {}", client.status().message());

@@ -36,6 +36,7 @@ VCenter::VCenter(const VirtualCenterConfig& config, vsphere::CredentialSource* c
   io.datacenters = config.datacenters;
   io.max_wait_seconds = options.max_wait_seconds;
   io.clock = options.clock;
+  io.vm_disks = options.vm_disks;
   inventory_ = std::make_unique<vsphere::InventoryCache>(*client_, io);
 
   vsphere::TaggingOptions to;

@@ -27,6 +27,8 @@ struct VCenterOptions {
   // A vCenter that answers nothing for this long is "not answering" in Health() (issue 43):
   // requests waiting longer (vsphere::AnswerTracker), a quiet vCenter probed (vsphere::Heartbeat).
   absl::Duration hang_timeout = kDefaultHangTimeout;
+  // The inventory also follows the VMs' First Class Disks (the CSI controller's attachments).
+  bool vm_disks = false;
 };
 
 class VCenter {

@@ -6,6 +6,8 @@
 #include "absl/strings/str_join.h"
 #include "common/logging.h"
 #include "csi/controller/file_services.h"
+#include "kube/kube_event_sink.h"
+#include "vsphere/datacenter.h"
 
 namespace ccm::csi {
 
@@ -79,6 +81,7 @@ absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
     if (options.observer_for) vo.observer = options.observer_for(vcc.server);
     vo.max_wait_seconds = options.max_wait_seconds;
     vo.hang_timeout = options.vcenter_hang_timeout;
+    vo.vm_disks = true;  // ControllerPublishVolume's volume limit per node
     auto vc = std::make_unique<cloud::VCenter>(vcc, b->credentials_.get(), vo);
     vsphere::cns::CnsClientOptions cno;
     cno.observer = options.cns_observer;
@@ -144,10 +147,36 @@ absl::Status ControllerBackend::Start() {
   if (nodes_ != nullptr) nodes_->Start();
   if (pvs_ != nullptr) pvs_->Start();
   if (migrations_ != nullptr) migrations_->Start();
+  StartRegistrar();
   if (volume_infos_ != nullptr) volume_infos_->Start();
   datastores_->Start();
   if (clean_operations_) cleaner_ = std::thread([this] { CleanOperations(); });
   return absl::OkStatus();
+}
+
+void ControllerBackend::StartRegistrar() {
+  if (migrations_ == nullptr || vcs_.size() != 1) return;
+  const cloud::VirtualCenterConfig& vc = config_.vcenters.front();
+  event_sink_ = std::make_unique<kube::KubeEventSink>(*kube_);
+  kube::EventRecorderOptions eo;
+  eo.component = "vsphere-csi-controller";
+  events_ = std::make_unique<kube::EventRecorder>(*event_sink_, eo);
+  InTreeRegistrarOptions ro;
+  ro.vcenter_host = vc.server;
+  vsphere::Client* client = &vcs_.front()->client();
+  ro.datacenters = [client, configured = vc.datacenters]() {
+    return DatacenterPaths(*client, configured);
+  };
+  ro.cluster.cluster_id = config_.global.cluster_id;
+  ro.cluster.vsphere_user = endpoints_.front().user;
+  ro.cluster.cluster_flavor = "VANILLA";
+  ro.cluster.cluster_distribution = config_.global.cluster_distribution;
+  ro.policy_id_of = [p = policies_.front().get()](const std::string& name) {
+    return p->IdOf(name);
+  };
+  ro.events = events_.get();
+  ro.pv_of = [k = kube_.get()](const std::string& path) { return FindInTreePv(*k, path); };
+  registrar_ = std::make_unique<InTreeRegistrar>(*cns_.front(), *migrations_, std::move(ro));
 }
 
 void ControllerBackend::CleanOperations() {
@@ -187,6 +216,7 @@ void ControllerBackend::Stop() {
   stop(migrations_.get());
   stop(volume_infos_.get());
   for (std::thread& t : stops) t.join();
+  if (events_ != nullptr) events_->Shutdown(absl::Seconds(2));
   for (auto& vc : vcs_) vc->Stop();
   if (credentials_ != nullptr) credentials_->Stop();
 }

@@ -33,6 +33,7 @@
 #include "csi/core/topology.h"
 #include "csi/migration/volume_migrations.h"
 #include "kube/client.h"
+#include "kube/event_recorder.h"
 #include "vsphere/cns/cns_client.h"
 #include "vsphere/pbm/pbm_client.h"
 
@@ -92,6 +93,7 @@ class ControllerBackend final : public ControllerCloud {
   PvCounter* pvs() override { return pvs_.get(); }
   OperationStore& operations() override { return *operations_; }
   VolumeMigrations* migrations() override { return migrations_.get(); }
+  InTreeRegistrar* registrar() override { return registrar_.get(); }
   VolumeInfos* volume_infos() override { return volume_infos_.get(); }
   absl::StatusOr<std::map<std::string, std::vector<std::string>>> FilePublications() override;
   DatastoreInventory& inventory() { return *datastores_; }
@@ -116,6 +118,11 @@ class ControllerBackend final : public ControllerCloud {
   std::unique_ptr<NodeVms> nodes_;
   std::unique_ptr<DriverPvs> pvs_;
   std::unique_ptr<KubeVolumeMigrations> migrations_;
+  // In-tree disks CNS lost are registered again (one vCenter, as CSI migration), with an Event.
+  std::unique_ptr<kube::EventSink> event_sink_;
+  std::unique_ptr<kube::EventRecorder> events_;
+  std::unique_ptr<InTreeRegistrar> registrar_;
+  void StartRegistrar();
   std::unique_ptr<KubeVolumeInfos> volume_infos_;  // several vCenters with an API only
   std::unique_ptr<OperationStore> operations_;
   // Deletes ended operation records older than cnsvolumeoperationrequest-cleanup-intervalinmin.

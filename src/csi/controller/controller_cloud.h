@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@
 #include "csi/controller/placement_view.h"
 #include "csi/core/file_placement.h"
 #include "csi/core/topology.h"
+#include "csi/migration/registrar.h"
 #include "csi/migration/volume_migrations.h"
 #include "vsphere/cns/volume_manager.h"
 #include "vsphere/inventory_cache.h"
@@ -91,6 +93,12 @@ class NodeVmSource {
   virtual absl::StatusOr<std::vector<NodeVmRef>> List() const = 0;
   // The Nodes known by neither, for messages.
   virtual std::vector<std::string> unknown() const = 0;
+  // How many volumes of this driver the node whose node ID is `node_id` takes: its CSINode's
+  // allocatable count (the kubelet writes NodeGetInfo's max_volumes_per_node there); nullopt
+  // when no CSINode names that ID or gives a count.
+  virtual std::optional<int64_t> VolumeLimit(const std::string& node_id) const {
+    return std::nullopt;
+  }
 };
 
 class PvCounter {
@@ -124,6 +132,9 @@ class ControllerCloud {
   virtual PvCounter* pvs() = 0;       // null without a Kubernetes API
   virtual OperationStore& operations() = 0;
   virtual VolumeMigrations* migrations() { return nullptr; }  // null without a Kubernetes API
+  // Registers in-tree disks with CNS again when CNS lost their volumes (CSI migration, one
+  // vCenter with a Kubernetes API); null otherwise.
+  virtual InTreeRegistrar* registrar() { return nullptr; }
   // Null without a Kubernetes API or with one vCenter.
   virtual VolumeInfos* volume_infos() { return nullptr; }
   // ListVolumes' published nodes of file volumes: publishing a file share changes nothing in

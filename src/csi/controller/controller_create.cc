@@ -160,17 +160,7 @@ absl::StatusOr<bool> ControllerService::FindExisting(CreatePlan& plan,
     }
     if (!r.ok()) return Annotate(r.status(), absl::StrCat("look for volume ", plan.name));
     if (r->volumes.empty()) continue;
-    const cns::Volume& v = r->volumes.front();
-    absl::StatusOr<PlacementView::SnapshotPtr> view = cloud_->datastores().Snapshot();
-    const DatastoreCandidate* ds =
-        view.ok() ? FindDatastore(**view, vc.label, v.datastore_url) : nullptr;
-    std::vector<Segments> accessible;
-    if (ds != nullptr) accessible = AccessibleSegments(*ds, (*view)->hosts);
-    CCM_RETURN_IF_ERROR(CheckExisting(plan, vc, v, ds, accessible));
-    const bool file = v.volume_type == cns::kVolumeTypeFile;
-    if (ModeOf(cloud_->topology()) == TopologyMode::kNone || file) accessible.clear();
-    CCM_ASSIGN_OR_RETURN(const std::string id, NewVolumeId(v.volume_id, vc.label));
-    FillVolume(id, v.capacity_mb, accessible, resp, file);
+    CCM_RETURN_IF_ERROR(Adopt(plan, vc, r->volumes.front(), resp));
     return true;
   }
   if (plan.unreachable.empty()) return false;
@@ -187,6 +177,21 @@ absl::StatusOr<bool> ControllerService::FindExisting(CreatePlan& plan,
                                                (*prior)->vcenter, ", which cannot be asked now"));
   }
   return false;
+}
+
+absl::Status ControllerService::Adopt(const CreatePlan& plan, const VCenterEndpoint& vc,
+                                      const cns::Volume& v, ::csi::v1::CreateVolumeResponse* resp) {
+  absl::StatusOr<PlacementView::SnapshotPtr> view = cloud_->datastores().Snapshot();
+  const DatastoreCandidate* ds =
+      view.ok() ? FindDatastore(**view, vc.label, v.datastore_url) : nullptr;
+  std::vector<Segments> accessible;
+  if (ds != nullptr) accessible = AccessibleSegments(*ds, (*view)->hosts);
+  CCM_RETURN_IF_ERROR(CheckExisting(plan, vc, v, ds, accessible));
+  const bool file = v.volume_type == cns::kVolumeTypeFile;
+  if (ModeOf(cloud_->topology()) == TopologyMode::kNone || file) accessible.clear();
+  CCM_ASSIGN_OR_RETURN(const std::string id, NewVolumeId(v.volume_id, vc.label));
+  FillVolume(id, v.capacity_mb, accessible, resp, file);
+  return absl::OkStatus();
 }
 
 absl::Status ControllerService::CheckExisting(const CreatePlan& plan, const VCenterEndpoint& vc,
@@ -399,10 +404,14 @@ absl::Status ControllerService::CreateOnChoices(const CreatePlan& plan, const Pl
       spec.storage_policy_id = it->second;
     spec.metadata.container_cluster = Cluster(*vc);
     spec.metadata.container_cluster_array = {spec.metadata.container_cluster};
+    spec.volume_id = TransactionIdFor(*vc, plan.name);
     const cns::Operation op = cns::CreateOp(spec);
     absl::StatusOr<cns::VolumeOperationResult> ran = RunTracked(plan.name, *vc, op);
     absl::StatusOr<cns::CreateResult> created =
         ran.ok() ? cns::CreateResultOf(op, *ran) : absl::StatusOr<cns::CreateResult>(ran.status());
+    if (absl::IsAlreadyExists(created.status()) && !spec.volume_id.empty()) {
+      return AdoptCreated(plan, *vc, spec.volume_id, resp);  // sent before: CNS has it
+    }
     if (!created.ok()) {
       last = created.status();
       refused.push_back(absl::StrCat(ds.name, " (", ds.url, "): ", last.message()));

@@ -82,6 +82,15 @@ void ControllerService::ReleaseListing(Listing& served) {
 
 absl::StatusOr<ControllerService::Listing> ControllerService::ReadListing() {
   auto out = std::make_shared<std::vector<ListedVolume>>();
+  // In-tree volumes under CSI migration are known to Kubernetes by their VMDK path: listed by
+  // it, the external-attacher matches them with their VolumeAttachments (listed by their CNS ID,
+  // it marks each detached and publishes it again at every reconciliation).
+  std::map<std::string, std::string> paths;
+  if (VolumeMigrations* m = cloud_->migrations(); m != nullptr) {
+    absl::StatusOr<std::map<std::string, std::string>> p = m->PathsByVolumeId();
+    if (!p.ok()) return Annotate(p.status(), "list volumes");
+    paths = *std::move(p);
+  }
   // CNS pages of at most kListingQueryPage: an answer's XML is parsed whole, and 10,000 volumes
   // with their metadata would be tens of MB at once.
   const int64_t page = std::clamp(cloud_->config().global.query_limit, 1, kListingQueryPage);
@@ -103,7 +112,8 @@ absl::StatusOr<ControllerService::Listing> ControllerService::ReadListing() {
       return Annotate(attached.status(), "find the nodes volumes are published to");
     }
     for (const auto& [id, capacity_mb] : volumes) {
-      ListedVolume lv{VolumeId(id, vc.label), capacity_mb, {}};
+      auto path = paths.find(id);
+      ListedVolume lv{path != paths.end() ? path->second : VolumeId(id, vc.label), capacity_mb, {}};
       if (auto it = attached->find(id); it != attached->end()) {
         for (const AttachedVm& vm : it->second) lv.published.push_back(vm.bios_uuid);
       }

@@ -1,9 +1,11 @@
 // CreateVolume for a migrated in-tree StorageClass (parameters translated by CSI migration,
-// csimigration: "true"), as the reference's vanilla controller.
+// csimigration: "true"), as the reference's vanilla controller; and the in-tree volumes whose
+// CNS volume CNS lost (CheckInTree, RetryInTree).
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "csi/controller/controller_service.h"
+#include "csi/core/volume_id.h"
 
 namespace ccm::csi {
 
@@ -55,6 +57,55 @@ absl::Status ControllerService::AddInTreePath(::csi::v1::CreateVolumeResponse* r
   (*resp->mutable_volume()->mutable_volume_context())["initialvolumefilepath"] = disk->file_path;
   LOG_INFO("volume {} of a migrated in-tree StorageClass: {}", id, disk->file_path);
   return absl::OkStatus();
+}
+
+// A migrated volume's CnsVSphereVolumeMigration names a CNS volume that CNS may have lost since
+// (CNS restored or reset, the volume unregistered by an admin) while the VMDK stays: CNS is asked
+// once per process (and again after an operation found the volume gone), and a lost one is
+// registered again (registrar.h: the record updated, one Event). One QueryVolume per in-tree
+// volume per controller process.
+absl::StatusOr<std::string> ControllerService::CheckInTree(const std::string& handle,
+                                                           VCenterEndpoint& vc,
+                                                           const std::string& id) {
+  InTreeRegistrar* registrar = cloud_->registrar();
+  if (registrar == nullptr) return id;
+  {
+    absl::MutexLock l(&names_mu_);
+    if (verified_in_tree_.contains(id)) return id;
+  }
+  vsphere::cns::QueryFilter filter;
+  filter.volume_ids = {id};
+  absl::StatusOr<vsphere::cns::QueryResult> r = vc.cns->QueryVolume(filter);
+  if (!r.ok()) {
+    return Annotate(r.status(),
+                    absl::StrCat("in-tree volume ", handle, ": ask CNS for volume ", id));
+  }
+  std::string known = id;
+  if (r->volumes.empty()) {
+    CCM_ASSIGN_OR_RETURN(known, registrar->Reregister(handle, id));
+  }
+  absl::MutexLock l(&names_mu_);
+  if (verified_in_tree_.size() >= 10000) verified_in_tree_.clear();  // bounded; rarely reached
+  verified_in_tree_.insert(known);
+  return known;
+}
+
+absl::Status ControllerService::RetryInTree(const std::string& handle, Located& loc,
+                                            const std::function<absl::Status(const Located&)>& op) {
+  absl::Status s = op(loc);
+  if (!absl::IsNotFound(s) || !IsInTreeVolumePath(handle) || cloud_->registrar() == nullptr) {
+    return s;
+  }
+  {
+    absl::MutexLock l(&names_mu_);
+    if (verified_in_tree_.erase(loc.cns_id) == 0) return s;
+  }
+  absl::StatusOr<Located> again = Locate(handle);
+  if (!again.ok()) return again.status();     // the disk gone too: NotFound naming the path
+  if (again->cns_id == loc.cns_id) return s;  // CNS has the volume: the NotFound stands
+  LOG_INFO("in-tree volume {}: trying again with CNS volume {}", handle, again->cns_id);
+  loc = *again;
+  return op(loc);
 }
 
 }  // namespace ccm::csi

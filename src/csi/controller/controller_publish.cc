@@ -1,6 +1,10 @@
 // ControllerPublishVolume, ControllerUnpublishVolume, GetCapacity and ControllerExpandVolume.
+#include <algorithm>
+#include <optional>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/logging.h"
 #include "common/status_macros.h"
 #include "csi/controller/attachments.h"
@@ -19,6 +23,12 @@
 namespace ccm::csi {
 absl::StatusOr<vsphere::Moref> ControllerService::FindNodeVm(VCenterEndpoint& vc,
                                                              const std::string& node_id) {
+  CCM_ASSIGN_OR_RETURN(vsphere::VmFacts vm, FindNodeVmFacts(vc, node_id));
+  return vm.moref;
+}
+
+absl::StatusOr<vsphere::VmFacts> ControllerService::FindNodeVmFacts(VCenterEndpoint& vc,
+                                                                    const std::string& node_id) {
   CCM_ASSIGN_OR_RETURN(NodeRef node, ParseNodeId(node_id));
   if (node.kind == NodeRef::Kind::kVmUuid) {
     absl::StatusOr<vsphere::VmFacts> vm = vc.vms->FindByUuid(node.value);
@@ -27,7 +37,7 @@ absl::StatusOr<vsphere::Moref> ControllerService::FindNodeVm(VCenterEndpoint& vc
           Annotate(vm.status(), absl::StrCat("node ", node_id, " in vCenter ", vc.label));
       return absl::IsNotFound(s) ? VmNotFound(s) : s;
     }
-    return vm->moref;
+    return *std::move(vm);
   }
   // A node name (the reference without use-csinode-id): the VM whose guest hostname, else whose
   // name, is the node name. From memory, like a UUID. The cache answers NotFound (not an empty
@@ -52,7 +62,24 @@ absl::StatusOr<vsphere::Moref> ControllerService::FindNodeVm(VCenterEndpoint& vc
         absl::StrCat("node ", node_id, ": ", vms.size(), " VMs of vCenter ", vc.label,
                      " have that hostname or name; use VM UUIDs as node IDs (use-csinode-id)"));
   }
-  return vms.front().moref;
+  return std::move(vms.front());
+}
+
+absl::Status ControllerService::CheckVolumeLimit(const std::string& node_id,
+                                                 const vsphere::VmFacts& vm,
+                                                 const std::string& cns_id) const {
+  NodeVmSource* nodes = cloud_->nodes();
+  if (nodes == nullptr) return absl::OkStatus();
+  for (const vsphere::VmDisk& d : vm.disks) {
+    if (d.volume_id == cns_id) return absl::OkStatus();  // a retried publish
+  }
+  const std::optional<int64_t> limit = nodes->VolumeLimit(node_id);
+  if (!limit || static_cast<int64_t>(vm.disks.size()) < *limit) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "node ", node_id, " (VM ", vm.name, ") already has ", vm.disks.size(),
+      " volumes attached, the most its node plugin takes (CSINode allocatable count ", *limit,
+      ", NodeGetInfo's max_volumes_per_node: feature state high-pv-node-density or "
+      "MAX_VOLUMES_PER_NODE)"));
 }
 
 // ---- ControllerPublishVolume ----
@@ -77,15 +104,48 @@ absl::Status ControllerService::DoPublish(const ::csi::v1::ControllerPublishVolu
   CCM_ASSIGN_OR_RETURN(VolumeLocks::Guard guard, locks_.TryLock(req.volume_id()));
   if (IsMultiNodeMode(cap.mode)) return PublishFileVolume(req, resp);
   CCM_ASSIGN_OR_RETURN(Located loc, Locate(req.volume_id()));
+  absl::StatusOr<std::string> disk;
+  CCM_RETURN_IF_ERROR(RetryInTree(req.volume_id(), loc, [&](const Located& l) {
+    disk = AttachLocated(req, l);
+    return disk.status();
+  }));
+  CCM_ASSIGN_OR_RETURN(StringMap context, BlockPublishContext(*disk));
+  ToProto(context, resp->mutable_publish_context());
+  return absl::OkStatus();
+}
+
+namespace {
+// How long a change of ours is kept against a VM stream that does not show it yet (the stream is
+// long caught up by then), and how long our attach answers a publish the stream does not confirm
+// yet (a detach by someone else meanwhile is believed from the stream only).
+constexpr absl::Duration kChangeKept = absl::Minutes(5);
+constexpr absl::Duration kAttachTrusted = absl::Seconds(30);
+std::string ChangeKey(const VCenterEndpoint& vc, const vsphere::Moref& vm,
+                      const std::string& cns_id) {
+  return absl::StrCat(vc.label, "/", vm.value, "/", cns_id);
+}
+}  // namespace
+
+absl::StatusOr<std::string> ControllerService::AttachLocated(
+    const ::csi::v1::ControllerPublishVolumeRequest& req, const Located& loc) {
   if (IsFileVolumeId(loc.cns_id)) {
     return absl::FailedPreconditionError(
         absl::StrCat("volume ", req.volume_id(),
                      " is a file volume (vSAN file share): publish it with a "
                      "multi-node access mode, not ",
-                     AccessModeName(cap.mode)));
+                     AccessModeName(FromProto(req.volume_capability()).mode)));
   }
   CCM_RETURN_IF_ERROR(ProtectInTree(req.volume_id(), loc));
-  CCM_ASSIGN_OR_RETURN(vsphere::Moref vm, FindNodeVm(*loc.vc, req.node_id()));
+  CCM_ASSIGN_OR_RETURN(vsphere::VmFacts facts, FindNodeVmFacts(*loc.vc, req.node_id()));
+  CCM_RETURN_IF_ERROR(CheckVolumeLimit(req.node_id(), facts, loc.cns_id));
+  const vsphere::Moref vm = facts.moref;
+  // A publish sent again (the attacher's retry after its status update conflicted, a resync)
+  // of a disk the VM already has: answered from the stream, as CNS would answer it.
+  if (std::optional<std::string> uuid = AttachedInStream(*loc.vc, facts, loc.cns_id)) {
+    VLOG(2, "volume {} is attached to node {} ({}) already", req.volume_id(), req.node_id(),
+         vm.value);
+    return *uuid;
+  }
 
   const vsphere::cns::Operation attach = vsphere::cns::AttachOp(loc.cns_id, vm);
   absl::StatusOr<vsphere::cns::VolumeOperationResult> ran =
@@ -106,10 +166,39 @@ absl::Status ControllerService::DoPublish(const ::csi::v1::ControllerPublishVolu
     return Annotate(disk.status(),
                     absl::StrCat("attach volume ", req.volume_id(), " to node ", req.node_id()));
   }
-  CCM_ASSIGN_OR_RETURN(StringMap context, BlockPublishContext(*disk));
-  ToProto(context, resp->mutable_publish_context());
+  NoteChange(*loc.vc, vm, loc.cns_id, /*attached=*/true, *disk);
   VLOG(2, "published volume {} to node {} ({})", req.volume_id(), req.node_id(), vm.value);
-  return absl::OkStatus();
+  return disk;
+}
+
+std::optional<std::string> ControllerService::AttachedInStream(const VCenterEndpoint& vc,
+                                                               const vsphere::VmFacts& vm,
+                                                               const std::string& cns_id) {
+  const std::string key = ChangeKey(vc, vm.moref, cns_id);
+  auto disk = std::find_if(vm.disks.begin(), vm.disks.end(),
+                           [&](const vsphere::VmDisk& d) { return d.volume_id == cns_id; });
+  const bool shown = disk != vm.disks.end() && !disk->disk_uuid.empty();
+  absl::MutexLock l(&names_mu_);
+  auto it = recent_.find(key);
+  if (it == recent_.end() || it->second.attached == shown) {
+    // No change of ours, or the stream shows it: the stream speaks for itself.
+    if (it != recent_.end()) recent_.erase(it);
+    if (!shown) return std::nullopt;
+    return disk->disk_uuid;
+  }
+  // The stream is behind our change: believe our attach while the stream may still catch up.
+  const RecentChange& change = it->second;
+  if (change.attached && absl::Now() - change.at < kAttachTrusted) return change.disk_uuid;
+  return std::nullopt;  // our detach not shown yet (or an attach long unconfirmed): CNS is asked
+}
+
+void ControllerService::NoteChange(const VCenterEndpoint& vc, const vsphere::Moref& vm,
+                                   const std::string& cns_id, bool attached,
+                                   const std::string& disk_uuid) {
+  const absl::Time now = absl::Now();
+  absl::MutexLock l(&names_mu_);
+  std::erase_if(recent_, [&](const auto& e) { return now - e.second.at > kChangeKept; });
+  recent_[ChangeKey(vc, vm, cns_id)] = {attached, disk_uuid, now};
 }
 
 // An in-tree volume's disk must outlive a node VM deleted with the disk attached, as it did
@@ -162,9 +251,14 @@ absl::Status ControllerService::DoUnpublish(
     vms.push_back(*vm);
   }
   for (const vsphere::Moref& vm : vms) {
-    absl::Status s = RunTracked(absl::StrCat("detach-", req.volume_id(), "-", vm.value), *loc->vc,
-                                vsphere::cns::DetachOp(loc->cns_id, vm))
-                         .status();
+    absl::Status s = RetryInTree(req.volume_id(), *loc, [&](const Located& l) {
+      absl::Status detached = RunTracked(absl::StrCat("detach-", req.volume_id(), "-", vm.value),
+                                         *l.vc, vsphere::cns::DetachOp(l.cns_id, vm))
+                                  .status();
+      // Whatever the outcome: the stream is not believed for this disk until it shows it gone.
+      NoteChange(*l.vc, vm, l.cns_id, /*attached=*/false, "");
+      return detached;
+    });
     if (s.ok() || absl::IsNotFound(s)) continue;
     if (s.code() == absl::StatusCode::kUnavailable ||
         s.code() == absl::StatusCode::kDeadlineExceeded) {
@@ -224,6 +318,23 @@ absl::Status ControllerService::DoCapacity(const ::csi::v1::GetCapacityRequest& 
 
 // ---- ControllerExpandVolume ----
 
+// Before vSphere 7.0U2 vCenter cannot grow a disk attached to a VM: refused up front, naming the
+// version and the VM, as the reference does (an offline expansion, detached, works).
+absl::Status ControllerService::CheckOnlineExtend(const Located& loc, const std::string& volume) {
+  CCM_ASSIGN_OR_RETURN(std::string api, loc.vc->cns->ApiVersion());
+  if (vsphere::cns::HasOnlineExtend(api)) return absl::OkStatus();
+  // Asked of vCenter, not of memory: a disk attached a moment ago counts.
+  CCM_ASSIGN_OR_RETURN(AttachmentMap attached, loc.vc->vms->Attachments());
+  auto it = attached.find(loc.cns_id);
+  if (it == attached.end() || it->second.empty()) return absl::OkStatus();
+  const AttachedVm& holder = it->second.front();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "expand volume ", volume, ": it is attached to node ", holder.bios_uuid, " (VM ",
+      holder.vm.value, "), and vCenter ", loc.vc->label, " (API ", api,
+      ") cannot grow an attached volume: online expansion needs vSphere 7.0 Update 2 or later. "
+      "Detach it (stop its Pods) and expand it again"));
+}
+
 grpc::Status ControllerService::ControllerExpandVolume(
     Ctx* ctx, const ::csi::v1::ControllerExpandVolumeRequest* req,
     ::csi::v1::ControllerExpandVolumeResponse* resp) {
@@ -252,6 +363,7 @@ absl::Status ControllerService::DoExpand(const ::csi::v1::ControllerExpandVolume
   if (file) plan.node_expansion_required = false;
   if (plan.needs_extend) {
     if (!file) CCM_RETURN_IF_ERROR(CheckNoSnapshots(loc, req.volume_id(), "expand"));
+    if (!file) CCM_RETURN_IF_ERROR(CheckOnlineExtend(loc, req.volume_id()));
     absl::Status s = RunTracked(absl::StrCat("expand-", req.volume_id()), *loc.vc,
                                 vsphere::cns::ExtendOp(loc.cns_id, plan.target_mib))
                          .status();

@@ -106,12 +106,20 @@ absl::Status ControllerService::CreateFromSnapshot(const CreatePlan& plan,
   }
   spec.metadata.container_cluster = Cluster(*loc.vc);
   spec.metadata.container_cluster_array = {spec.metadata.container_cluster};
+  spec.volume_id = TransactionIdFor(*loc.vc, plan.name);
   const cns::Operation op = cns::CreateOp(spec);
-  CCM_ASSIGN_OR_RETURN(cns::VolumeOperationResult ran, RunTracked(plan.name, *loc.vc, op));
-  CCM_ASSIGN_OR_RETURN(cns::CreateResult created, cns::CreateResultOf(op, ran));
+  absl::StatusOr<cns::VolumeOperationResult> ran = RunTracked(plan.name, *loc.vc, op);
+  absl::StatusOr<cns::CreateResult> created =
+      ran.ok() ? cns::CreateResultOf(op, *ran) : absl::StatusOr<cns::CreateResult>(ran.status());
+  if (absl::IsAlreadyExists(created.status()) && !spec.volume_id.empty()) {
+    CCM_RETURN_IF_ERROR(AdoptCreated(plan, *loc.vc, spec.volume_id, resp));
+    SetSnapshotSource(plan.source_snapshot_id, resp);
+    return absl::OkStatus();
+  }
+  if (!created.ok()) return created.status();
   cloud_->datastores().NoteChange(ds->vcenter, ds->url, -MibToBytes(snapshot_mib));
   if (ModeOf(cloud_->topology()) == TopologyMode::kNone) accessible.clear();
-  CCM_ASSIGN_OR_RETURN(const std::string id, NewVolumeId(created.volume_id, loc.vc->label));
+  CCM_ASSIGN_OR_RETURN(const std::string id, NewVolumeId(created->volume_id, loc.vc->label));
   internal::FillVolume(id, snapshot_mib, accessible, resp);
   SetSnapshotSource(plan.source_snapshot_id, resp);
   LOG_INFO("created volume {} ({}) of {} MiB from snapshot {} on datastore {}", plan.name,

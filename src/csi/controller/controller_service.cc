@@ -96,7 +96,13 @@ absl::StatusOr<ControllerService::Located> ControllerService::Locate(const std::
   CCM_ASSIGN_OR_RETURN(const std::string volume_id, ResolveHandle(handle));
   CCM_ASSIGN_OR_RETURN(VolumeRef ref, ParseVolumeId(volume_id));
   CCM_ASSIGN_OR_RETURN(std::vector<std::string> ask, VCentersToAsk(ref, Labels()));
-  if (ask.size() == 1) return Located{Endpoint(ask.front()), ref.cns_id, {}};
+  if (ask.size() == 1) {
+    VCenterEndpoint* vc = Endpoint(ask.front());
+    if (IsInTreeVolumePath(handle)) {
+      CCM_ASSIGN_OR_RETURN(ref.cns_id, CheckInTree(handle, *vc, ref.cns_id));
+    }
+    return Located{vc, ref.cns_id, {}};
+  }
   // A bare ID with several vCenters: its CnsVolumeInfo names the vCenter; without one (a volume
   // made before the record existed) every vCenter is asked.
   if (VolumeInfos* infos = cloud_->volume_infos(); infos != nullptr) {
@@ -115,7 +121,14 @@ absl::StatusOr<ControllerService::Located> ControllerService::Locate(const std::
 
 absl::StatusOr<ControllerService::Located> ControllerService::FindVolume(
     const std::string& handle) {
-  CCM_ASSIGN_OR_RETURN(const std::string volume_id, ResolveHandle(handle));
+  std::string volume_id;
+  if (IsInTreeVolumePath(handle) && cloud_->registrar() != nullptr) {
+    // One vCenter: Locate checks the in-tree volume (registered again if CNS lost it).
+    CCM_ASSIGN_OR_RETURN(Located checked, Locate(handle));
+    volume_id = checked.cns_id;
+  } else {
+    CCM_ASSIGN_OR_RETURN(volume_id, ResolveHandle(handle));
+  }
   CCM_ASSIGN_OR_RETURN(VolumeRef ref, ParseVolumeId(volume_id));
   CCM_ASSIGN_OR_RETURN(std::vector<std::string> ask, VCentersToAsk(ref, Labels()));
   std::vector<VCenterAnswer> answers;
@@ -143,23 +156,43 @@ grpc::Status ControllerService::DeleteVolume(Ctx* ctx, const ::csi::v1::DeleteVo
   return Serve(ctx, [&] { return DoDelete(*req); });
 }
 
+namespace {
+constexpr absl::Duration kDeletedKept = absl::Minutes(10);
+}  // namespace
+
 absl::Status ControllerService::DoDelete(const ::csi::v1::DeleteVolumeRequest& req) {
   if (req.volume_id().empty()) return absl::InvalidArgumentError("volume_id is required");
   CCM_ASSIGN_OR_RETURN(VolumeLocks::Guard guard, locks_.TryLock(req.volume_id()));
-  if (IsInTreeVolumePath(req.volume_id())) {
+  {
     absl::MutexLock l(&names_mu_);
-    // Deleted by this controller, its object gone with it: a retried DeleteVolume succeeds.
+    // Deleted by this controller (an in-tree one's object gone with it): a DeleteVolume sent
+    // again (the provisioner does, once its PV update conflicted) succeeds at once.
     if (deleted_in_tree_.contains(req.volume_id())) return absl::OkStatus();
+    auto it = deleted_.find(req.volume_id());
+    if (it != deleted_.end() && absl::Now() - it->second < kDeletedKept) return absl::OkStatus();
   }
+  absl::Status done = DeleteLocated(req);
+  if (done.ok()) {
+    const absl::Time now = absl::Now();
+    absl::MutexLock l(&names_mu_);
+    std::erase_if(deleted_, [&](const auto& e) { return now - e.second >= kDeletedKept; });
+    deleted_[req.volume_id()] = now;
+  }
+  return done;
+}
+
+absl::Status ControllerService::DeleteLocated(const ::csi::v1::DeleteVolumeRequest& req) {
   absl::StatusOr<Located> loc = Locate(req.volume_id());
   if (absl::IsNotFound(loc.status())) return ForgetInTree(req.volume_id());
   if (!loc.ok()) return loc.status();
   if (!IsFileVolumeId(loc->cns_id)) {  // a file share has no snapshots
     CCM_RETURN_IF_ERROR(CheckNoSnapshots(*loc, req.volume_id(), "delete"));
   }
-  absl::Status s = RunTracked(absl::StrCat("delete-", req.volume_id()), *loc->vc,
-                              cns::DeleteOp(loc->cns_id, /*delete_disk=*/true))
-                       .status();
+  absl::Status s = RetryInTree(req.volume_id(), *loc, [&](const Located& l) {
+    return RunTracked(absl::StrCat("delete-", req.volume_id()), *l.vc,
+                      cns::DeleteOp(l.cns_id, /*delete_disk=*/true))
+        .status();
+  });
   if (absl::IsNotFound(s)) {  // gone: the spec's success
     ForgetVolumeInfo(loc->cns_id);
     return ForgetInTree(req.volume_id());

@@ -99,6 +99,25 @@ class ControllerService final : public ::csi::v1::Controller::Service {
     vsphere::cns::Volume volume;  // filled by FindVolume only
   };
   absl::Status ProtectInTree(const std::string& handle, const Located& loc);
+  // In-tree volumes whose CNS volume CNS lost (controller_migration.cc): CheckInTree asks CNS
+  // for the volume of a mapping once per process and registers a lost one again; RetryInTree
+  // runs `op`, and when CNS answers NotFound for an in-tree volume asked for earlier, asks again
+  // and runs it once more on the volume found (or answers NotFound naming the path).
+  absl::StatusOr<std::string> CheckInTree(const std::string& handle, VCenterEndpoint& vc,
+                                          const std::string& id);
+  absl::Status RetryInTree(const std::string& handle, Located& loc,
+                           const std::function<absl::Status(const Located&)>& op);
+  // Publish's attach of a located volume: the disk's UUID.
+  absl::StatusOr<std::string> AttachLocated(const ::csi::v1::ControllerPublishVolumeRequest& req,
+                                            const Located& loc);
+  // The UUID of the volume's disk when it is on the VM: the VM stream shows it there and no
+  // detach of ours since may be missing from the stream, or our own attach ended moments ago and
+  // the stream does not show it yet (a publish answered without a CNS call); else nullopt.
+  std::optional<std::string> AttachedInStream(const VCenterEndpoint& vc, const vsphere::VmFacts& vm,
+                                              const std::string& cns_id);
+  // An attach (with the disk's UUID) or a detach of ours ended: the stream may lag behind it.
+  void NoteChange(const VCenterEndpoint& vc, const vsphere::Moref& vm, const std::string& cns_id,
+                  bool attached, const std::string& disk_uuid);
   // CreateVolume in named steps (controller_create.cc).
   struct CreatePlan {
     std::string name;
@@ -129,6 +148,14 @@ class ControllerService final : public ::csi::v1::Controller::Service {
   // records say the name was created there: one vCenter down affects its own volumes only.
   absl::StatusOr<bool> FindExisting(CreatePlan& plan, ::csi::v1::CreateVolumeResponse* resp);
   // AlreadyExists naming what differs; `accessible`: the existing volume's datastore's segments.
+  // A volume CNS has under the plan's name: the answer if it is compatible (CheckExisting).
+  absl::Status Adopt(const CreatePlan& plan, const VCenterEndpoint& vc,
+                     const vsphere::cns::Volume& v, ::csi::v1::CreateVolumeResponse* resp);
+  // CNS transactions (controller_transaction.cc): the volume ID a create sends to `vc` ("" before
+  // vCenter 9.1 or for a name without a UUID), and the answer when CNS says it has that ID.
+  std::string TransactionIdFor(VCenterEndpoint& vc, const std::string& name);
+  absl::Status AdoptCreated(const CreatePlan& plan, VCenterEndpoint& vc, const std::string& cns_id,
+                            ::csi::v1::CreateVolumeResponse* resp);
   absl::Status CheckExisting(const CreatePlan& plan, const VCenterEndpoint& vc,
                              const vsphere::cns::Volume& v, const DatastoreCandidate* datastore,
                              const std::vector<Segments>& accessible) const;
@@ -161,6 +188,7 @@ class ControllerService final : public ::csi::v1::Controller::Service {
   static void SetSnapshotSource(const std::string& snapshot_id,
                                 ::csi::v1::CreateVolumeResponse* resp);
   absl::Status DoDelete(const ::csi::v1::DeleteVolumeRequest& req);
+  absl::Status DeleteLocated(const ::csi::v1::DeleteVolumeRequest& req);  // its lock held
   absl::Status DoPublish(const ::csi::v1::ControllerPublishVolumeRequest& req,
                          ::csi::v1::ControllerPublishVolumeResponse* resp);
   absl::Status DoUnpublish(const ::csi::v1::ControllerUnpublishVolumeRequest& req);
@@ -236,6 +264,13 @@ class ControllerService final : public ::csi::v1::Controller::Service {
   absl::StatusOr<Located> FindVolume(const std::string& volume_id);
   // The VM of a node ID in `vc`'s VM cache.
   absl::StatusOr<vsphere::Moref> FindNodeVm(VCenterEndpoint& vc, const std::string& node_id);
+  absl::StatusOr<vsphere::VmFacts> FindNodeVmFacts(VCenterEndpoint& vc, const std::string& node_id);
+  // FailedPrecondition when the volume is attached and its vCenter predates online expansion.
+  absl::Status CheckOnlineExtend(const Located& loc, const std::string& volume);
+  // RESOURCE_EXHAUSTED when the node VM holds as many of this driver's disks as its CSINode
+  // says it takes (max_volumes_per_node), unless `cns_id` is one of them already.
+  absl::Status CheckVolumeLimit(const std::string& node_id, const vsphere::VmFacts& vm,
+                                const std::string& cns_id) const;
   // The CNS container cluster this driver files volumes under.
   vsphere::cns::ContainerCluster Cluster(const VCenterEndpoint& vc) const;
   std::vector<std::string> ClusterIds() const;
@@ -253,6 +288,20 @@ class ControllerService final : public ::csi::v1::Controller::Service {
   std::deque<std::string> snapshot_names_ ABSL_GUARDED_BY(names_mu_);  // oldest first
   // VMDK paths this controller deleted (and their CnsVSphereVolumeMigration objects).
   std::set<std::string> deleted_in_tree_ ABSL_GUARDED_BY(names_mu_);
+  // CNS IDs of in-tree volumes CNS was found to know (CheckInTree), bounded.
+  std::set<std::string> verified_in_tree_ ABSL_GUARDED_BY(names_mu_);
+  // Our attaches and detaches the VM stream may not show yet, by "<vCenter>/<VM MOID>/<CNS ID>"
+  // (dropped once the stream shows them, or after a while): a publish is answered from the
+  // stream only when it cannot be behind one of them.
+  struct RecentChange {
+    bool attached = false;
+    std::string disk_uuid;  // attached: the disk's UUID
+    absl::Time at;
+  };
+  std::map<std::string, RecentChange> recent_ ABSL_GUARDED_BY(names_mu_);
+  // Volume IDs this controller deleted, with when (kept a few minutes): the provisioner's
+  // DeleteVolume sent again for one is success without a vCenter request.
+  std::map<std::string, absl::Time> deleted_ ABSL_GUARDED_BY(names_mu_);
 };
 
 }  // namespace ccm::csi

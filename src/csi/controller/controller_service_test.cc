@@ -317,9 +317,10 @@ TEST(ControllerServiceTest, Publish) {
   EXPECT_EQ(disk.size(), 32u);
   EXPECT_EQ(disk, absl::AsciiStrToLower(disk));
   EXPECT_EQ(c.cns.Get(vol)->attached_vm, c.node1_moid);
-  // Again to the same node (ResourceInUse from CNS, the disk found on the VM): the same answer.
+  // Again to the same node: the VM stream shows the disk there; the same answer, no CNS call.
   ASSERT_TRUE(Publish(rig, vol, c.node1_uuid, &again).ok());
   EXPECT_EQ(again.publish_context().at("diskUUID"), disk);
+  EXPECT_EQ(c.cns.Calls("CnsAttachVolume"), 1);
   // The node's name works too (the reference without use-csinode-id).
   EXPECT_TRUE(Publish(rig, vol, "node-1").ok());
   EXPECT_EQ(Publish(rig, vol, c.node2_uuid).error_code(), Code::FAILED_PRECONDITION);
@@ -336,6 +337,29 @@ TEST(ControllerServiceTest, Publish) {
   // The VMs cannot be read: Unavailable, never NotFound.
   c.vms.SetUnavailable(absl::UnavailableError("inventory cache not synced"));
   EXPECT_EQ(Publish(rig, vol, c.node2_uuid).error_code(), Code::UNAVAILABLE);
+}
+
+// A node VM that holds as many volumes as its CSINode's allocatable count: the next publish is
+// RESOURCE_EXHAUSTED (csi-sanity's attach-limit spec), nothing is attached; a volume already
+// there is published again; without a known limit nothing is refused.
+TEST(ControllerServiceTest, PublishBeyondTheNodesVolumeLimitIsResourceExhausted) {
+  Rig rig;
+  FakeControllerCloud& c = *rig.cloud;
+  c.node_vms.limits[c.node1_uuid] = 2;
+  std::vector<std::string> vols;
+  for (int i = 0; i < 3; ++i) {
+    vols.push_back(
+        c.cns.Add(absl::StrCat("pvc-", i), 1024, "datastore-1", FakeControllerCloud::kClusterId));
+  }
+  ASSERT_TRUE(Publish(rig, vols[0], c.node1_uuid).ok());
+  ASSERT_TRUE(Publish(rig, vols[1], c.node1_uuid).ok());
+  grpc::Status full = Publish(rig, vols[2], c.node1_uuid);
+  EXPECT_EQ(full.error_code(), Code::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(full.error_message(), HasSubstr("already has 2 volumes attached"));
+  EXPECT_THAT(full.error_message(), HasSubstr("allocatable count 2"));
+  EXPECT_TRUE(c.cns.Get(vols[2])->attached_vm.empty());
+  EXPECT_TRUE(Publish(rig, vols[1], c.node1_uuid).ok());  // a retried publish
+  EXPECT_TRUE(Publish(rig, vols[2], c.node2_uuid).ok());  // node-2 has no known limit
 }
 
 TEST(ControllerServiceTest, PublishFaultsTheSidecarsActOn) {
@@ -391,6 +415,39 @@ TEST(ControllerServiceTest, Unpublish) {
   EXPECT_EQ(Unpublish(rig, vol, c.node1_uuid).error_code(), Code::UNAVAILABLE);
 }
 
+// Our attach ended and the VM stream does not show the disk yet: a publish again (the attacher's
+// retry after a conflict) is answered from that attach, with the same disk UUID.
+TEST(ControllerServiceTest, PublishAgainBeforeTheStreamShowsOurAttachIsFromMemory) {
+  Rig rig;
+  FakeControllerCloud& c = *rig.cloud;
+  const std::string vol = c.cns.Add("pvc-1", 1024, "datastore-1", FakeControllerCloud::kClusterId);
+  c.vms.HoldStream();  // shows no disk on node-1
+  ::csi::v1::ControllerPublishVolumeResponse first, again;
+  ASSERT_TRUE(Publish(rig, vol, c.node1_uuid, &first).ok());
+  ASSERT_TRUE(Publish(rig, vol, c.node1_uuid, &again).ok());
+  EXPECT_EQ(c.cns.Calls("CnsAttachVolume"), 1);
+  EXPECT_EQ(again.publish_context().at("diskUUID"), first.publish_context().at("diskUUID"));
+}
+
+// After a detach of ours, a stream that still shows the disk on the VM is not believed: the next
+// publish there attaches it in CNS; once the stream shows it, a publish again is from memory.
+TEST(ControllerServiceTest, PublishAfterADetachTheStreamDoesNotShowYetAttachesInCns) {
+  Rig rig;
+  FakeControllerCloud& c = *rig.cloud;
+  const std::string vol = c.cns.Add("pvc-1", 1024, "datastore-1", FakeControllerCloud::kClusterId);
+  ASSERT_TRUE(Publish(rig, vol, c.node1_uuid).ok());
+  c.vms.HoldStream();  // still shows the disk on node-1
+  ASSERT_TRUE(Unpublish(rig, vol, c.node1_uuid).ok());
+  EXPECT_TRUE(c.cns.Get(vol)->attached_vm.empty());
+  ::csi::v1::ControllerPublishVolumeResponse again;
+  ASSERT_TRUE(Publish(rig, vol, c.node1_uuid, &again).ok());
+  EXPECT_EQ(c.cns.Calls("CnsAttachVolume"), 2);
+  EXPECT_EQ(c.cns.Get(vol)->attached_vm, c.node1_moid);
+  c.vms.ResumeStream();
+  ASSERT_TRUE(Publish(rig, vol, c.node1_uuid).ok());  // the stream shows it: from memory
+  EXPECT_EQ(c.cns.Calls("CnsAttachVolume"), 2);
+}
+
 grpc::Status Delete(Rig& rig, const std::string& volume) {
   ::csi::v1::DeleteVolumeRequest req;
   req.set_volume_id(volume);
@@ -412,6 +469,8 @@ TEST(ControllerServiceTest, Delete) {
   EXPECT_TRUE(Delete(rig, vol).ok());
   EXPECT_FALSE(c.cns.Get(vol).has_value());
   EXPECT_TRUE(Delete(rig, vol).ok());  // gone: the spec's success
+  // The refused one (attached) and the delete; the one sent again is answered from memory.
+  EXPECT_EQ(c.cns.Calls("CnsDeleteVolume"), 2);
   EXPECT_EQ(Delete(rig, "").error_code(), Code::INVALID_ARGUMENT);
   // An ID naming a vCenter that is not configured: never "deleted" (the disk would leak).
   EXPECT_EQ(Delete(rig, "5e0c3d7a-0000-4000-8000-000000000001@vc9").error_code(),
@@ -528,6 +587,34 @@ TEST(ControllerServiceTest, Expand) {
             Code::NOT_FOUND);
 }
 
+// Issue 54 item 2: a vCenter before 7.0U2 cannot grow an attached disk. The expansion is refused
+// before CNS is asked, naming the node and the version; detached, it goes through. From 7.0U2 on
+// an attached volume grows.
+TEST(ControllerServiceTest, OnlineExpansionNeedsVsphere702) {
+  Rig rig;
+  FakeControllerCloud& c = *rig.cloud;
+  c.cns.SetApiVersion("7.0.1.0");
+  const std::string vol = c.cns.Add("pvc-1", 1024, "datastore-1", FakeControllerCloud::kClusterId);
+  ASSERT_TRUE(Publish(rig, vol, c.node1_uuid).ok());
+  ::csi::v1::ControllerExpandVolumeResponse resp;
+  grpc::Status online = Expand(rig, vol, 2 * kGiB, 0, false, &resp);
+  EXPECT_EQ(online.error_code(), Code::FAILED_PRECONDITION);
+  EXPECT_THAT(online.error_message(), HasSubstr("attached to node " + c.node1_uuid));
+  EXPECT_THAT(online.error_message(), HasSubstr("API 7.0.1.0"));
+  EXPECT_EQ(c.cns.Calls("CnsExtendVolume"), 0);
+  ASSERT_TRUE(Unpublish(rig, vol, c.node1_uuid).ok());
+  ASSERT_TRUE(Expand(rig, vol, 2 * kGiB, 0, false, &resp).ok());
+  EXPECT_EQ(c.cns.Get(vol)->volume.capacity_mb, 2048);
+
+  c.cns.SetApiVersion("7.0.2.0");
+  ASSERT_TRUE(Publish(rig, vol, c.node1_uuid).ok());
+  ASSERT_TRUE(Expand(rig, vol, 3 * kGiB, 0, false, &resp).ok());
+  EXPECT_EQ(c.cns.Get(vol)->volume.capacity_mb, 3072);
+  // An unreadable version: not known to have it.
+  c.cns.SetApiVersion("x");
+  EXPECT_EQ(Expand(rig, vol, 4 * kGiB, 0, false, &resp).error_code(), Code::FAILED_PRECONDITION);
+}
+
 TEST(ControllerServiceTest, ListVolumesPagesOneSnapshotWithPublishedNodes) {
   Rig rig;
   FakeControllerCloud& c = *rig.cloud;
@@ -571,6 +658,32 @@ TEST(ControllerServiceTest, ListVolumesPagesOneSnapshotWithPublishedNodes) {
   c.driver_pvs.count = 100;
   ::csi::v1::ListVolumesRequest fresh;
   EXPECT_EQ(rig.service.ListVolumes(&ctx, &fresh, &resp).error_code(), Code::FAILED_PRECONDITION);
+}
+
+// Issue 54 item 1 (the reference's issue 2534): an in-tree volume under CSI migration is listed
+// by the VMDK path its CnsVSphereVolumeMigration names, with its published nodes, so the
+// external-attacher matches it with the VolumeAttachment it made from that path.
+TEST(ControllerServiceTest, ListVolumesNamesMigratedVolumesByTheirPath) {
+  Rig rig;
+  FakeControllerCloud& c = *rig.cloud;
+  const std::string migrated =
+      c.cns.Add("intree", 1024, "datastore-1", FakeControllerCloud::kClusterId);
+  const std::string plain =
+      c.cns.Add("pvc-1", 1024, "datastore-1", FakeControllerCloud::kClusterId);
+  const std::string path = "[datastore-1] kubevols/intree.vmdk";
+  c.volume_migrations.Add(path, migrated);
+  c.cns.AttachTo(migrated, c.node1_moid);
+  ::csi::v1::ListVolumesRequest req;
+  ::csi::v1::ListVolumesResponse resp;
+  grpc::ServerContext ctx;
+  ASSERT_TRUE(rig.service.ListVolumes(&ctx, &req, &resp).ok());
+  std::map<std::string, std::vector<std::string>> listed;
+  for (const auto& e : resp.entries()) {
+    listed[e.volume().volume_id()] = {e.status().published_node_ids().begin(),
+                                      e.status().published_node_ids().end()};
+  }
+  EXPECT_EQ(listed,
+            (std::map<std::string, std::vector<std::string>>{{path, {c.node1_uuid}}, {plain, {}}}));
 }
 
 TEST(ControllerServiceTest, CapacityAndValidation) {

@@ -62,6 +62,8 @@ absl::StatusOr<cns::VolumeOperationResult> ControllerService::RunTracked(const s
     Record(store, r);
     result = vc.cns->Wait(*task, op.what);
   }
+  // A task that named no result for its volume: what CNS has now decides it.
+  if (cns::IsNoVolumeResult(result.status())) result = vc.cns->Settle(op);
   vc.cns->Report(op, result.ok(), absl::Now() - start);
   if (result.ok()) {
     r.status = kTaskSuccess;

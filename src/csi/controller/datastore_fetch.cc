@@ -41,7 +41,7 @@ absl::StatusOr<DatastoreFetch> FetchDatastores(
       {"Datacenter", {"datastore"}, false},
       {"Datastore",
        {"name", "summary.url", "summary.type", "summary.freeSpace", "summary.accessible",
-        "summary.maintenanceMode", "host", "parent"},
+        "summary.maintenanceMode", "host", "parent", "customValue"},
        false},
       {"HostSystem", {"name"}, false},
   };
@@ -92,6 +92,9 @@ DatastoreFetch ParseDatastores(const std::vector<vsphere::ObjectContent>& object
     r.usable = oc.GetText("summary.accessible") != "false" &&
                (maintenance.empty() || maintenance == "normal");
     r.parent = oc.GetMoref("parent");
+    for (const pugi::xml_node& v : Children(oc.Get("customValue"), "CustomFieldValue")) {
+      r.suspended |= ChildText(v, "value") == kDatastoreSuspended;
+    }
     for (const pugi::xml_node& mount : Children(oc.Get("host"), "DatastoreHostMount")) {
       pugi::xml_node info = Child(mount, "mountInfo");
       if (!NotFalse(info, "mounted") || !NotFalse(info, "accessible")) continue;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "csi/core/placement.h"
 #include "vsphere/client.h"
 #include "vsphere/datacenter.h"
 #include "vsphere/moref.h"
@@ -25,8 +26,9 @@ struct DatastoreRecord {
   std::string url;   // summary.url
   std::string type;  // summary.type (VMFS, NFS, vsan, ...)
   int64_t free_bytes = 0;
-  bool usable = true;     // summary.accessible and not in maintenance mode
-  vsphere::Moref parent;  // a StoragePod when the datastore belongs to a datastore cluster
+  bool usable = true;      // summary.accessible and not in maintenance mode
+  vsphere::Moref parent;   // a StoragePod when the datastore belongs to a datastore cluster
+  bool suspended = false;  // a custom value kDatastoreSuspended (CNS manager's suspension)
   std::vector<vsphere::Moref> hosts;  // hosts that mount it, mounted and accessible
 };
 

@@ -35,9 +35,15 @@ constexpr char kAnswer[] = R"(<returnval xmlns:xsi="http://www.w3.org/2001/XMLSc
   <objects><obj type="Datastore">datastore-11</obj>
     <propSet><name>name</name><val xsi:type="xsd:string">down</val></propSet>
     <propSet><name>summary.url</name><val xsi:type="xsd:string">ds:///vmfs/volumes/b/</val></propSet>
-    <propSet><name>summary.accessible</name><val xsi:type="xsd:boolean">false</val></propSet></objects>
+    <propSet><name>summary.accessible</name><val xsi:type="xsd:boolean">false</val></propSet>
+    <propSet><name>customValue</name><val xsi:type="ArrayOfCustomFieldValue">
+      <CustomFieldValue xsi:type="CustomFieldStringValue"><key>101</key><value>cns.vmware.com/datastoreSuspended</value></CustomFieldValue>
+    </val></propSet></objects>
   <objects><obj type="Datastore">datastore-12</obj>
     <propSet><name>name</name><val xsi:type="xsd:string">maint</val></propSet>
+    <propSet><name>customValue</name><val xsi:type="ArrayOfCustomFieldValue">
+      <CustomFieldValue xsi:type="CustomFieldStringValue"><key>102</key><value>owner: storage team</value></CustomFieldValue>
+    </val></propSet>
     <propSet><name>summary.maintenanceMode</name><val xsi:type="xsd:string">inMaintenance</val></propSet></objects>
   <objects><obj type="HostSystem">host-1</obj>
     <propSet><name>name</name><val xsi:type="xsd:string">esx-1</val></propSet></objects>
@@ -70,6 +76,10 @@ TEST(ParseDatastoresTest, ReadsPlacementFactsAndMountedHosts) {
             (std::vector<vsphere::Moref>{{"HostSystem", "host-1"}, {"HostSystem", "host-3"}}));
   EXPECT_FALSE(records[1].usable);  // not accessible
   EXPECT_FALSE(records[2].usable);  // in maintenance
+  // CNS manager's suspension is a custom value; any other value is not one.
+  EXPECT_FALSE(a.suspended);
+  EXPECT_TRUE(records[1].suspended);
+  EXPECT_FALSE(records[2].suspended);
   // Every host, a host that mounts nothing (host-9) included: a zone's hosts are all of them.
   ASSERT_EQ(fetched.hosts.size(), 2u);
   EXPECT_EQ(fetched.hosts[1].moref, (vsphere::Moref{"HostSystem", "host-9"}));

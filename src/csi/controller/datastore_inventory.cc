@@ -50,9 +50,10 @@ void DatastoreInventory::Start() {
 vsphere::ChangeWatcherOptions DatastoreInventory::WatcherOptions(const std::string& vcenter) const {
   vsphere::ChangeWatcherOptions o;
   o.name = absl::StrCat("datastore mounts of vCenter ", vcenter);
-  o.watched = {
-      {"Datastore", {"host", "summary.accessible", "summary.maintenanceMode", "parent"}, false},
-      {"HostSystem", {"parent"}, false}};
+  o.watched = {{"Datastore",
+                {"host", "summary.accessible", "summary.maintenanceMode", "parent", "customValue"},
+                false},
+               {"HostSystem", {"parent"}, false}};
   o.max_wait_seconds = options_.watch_max_wait_seconds;  // its backoff runs on the real clock
   return o;
 }

@@ -17,6 +17,24 @@ std::string Describe(const vsphere::InventoryRef& r) {
   return absl::StrCat(r.ref.ToString(), " (", r.name, ")");
 }
 
+// One line per datastore whose CNS manager suspension began or ended since `before`.
+void LogSuspensions(const std::string& vcenter, const std::vector<DatastoreCandidate>& before,
+                    const std::vector<DatastoreCandidate>& after) {
+  std::set<std::string> was;
+  for (const DatastoreCandidate& c : before) {
+    if (c.suspended) was.insert(c.moref);
+  }
+  for (const DatastoreCandidate& c : after) {
+    if (c.suspended == was.contains(c.moref)) continue;
+    if (c.suspended) {
+      LOG_WARN("vCenter {}: datastore {} ({}) is left out of placement: {} is set on it", vcenter,
+               c.name, c.moref, kDatastoreSuspended);
+    } else {
+      LOG_INFO("vCenter {}: datastore {} ({}) takes new volumes again", vcenter, c.name, c.moref);
+    }
+  }
+}
+
 }  // namespace
 
 absl::Status DatastoreInventory::Refresh(size_t index, bool full) {
@@ -64,6 +82,7 @@ void DatastoreInventory::Commit(State& st, absl::StatusOr<Fetched> fetched, Cach
   st.last_error = absl::OkStatus();
   st.retry_at = absl::InfiniteFuture();
   st.retry_delay = options_.retry;
+  LogSuspensions(st.source.vcenter, st.candidates, fetched->candidates);
   st.candidates = std::move(fetched->candidates);
   st.hosts = std::move(fetched->hosts);
   st.caches = std::move(caches);
@@ -116,6 +135,7 @@ absl::StatusOr<DatastoreInventory::Fetched> DatastoreInventory::Fetch(
       c.datastore_cluster_moref = r.parent.value;
     }
     c.free_bytes = r.free_bytes;
+    c.suspended = r.suspended;
     for (const vsphere::Moref& h : r.hosts) c.hosts.push_back(h.value);
     std::sort(c.hosts.begin(), c.hosts.end());
     if (auto it = caches.preferred.find(r.moref); it != caches.preferred.end()) {

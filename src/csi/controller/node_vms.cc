@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "cloud/core/provider_id.h"
 #include "common/status_macros.h"
 #include "csi/core/constants.h"
@@ -24,15 +25,17 @@ void Trim(kube::Json& node) {
   node = std::move(out);
 }
 
-// A CSINode: its name and this driver's entry (name and nodeID) only.
+// A CSINode: its name and this driver's entry (name, nodeID and allocatable count) only.
 void TrimCsiNode(kube::Json& csinode) {
   kube::Json out = {{"metadata",
                      {{"name", csinode["metadata"].value("name", "")},
                       {"resourceVersion", csinode["metadata"].value("resourceVersion", "")}}}};
   for (const kube::Json& d : csinode.value("/spec/drivers"_json_pointer, kube::Json::array())) {
     if (d.value("name", "") != kDriverName) continue;
-    out["spec"]["drivers"] = kube::Json::array(
-        {{{"name", std::string(kDriverName)}, {"nodeID", d.value("nodeID", "")}}});
+    kube::Json ours = {{"name", std::string(kDriverName)}, {"nodeID", d.value("nodeID", "")}};
+    const kube::Json count = d.value("/allocatable/count"_json_pointer, kube::Json());
+    if (count.is_number_integer()) ours["allocatable"]["count"] = count;
+    out["spec"]["drivers"] = kube::Json::array({std::move(ours)});
   }
   csinode = std::move(out);
 }
@@ -130,6 +133,16 @@ std::map<std::string, std::string> NodeVms::Known() const {
     if (uuid.ok()) out.emplace(kube::Name(*n), *uuid);  // a CSINode's ID wins
   }
   return out;
+}
+
+std::optional<int64_t> NodeVms::VolumeLimit(const std::string& node_id) const {
+  for (const kube::ObjectPtr& c : csinodes_->List()) {
+    const kube::Json& ours = c->value("/spec/drivers/0"_json_pointer, kube::Json());  // Trim
+    if (!ours.is_object() || !absl::EqualsIgnoreCase(ours.value("nodeID", ""), node_id)) continue;
+    const kube::Json count = ours.value("/allocatable/count"_json_pointer, kube::Json());
+    if (count.is_number_integer()) return count.get<int64_t>();
+  }
+  return std::nullopt;
 }
 
 absl::StatusOr<std::vector<NodeVmRef>> NodeVms::List() const {

@@ -52,6 +52,7 @@ class NodeVms final : public NodeVmSource {
   // CSINode node IDs first, providerIDs second. Unavailable before both informers have synced.
   absl::StatusOr<std::vector<NodeVmRef>> List() const override;
   std::vector<std::string> unknown() const override;
+  std::optional<int64_t> VolumeLimit(const std::string& node_id) const override;
 
  private:
   // Node name -> VM UUID, CSINodes first.

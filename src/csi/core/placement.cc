@@ -206,6 +206,54 @@ std::vector<Segments> AccessibleSegments(const DatastoreCandidate& c,
   return HostIndex(hosts).FullyMounting(c);
 }
 
+namespace {
+
+// Datastores no volume may be created on, taken out of the pool; every error names them.
+struct LeftOut {
+  std::vector<std::string> unprivileged;  // "<datastore>: <why>"
+  std::vector<std::string> suspended;     // "<datastore>"
+  bool empty() const { return unprivileged.empty() && suspended.empty(); }
+  // `s` naming them (OK stays OK).
+  absl::Status Noted(absl::Status s) const {
+    if (s.ok() || empty()) return s;
+    std::string msg(s.message());
+    if (!suspended.empty())
+      absl::StrAppend(&msg, "; ", kSuspendedForNewVolumes, FirstReasons(suspended));
+    if (!unprivileged.empty())
+      absl::StrAppend(&msg, kSkippedForPrivileges, FirstReasons(unprivileged));
+    return absl::Status(s.code(), msg);
+  }
+};
+
+LeftOut LeaveOut(const std::vector<DatastoreCandidate>& candidates, std::vector<size_t>& pool) {
+  LeftOut left;
+  std::erase_if(pool, [&](size_t i) {
+    const DatastoreCandidate& c = candidates[i];
+    if (c.suspended) {
+      left.suspended.push_back(Describe(c));
+    } else if (!c.no_privilege.empty()) {
+      left.unprivileged.push_back(absl::StrCat(Describe(c), ": ", c.no_privilege));
+    } else {
+      return false;
+    }
+    return true;
+  });
+  return left;
+}
+
+// Every datastore of the pool was left out: FailedPrecondition naming them and why.
+absl::Status NoneLeft(const LeftOut& left, const std::string& url) {
+  const std::string what = url.empty() ? "datastore" : absl::StrCat("datastore of \"", url, "\"");
+  if (left.suspended.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        kNoPrivilegeOnAny, what, " (Datastore.FileManagement and System.Read are needed): ",
+        FirstReasons(left.unprivileged)));
+  }
+  return left.Noted(absl::FailedPreconditionError(absl::StrCat("no ", what, kNoneTakesNewVolumes)));
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<PlacementChoice>> ChooseDatastores(
     const std::vector<DatastoreCandidate>& candidates, const std::vector<HostRecord>& hosts,
     const PlacementRequest& request) {
@@ -221,27 +269,9 @@ absl::StatusOr<std::vector<PlacementChoice>> ChooseDatastores(
     if (!p.ok()) return p.status();
     pool = *std::move(p);
   }
-  // Datastores the user may not create volumes on are left out; every error names them.
-  std::vector<std::string> unprivileged;
-  std::erase_if(pool, [&](size_t i) {
-    if (candidates[i].no_privilege.empty()) return false;
-    unprivileged.push_back(absl::StrCat(Describe(candidates[i]), ": ", candidates[i].no_privilege));
-    return true;
-  });
-  auto noted = [&](absl::Status s) {
-    if (s.ok() || unprivileged.empty()) return s;
-    return absl::Status(
-        s.code(),
-        absl::StrCat(s.message(), "; skipped for privileges: ", FirstReasons(unprivileged)));
-  };
-  if (pool.empty() && !unprivileged.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the vCenter user may not create volumes on any ",
-        request.datastore_url.empty()
-            ? "datastore"
-            : absl::StrCat("datastore of \"", request.datastore_url, "\""),
-        " (Datastore.FileManagement and System.Read are needed): ", FirstReasons(unprivileged)));
-  }
+  const LeftOut left = LeaveOut(candidates, pool);
+  if (pool.empty() && !left.empty()) return NoneLeft(left, request.datastore_url);
+  auto noted = [&left](absl::Status s) { return left.Noted(std::move(s)); };
   const HostIndex index(hosts);
   if (!constrained && request.node_hosts.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -286,7 +316,7 @@ SegmentCapacity CapacityForSegment(const std::vector<DatastoreCandidate>& candid
   SegmentCapacity out;
   std::set<std::pair<std::string, std::string>> counted;  // (vcenter, url)
   for (const DatastoreCandidate& c : candidates) {
-    if (!c.no_privilege.empty()) continue;  // no volume can be made there
+    if (!c.no_privilege.empty() || c.suspended) continue;  // no volume can be made there
     if (!segment.empty()) {
       bool reachable = false;
       for (const Segments& s : index.FullyMounting(c)) reachable |= SegmentMatches(segment, s);

@@ -62,6 +62,9 @@ struct DatastoreCandidate {
   // k8s@vsphere.local lacks Datastore.FileManagement" (the reference's csi-auth-check). Such a
   // datastore is never chosen, and placement errors name it.
   std::string no_privilege;
+  // CNS manager suspended volume creation here (a custom value kDatastoreSuspended, as the
+  // reference checks it): never chosen, and placement errors name it.
+  bool suspended = false;
 };
 
 // An ESXi host of a configured vCenter.
@@ -96,6 +99,18 @@ struct PlacementRequest {
   const std::vector<bool>* compatible = nullptr;
   std::string policy_name;  // for messages
 };
+
+// Text of placement errors caused by the vCenter user's datastore privileges (diagnose tells
+// them from placement problems): every datastore refused, or some left out beside another cause.
+inline constexpr char kNoPrivilegeOnAny[] = "the vCenter user may not create volumes on any ";
+inline constexpr char kSkippedForPrivileges[] = "; skipped for privileges: ";
+// The custom value CNS manager gives a datastore it suspends volume creation on, and the text of
+// placement errors naming such datastores.
+inline constexpr char kDatastoreSuspended[] = "cns.vmware.com/datastoreSuspended";
+inline constexpr char kNoneTakesNewVolumes[] = " takes new volumes now";
+inline constexpr char kSuspendedForNewVolumes[] =
+    "suspended for new volumes (custom value cns.vmware.com/datastoreSuspended, as CNS manager "
+    "sets it): ";
 
 struct PlacementChoice {
   size_t candidate = 0;  // index into the candidates

@@ -148,6 +148,38 @@ TEST(PlacementTest, DatastoresWithoutPrivilegesAreSkippedAndNamed) {
             CapacityForSegment(Inventory(), Hosts(), kA).available_bytes - (80 + 20) * kGiB);
 }
 
+// Issue 54 item 6: a datastore CNS manager suspended (custom value
+// cns.vmware.com/datastoreSuspended) is never chosen, as the reference leaves it out, and errors
+// name it; named by datastoreurl it is FailedPrecondition (the reference: Internal).
+TEST(PlacementTest, SuspendedDatastoresAreLeftOutAndNamed) {
+  auto candidates = Inventory();
+  candidates[3].suspended = true;  // "shared"
+  const TopologyRequirement wffc_a = {{kA}, {kA}};
+  auto got = ChooseDatastores(candidates, Hosts(), {1024, "", &wffc_a, true});
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_THAT(Indexes(*got), ElementsAre(0, 6)) << "shared (80 GiB) is left out";
+
+  candidates[6].no_privilege = "user u lacks Datastore.FileManagement";
+  auto none = ChooseDatastores(candidates, Hosts(), {1024, "", nullptr, false, kNodesAB});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(none.status().message()),
+              AllOf(HasSubstr(std::string(kSuspendedForNewVolumes) + "datastore \"shared\""),
+                    HasSubstr("skipped for privileges: datastore \"pod-shared\"")));
+
+  auto named = ChooseDatastores(candidates, Hosts(),
+                                {1024, "ds:///vmfs/volumes/shared/", nullptr, false, kNodesAB});
+  ASSERT_FALSE(named.ok());
+  EXPECT_EQ(named.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(named.status().message()),
+              AllOf(HasSubstr("no datastore of \"ds:///vmfs/volumes/shared/\" takes new volumes"),
+                    HasSubstr("cns.vmware.com/datastoreSuspended"), HasSubstr("\"shared\"")));
+  EXPECT_THAT(std::string(named.status().message()), Not(HasSubstr(kNoPrivilegeOnAny)));
+
+  EXPECT_EQ(CapacityForSegment(candidates, Hosts(), kA).available_bytes,
+            CapacityForSegment(Inventory(), Hosts(), kA).available_bytes - (80 + 20) * kGiB);
+}
+
 TEST(PlacementTest, StoragePolicyNarrowsTheSharedDatastores) {
   const auto candidates = Inventory();
   std::vector<bool> compatible(candidates.size(), false);

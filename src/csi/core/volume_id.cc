@@ -78,4 +78,19 @@ absl::StatusOr<std::string> DecideVolumeVCenter(absl::string_view volume_id,
 
 bool IsFileVolumeId(absl::string_view cns_id) { return absl::StartsWith(cns_id, "file:"); }
 
+std::string TransactionVolumeId(absl::string_view volume_name) {
+  const size_t at = volume_name.find("pvc-");
+  if (at == absl::string_view::npos) return "";
+  const absl::string_view uid = volume_name.substr(at + 4);
+  // 8-4-4-4-12 hexadecimal digits, and nothing after them.
+  if (uid.size() != 36) return "";
+  for (size_t i = 0; i < uid.size(); ++i) {
+    const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? uid[i] != '-' : !absl::ascii_isxdigit(static_cast<unsigned char>(uid[i]))) {
+      return "";
+    }
+  }
+  return absl::AsciiStrToLower(uid);
+}
+
 }  // namespace ccm::csi

@@ -66,4 +66,10 @@ struct VCenterAnswer {
 absl::StatusOr<std::string> DecideVolumeVCenter(absl::string_view volume_id,
                                                 const std::vector<VCenterAnswer>& answers);
 
+// CNS transactions (vCenter 9.1): the volume ID a CreateVolume sends, taken from the CSI volume
+// name the external-provisioner gives ("pvc-<PVC UID>": the UID, lower case), as the reference's
+// ExtractVolumeIDFromPVName does. "" when the name carries no UUID (another prefix, csi-sanity's
+// names): the create then goes without one (the reference fails it).
+std::string TransactionVolumeId(absl::string_view volume_name);
+
 }  // namespace ccm::csi

@@ -152,5 +152,23 @@ TEST(VolumeIdTest, DecideVolumeVCenter) {
   }
 }
 
+TEST(TransactionVolumeIdTest, Table) {
+  struct Case {
+    const char* name;
+    const char* id;
+  } cases[] = {
+      {"pvc-7d2f6d43-5a0c-4f3e-9c55-0d3c2a9b1e11", "7d2f6d43-5a0c-4f3e-9c55-0d3c2a9b1e11"},
+      {"pvc-7D2F6D43-5A0C-4F3E-9C55-0D3C2A9B1E11", "7d2f6d43-5a0c-4f3e-9c55-0d3c2a9b1e11"},
+      {"k8s-pvc-7d2f6d43-5a0c-4f3e-9c55-0d3c2a9b1e11", "7d2f6d43-5a0c-4f3e-9c55-0d3c2a9b1e11"},
+      {"pvc-7d2f6d43", ""},                                // not a whole UUID
+      {"pvc-7d2f6d43-5a0c-4f3e-9c55-0d3c2a9b1e11-x", ""},  // something after it
+      {"pvc-7d2f6d435a0c-4f3e-9c55-0d3c2a9b1e11-", ""},    // dashes misplaced
+      {"pvc-7d2f6d43-5a0c-4f3e-9c55-0d3c2a9b1e1g", ""},    // not hexadecimal
+      {"sanity-create-volume-7d2f6d43", ""},               // csi-sanity's names
+      {"", ""},
+  };
+  for (const Case& c : cases) EXPECT_EQ(TransactionVolumeId(c.name), c.id) << c.name;
+}
+
 }  // namespace
 }  // namespace ccm::csi

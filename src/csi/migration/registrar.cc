@@ -65,6 +65,46 @@ absl::StatusOr<std::string> InTreeRegistrar::CreateInCns(const std::string& volu
   return last;
 }
 
+absl::StatusOr<std::string> InTreeRegistrar::Reregister(const std::string& volume_path,
+                                                        const std::string& stale_id,
+                                                        std::optional<kube::ObjectReference> pv,
+                                                        const std::string& storage_policy_name) {
+  if (!pv.has_value() && options_.pv_of) {
+    absl::StatusOr<kube::ObjectReference> found = options_.pv_of(volume_path);
+    if (found.ok()) pv = *found;
+  }
+  const std::string lost =
+      absl::StrCat("in-tree volume ", volume_path, ": CNS no longer knows its volume ", stale_id);
+  // Named as the first registration was: by the PV, else (an inline volume) by the file.
+  const std::string name =
+      pv.has_value() ? pv->name : volume_path.substr(volume_path.find_last_of("/] ") + 1);
+  absl::StatusOr<std::string> id = CreateInCns(volume_path, name, storage_policy_name);
+  if (absl::IsNotFound(id.status())) {
+    return absl::NotFoundError(
+        absl::StrCat(lost, " and the disk is gone too (", id.status().message(), ")"));
+  }
+  if (!id.ok()) return Annotate(id.status(), lost);
+  if (*id == stale_id) return id;  // CNS has it again under the same ID: the mapping holds
+  if (absl::Status s = migrations_.Save({volume_path, *id, false}); !s.ok()) {
+    return Annotate(s, absl::StrCat(lost, "; registered again as ", *id));
+  }
+  if (absl::Status s = migrations_.Forget(stale_id); !s.ok()) {
+    // The new mapping is saved and wins for the path; the stale object is only clutter.
+    LOG_WARN("{}: the stale CnsVSphereVolumeMigration {} stays: {}", lost, stale_id, s.message());
+  }
+  const std::string message =
+      absl::StrCat("CNS no longer knew volume ", stale_id, " of in-tree disk ", volume_path,
+                   "; the disk is registered again as CNS volume ", *id,
+                   " and its CnsVSphereVolumeMigration updated");
+  LOG_WARN("{}", message);
+  if (options_.events != nullptr) {
+    kube::ObjectReference object = pv.value_or(kube::ObjectReference{
+        "CnsVSphereVolumeMigration", "", *id, "", "cns.vmware.com/v1alpha1", "", ""});
+    options_.events->Warning(object, "VolumeReregistered", message);
+  }
+  return id;
+}
+
 absl::Status InTreeRegistrar::Unregister(const std::string& volume_path) {
   absl::StatusOr<std::string> id = migrations_.VolumeIdOf(volume_path);
   if (absl::IsNotFound(id.status())) return absl::OkStatus();

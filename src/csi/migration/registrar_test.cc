@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "testing/fake_controller.h"
+#include "testing/memory_event_sink.h"
 
 namespace ccm::csi::registrar_test {
 namespace {
@@ -98,6 +99,82 @@ TEST(InTreeRegistrarTest, UnregisterKeepsTheDisk) {
   EXPECT_EQ(rig.cns.Calls("CnsDeleteVolume"), 1);
   // The disk is still there: registering again works.
   EXPECT_TRUE(rig.registrar.Register(kPath, "pv-1").ok());
+}
+
+// Issue 54 item 9: CNS lost the volume of a mapping (reset, unregistered by an admin).
+TEST(InTreeRegistrarTest, ReregistersADiskCnsNoLongerKnows) {
+  Rig rig;
+  kube::MemoryEventSink sink;
+  kube::EventRecorder events(sink);
+  InTreeRegistrarOptions o = rig.Options();
+  o.events = &events;
+  int lookups = 0;
+  o.pv_of = [&](const std::string& path) -> absl::StatusOr<kube::ObjectReference> {
+    ++lookups;
+    return kube::ObjectReference{"PersistentVolume", "", "pv-found", "uid-1", "v1", "", ""};
+  };
+  InTreeRegistrar registrar(rig.cns, rig.migrations, o);
+  rig.cns.AddDisk(
+      "https://vc.example.com/folder/kubevols/pvc-1.vmdk?dcPath=%2Fdc0&dsName=datastore1", kPath,
+      1024, "datastore-1");
+  const std::string stale = registrar.Register(kPath, "pv-1").value();
+  ASSERT_TRUE(rig.cns.Delete(stale));  // CNS forgets it; the disk stays
+
+  const kube::ObjectReference pv{"PersistentVolume", "", "pv-1", "uid-pv-1", "v1", "", ""};
+  absl::StatusOr<std::string> id = registrar.Reregister(kPath, stale, pv, "gold");
+  ASSERT_TRUE(id.ok()) << id.status();
+  EXPECT_NE(*id, stale);
+  EXPECT_EQ(rig.cns.Get(*id)->volume.name, "pv-1");
+  EXPECT_EQ(rig.cns.Get(*id)->volume.storage_policy_id, "policy-gold");
+  EXPECT_EQ(rig.migrations.by_path.at(kPath).volume_id, *id);
+  EXPECT_EQ(rig.migrations.forgotten, std::vector<std::string>{stale});
+  EXPECT_EQ(lookups, 0);  // the caller named the PV
+  ASSERT_TRUE(events.Flush(absl::Seconds(30)));
+  std::vector<kube::Event> sent = sink.Events();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].involved_object.name, "pv-1");
+  EXPECT_EQ(sent[0].involved_object.uid, "uid-pv-1");
+  EXPECT_EQ(sent[0].reason, "VolumeReregistered");
+  EXPECT_THAT(sent[0].message, HasSubstr(stale));
+  EXPECT_THAT(sent[0].message, HasSubstr(*id));
+
+  // Without the PV: it is looked up, and names the volume.
+  ASSERT_TRUE(rig.cns.Delete(*id));
+  absl::StatusOr<std::string> again = registrar.Reregister(kPath, *id);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(lookups, 1);
+  EXPECT_EQ(rig.cns.Get(*again)->volume.name, "pv-found");
+}
+
+TEST(InTreeRegistrarTest, ReregisterOfAGoneDiskKeepsTheMapping) {
+  Rig rig;
+  rig.migrations.Add(kPath, "stale-id");
+  absl::StatusOr<std::string> gone = rig.registrar.Reregister(kPath, "stale-id");
+  EXPECT_TRUE(absl::IsNotFound(gone.status())) << gone.status();
+  EXPECT_THAT(gone.status().message(), HasSubstr(kPath));
+  EXPECT_THAT(gone.status().message(), HasSubstr("stale-id"));
+  EXPECT_THAT(gone.status().message(), HasSubstr("gone too"));
+  EXPECT_EQ(rig.migrations.by_path.at(kPath).volume_id, "stale-id");
+  EXPECT_TRUE(rig.migrations.forgotten.empty());
+
+  rig.cns.AddDisk(
+      "https://vc.example.com/folder/kubevols/pvc-1.vmdk?dcPath=%2Fdc0&dsName=datastore1", kPath,
+      1024, "datastore-1");
+  rig.cns.Fail("CnsCreateVolume", absl::UnavailableError("vCenter down"), true);
+  absl::StatusOr<std::string> down = rig.registrar.Reregister(kPath, "stale-id");
+  EXPECT_TRUE(absl::IsUnavailable(down.status())) << down.status();
+  EXPECT_THAT(down.status().message(), HasSubstr("no longer knows"));
+  EXPECT_EQ(rig.migrations.by_path.at(kPath).volume_id, "stale-id");
+
+  rig.migrations.fail_save = absl::UnavailableError("API down");
+  absl::StatusOr<std::string> unsaved = rig.registrar.Reregister(kPath, "stale-id");
+  EXPECT_THAT(unsaved.status().message(), HasSubstr("API down"));
+  EXPECT_EQ(rig.migrations.by_path.at(kPath).volume_id, "stale-id");  // kept: a retry mends it
+  rig.migrations.fail_save = absl::OkStatus();
+  absl::StatusOr<std::string> mended = rig.registrar.Reregister(kPath, "stale-id");
+  ASSERT_TRUE(mended.ok()) << mended.status();  // CNS has it already: the same volume
+  EXPECT_EQ(rig.cns.All().size(), 1u);
+  EXPECT_EQ(rig.migrations.by_path.at(kPath).volume_id, *mended);
 }
 
 }  // namespace

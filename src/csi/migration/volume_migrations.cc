@@ -1,7 +1,10 @@
 #include "csi/migration/volume_migrations.h"
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "csi/migration/intree.h"
 #include "kube/errors.h"
 #include "kube/objects.h"
 
@@ -33,6 +36,29 @@ absl::StatusOr<std::string> VolumeMigrations::VolumeIdOf(const std::string& volu
   absl::StatusOr<InTreeVolume> v = Find(volume_path);
   if (!v.ok()) return v.status();
   return v->volume_id;
+}
+
+absl::StatusOr<kube::ObjectReference> FindInTreePv(kube::Client& client,
+                                                   const std::string& volume_path) {
+  std::optional<kube::ObjectReference> found;
+  kube::ListOptions o;
+  o.limit = 500;
+  absl::StatusOr<kube::ListResult> listed =
+      client.ListAll(kube::PersistentVolumes(), "", o, [&](kube::Json& pv) {
+        if (!found.has_value() && InTreeVolumePath(pv) == volume_path) {
+          const kube::Json& m = pv["metadata"];
+          found = kube::ObjectReference{
+              "PersistentVolume", "", m.value("name", ""), m.value("uid", ""), "v1", "", ""};
+        }
+        pv = kube::Json();  // nothing kept
+      });
+  if (!listed.ok()) {
+    return Annotate(listed.status(), absl::StrCat("find the PersistentVolume of ", volume_path));
+  }
+  if (!found.has_value()) {
+    return absl::NotFoundError(absl::StrCat("no PersistentVolume names ", volume_path));
+  }
+  return *found;
 }
 
 const kube::Resource& VolumeMigrationResource() {
@@ -71,12 +97,24 @@ void KubeVolumeMigrations::Apply(const kube::Json* old_obj, const kube::Json* ob
   }
 }
 
+namespace {
+absl::Status NotListedYet() {
+  return absl::UnavailableError(
+      "the CnsVSphereVolumeMigration objects (in-tree volumes registered with CNS) are not "
+      "listed yet");
+}
+}  // namespace
+
+absl::StatusOr<std::map<std::string, std::string>> KubeVolumeMigrations::PathsByVolumeId() const {
+  if (!informer_->HasSynced()) return NotListedYet();
+  std::map<std::string, std::string> out;
+  absl::MutexLock l(&mu_);
+  for (const auto& [path, v] : by_path_) out[v.volume_id] = path;
+  return out;
+}
+
 absl::StatusOr<InTreeVolume> KubeVolumeMigrations::Find(const std::string& volume_path) const {
-  if (!informer_->HasSynced()) {
-    return absl::UnavailableError(
-        "the CnsVSphereVolumeMigration objects (in-tree volumes registered with CNS) are not "
-        "listed yet");
-  }
+  if (!informer_->HasSynced()) return NotListedYet();
   absl::MutexLock l(&mu_);
   auto it = by_path_.find(volume_path);
   if (it == by_path_.end()) {

@@ -16,6 +16,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "kube/event_sink.h"
 #include "kube/informer.h"
 
 namespace ccm::csi {
@@ -39,10 +40,18 @@ class VolumeMigrations {
   virtual absl::Status MarkProtected(const std::string& volume_id) = 0;
   // Deletes the object of a volume (absent: OK).
   virtual absl::Status Forget(const std::string& volume_id) = 0;
+  // Every registration as CNS volume ID -> VMDK path (ListVolumes names migrated volumes by
+  // their path, the handle Kubernetes knows them by); Unavailable before the objects are known.
+  virtual absl::StatusOr<std::map<std::string, std::string>> PathsByVolumeId() const = 0;
 
   // Find(...).volume_id.
   absl::StatusOr<std::string> VolumeIdOf(const std::string& volume_path) const;
 };
+
+// The in-tree PersistentVolume (spec.vsphereVolume) of a VMDK path, read with one paged LIST of
+// the PVs (a rare call: an Event about the volume); NotFound when none names it.
+absl::StatusOr<kube::ObjectReference> FindInTreePv(kube::Client& client,
+                                                   const std::string& volume_path);
 
 // cnsvspherevolumemigrations.cns.vmware.com/v1alpha1, cluster-scoped (the reference's CRD).
 const kube::Resource& VolumeMigrationResource();
@@ -58,6 +67,7 @@ class KubeVolumeMigrations final : public VolumeMigrations {
   absl::Status Save(const InTreeVolume& volume) override;
   absl::Status MarkProtected(const std::string& volume_id) override;
   absl::Status Forget(const std::string& volume_id) override;
+  absl::StatusOr<std::map<std::string, std::string>> PathsByVolumeId() const override;
 
  private:
   void Apply(const kube::Json* old_obj, const kube::Json* obj);

@@ -42,6 +42,17 @@ absl::StatusOr<std::string> NodeService::CanonicalPath(absl::string_view path,
   return mounter_->Resolve(std::string(path));
 }
 
+absl::StatusOr<std::string> NodeService::VolumePath(absl::string_view path) {
+  if (absl::Status s = Require(path, "volume_path"); !s.ok()) return s;
+  // The kubelet names a volume by its absolute path: a relative one names nothing here (the
+  // spec's NOT_FOUND for NodeGetVolumeStats and NodeExpandVolume, as csi-sanity checks).
+  if (path.front() != '/') {
+    return absl::NotFoundError(
+        absl::StrCat("volume_path ", path, " does not exist (not an absolute path)"));
+  }
+  return mounter_->Resolve(std::string(path));
+}
+
 grpc::Status NodeService::NodeStageVolume(grpc::ServerContext*,
                                           const ::csi::v1::NodeStageVolumeRequest* req,
                                           ::csi::v1::NodeStageVolumeResponse*) {

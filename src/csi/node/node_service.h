@@ -89,6 +89,9 @@ class NodeService final : public ::csi::v1::Node::Service {
                       const std::function<absl::Status()>& op);
   // The canonical form of a required absolute path (Mounter::Resolve).
   absl::StatusOr<std::string> CanonicalPath(absl::string_view path, absl::string_view field);
+  // NodeGetVolumeStats' and NodeExpandVolume's volume_path, canonical; a relative path is
+  // NotFound (it names no volume), an empty one InvalidArgument.
+  absl::StatusOr<std::string> VolumePath(absl::string_view path);
 
   absl::Status Stage(const ::csi::v1::NodeStageVolumeRequest& req);
   absl::Status Unstage(const ::csi::v1::NodeUnstageVolumeRequest& req);

@@ -506,6 +506,12 @@ TEST(NodeServiceTest, StatsReportUsageOrTheVolumeCondition) {
     World w;  // a missing path: NotFound, as the spec's table says
     Stats(w, "/var/lib/kubelet/gone", &s);
     EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
+    // A relative path names no volume either (csi-sanity sends "some/path"); none at all is
+    // a malformed request.
+    Stats(w, "some/path", &s);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
+    Stats(w, "", &s);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   }
   {
     World w;  // not mounted any more: abnormal, no usage
@@ -676,6 +682,12 @@ TEST(NodeServiceTest, ExpandGrowsTheMountedFilesystem) {
     World w;  // the guest still sees the old size after the rescan: Internal
     w.Staged();
     EXPECT_EQ(Expand(w, kStaging, 20 * kGiB, &resp).error_code(), grpc::StatusCode::INTERNAL);
+  }
+  {
+    World w;  // a path that names no volume: NotFound, relative or missing
+    EXPECT_EQ(Expand(w, "some/path", kGiB, &resp).error_code(), grpc::StatusCode::NOT_FOUND);
+    EXPECT_EQ(Expand(w, "/var/lib/kubelet/gone", kGiB, &resp).error_code(),
+              grpc::StatusCode::NOT_FOUND);
   }
   {
     World w;  // the kernel refuses for want of a capability: FailedPrecondition kept

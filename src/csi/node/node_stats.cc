@@ -34,7 +34,7 @@ absl::Status NodeService::CheckMountDevice(const MountInfo& m) {
 absl::Status NodeService::Stats(const ::csi::v1::NodeGetVolumeStatsRequest& req,
                                 ::csi::v1::NodeGetVolumeStatsResponse* resp) {
   if (absl::Status s = Require(req.volume_id(), "volume_id"); !s.ok()) return s;
-  absl::StatusOr<std::string> path = CanonicalPath(req.volume_path(), "volume_path");
+  absl::StatusOr<std::string> path = VolumePath(req.volume_path());
   if (!path.ok()) return path.status();
   absl::StatusOr<PathStat> st = mounter_->Stat(*path);
   if (!st.ok()) return AsInternal(st.status(), *path);
@@ -91,7 +91,7 @@ absl::Status NodeService::Stats(const ::csi::v1::NodeGetVolumeStatsRequest& req,
 absl::Status NodeService::Expand(const ::csi::v1::NodeExpandVolumeRequest& req,
                                  ::csi::v1::NodeExpandVolumeResponse* resp) {
   const std::string& volume = req.volume_id();
-  absl::StatusOr<std::string> path = CanonicalPath(req.volume_path(), "volume_path");
+  absl::StatusOr<std::string> path = VolumePath(req.volume_path());
   if (!path.ok()) return path.status();
   const int64_t required = req.capacity_range().required_bytes();
   if (required < 0 || req.capacity_range().limit_bytes() < 0) {

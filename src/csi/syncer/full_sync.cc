@@ -16,10 +16,16 @@ namespace ccm::csi::syncer {
 absl::Status MetadataSyncer::FullSync(bool write_in_batches) {
   std::map<std::string, Listed> in_cns;
   CCM_RETURN_IF_ERROR(ListOurVolumes(in_cns));
+  {
+    absl::MutexLock l(&mu_);
+    ++confirm_epoch_;
+  }
   std::set<std::string> named;
+  std::map<std::string, std::string> located;
   std::map<const CnsTarget*, std::vector<Pending>> to_write;
-  const int queued = CheckPvs(in_cns, write_in_batches, named, to_write);
+  const int queued = CheckPvs(in_cns, write_in_batches, named, located, to_write);
   const std::vector<std::string> cleanup = NoteOrphans(in_cns, named);
+  KeepVolumeInfos(located, named);
   const int annotated = MapBackingObjects(in_cns);
   if (annotated > 0) {
     LOG_INFO("{} PVC(s) annotated {} by this full sync", annotated, kBackingObjectAnnotation);
@@ -33,6 +39,8 @@ absl::Status MetadataSyncer::FullSync(bool write_in_batches) {
       WriteBatch(*t, std::vector<Pending>(pending.begin() + i, pending.begin() + end));
     }
   }
+  absl::MutexLock l(&mu_);  // counted once all of it is done: the stats say a sync ended
+  ++full_syncs_;
   return absl::OkStatus();
 }
 
@@ -76,6 +84,7 @@ absl::Status MetadataSyncer::ListOurVolumes(std::map<std::string, Listed>& in_cn
 // Returns how many were queued or put there.
 int MetadataSyncer::CheckPvs(const std::map<std::string, Listed>& in_cns, bool write_in_batches,
                              std::set<std::string>& named,
+                             std::map<std::string, std::string>& located,
                              std::map<const CnsTarget*, std::vector<Pending>>& to_write) {
   int queued = 0;
   for (const std::string& key : pvs_.Keys()) {
@@ -95,11 +104,12 @@ int MetadataSyncer::CheckPvs(const std::map<std::string, Listed>& in_cns, bool w
       pv_by_path_[handle] = kube::Name(*pv);
     }
     auto it = in_cns.find(cns_id);
+    if (it != in_cns.end() && handle == cns_id) located[cns_id] = it->second.target->vcenter;
     if (it != in_cns.end()) {
       const Desired want = DesiredForPv(*pv);
       const uint64_t digest = EntitiesDigest(want.entities);
       if (it->second.own_digest == digest && it->second.our_cluster) {
-        Confirm(cns_id, want, digest);
+        Confirm(cns_id, want, digest, ConfirmEpoch());
         continue;
       }
     }
@@ -197,7 +207,6 @@ std::vector<std::string> MetadataSyncer::NoteOrphans(const std::map<std::string,
   for (auto it = reported_orphans_.begin(); it != reported_orphans_.end();) {
     it = in_cns.count(*it) && !named.count(*it) ? std::next(it) : reported_orphans_.erase(it);
   }
-  ++full_syncs_;
   SetGauges();
   return cleanup;
 }
@@ -224,7 +233,7 @@ void MetadataSyncer::WriteBatch(const CnsTarget& t, const std::vector<Pending>& 
     }
     std::optional<vsphere::cns::MetadataUpdate> u = UpdateFor(t, *it->second, want);
     if (!u) {
-      Confirm(p.cns_id, want, EntitiesDigest(want.entities));
+      Confirm(p.cns_id, want, EntitiesDigest(want.entities), ConfirmEpoch());
       continue;
     }
     updates.push_back(*std::move(u));
@@ -240,7 +249,7 @@ void MetadataSyncer::WriteBatch(const CnsTarget& t, const std::vector<Pending>& 
   for (size_t i = 0; i < written.size(); ++i) {
     const auto& [p, want] = written[i];
     if (done.ok() && (*done)[i].ok()) {
-      Confirm(p->cns_id, want, EntitiesDigest(want.entities));
+      Confirm(p->cns_id, want, EntitiesDigest(want.entities), ConfirmEpoch());
     } else {
       queue_.Add(p->handle);
     }

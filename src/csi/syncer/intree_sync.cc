@@ -66,6 +66,7 @@ absl::Status MetadataSyncer::SyncInTree(const std::string& volume_path) {
     if (inline_volume) return RegisterInline(volume_path);
     return registrar_->Unregister(volume_path);  // its PV is gone (the disk is kept)
   }
+  if (PvReleasing(*pv)) return absl::OkStatus();  // being deleted: nothing to register
   absl::StatusOr<std::string> id =
       registrar_->Register(volume_path, pv_name, InTreeStoragePolicyName(*pv));
   if (!id.ok()) {
@@ -75,7 +76,41 @@ absl::Status MetadataSyncer::SyncInTree(const std::string& volume_path) {
     absl::MutexLock l(&mu_);
     if (pv_by_cns_id_.insert_or_assign(*id, pv_name).second) ++in_tree_registered_;
   }
-  return SyncVolume(*id);
+  CCM_RETURN_IF_ERROR(SyncVolume(*id));
+  return ReregisterInTree(volume_path, *id, *pv);
+}
+
+absl::Status MetadataSyncer::ReregisterInTree(const std::string& volume_path, const std::string& id,
+                                              const Json& pv) {
+  {
+    absl::MutexLock l(&mu_);
+    if (!pvs_without_volume_.contains(id)) return absl::OkStatus();  // CNS knows it
+  }
+  const std::string pv_name = kube::Name(pv);
+  const kube::ObjectReference ref{"PersistentVolume", "", pv_name, kube::Uid(pv), "v1", "", ""};
+  absl::StatusOr<std::string> again =
+      registrar_->Reregister(volume_path, id, ref, InTreeStoragePolicyName(pv));
+  if (absl::IsNotFound(again.status())) {
+    // Nothing to register: said once; every full sync looks again.
+    absl::MutexLock l(&mu_);
+    if (in_tree_disks_gone_.insert(id).second) {
+      LOG_WARN("PersistentVolume {}: {}", pv_name, again.status().message());
+    }
+    return absl::OkStatus();
+  }
+  if (!again.ok()) return Annotate(again.status(), absl::StrCat("PersistentVolume ", pv_name));
+  {
+    absl::MutexLock l(&mu_);
+    pvs_without_volume_.erase(id);
+    in_tree_disks_gone_.erase(id);
+    if (*again != id) {  // the same ID: CNS lists the volume again; nothing was registered anew
+      pv_by_cns_id_.erase(id);
+      ++in_tree_reregistered_;
+    }
+    pv_by_cns_id_[*again] = pv_name;
+    SetGauges();
+  }
+  return SyncVolume(*again);
 }
 
 // An inline volume: registered under the disk's file name, while any Pod uses it, and kept

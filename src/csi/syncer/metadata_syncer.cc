@@ -24,6 +24,12 @@ kube::WorkQueueOptions QueueOptions(MetadataSyncerOptions& o, Clock& clock) {
 
 }  // namespace
 
+bool PvReleasing(const nlohmann::json& pv) {
+  const std::string phase = pv.value("/status/phase"_json_pointer, std::string());
+  return phase == "Released" || phase == "Failed" ||
+         pv.contains("/metadata/deletionTimestamp"_json_pointer);
+}
+
 std::string CnsIdOf(const std::string& handle) {
   absl::StatusOr<VolumeRef> ref = ParseVolumeId(handle);
   return ref.ok() ? ref->cns_id : "";
@@ -45,6 +51,7 @@ MetadataSyncer::MetadataSyncer(kube::Informer& pvs, kube::Informer& pvcs, kube::
       registrar_(options.migrations ? options.registrar : nullptr),
       map_backing_objects_(options.map_backing_objects),
       pvc_writer_(options.pvc_writer),
+      volume_infos_(options.volume_infos),
       clock_(options.clock ? *options.clock : Clock::Real()),
       own_registry_(options.registry ? nullptr : std::make_unique<metrics::Registry>()),
       registry_(options.registry ? *options.registry : *own_registry_),
@@ -232,6 +239,7 @@ MetadataSyncer::Desired MetadataSyncer::DesiredForPv(const Json& pv) const {
     }
   }
   d.entities = DesiredEntities(pv, pvc.get(), pods, cluster_id_);
+  d.releasing = PvReleasing(pv);
   return d;
 }
 
@@ -290,6 +298,7 @@ absl::Status MetadataSyncer::Register(const std::string& handle, const Desired& 
       LOG_INFO(
           "PersistentVolume {}: registered disk {} of vCenter {} with CNS (static provisioning)",
           want.pv_name, ref->cns_id, t.vcenter);
+      RecordVolumeInfo(handle, t.vcenter);
       absl::MutexLock l(&mu_);
       if (pvs_without_volume_.erase(handle) > 0) SetGauges();
       ++registered_;
@@ -319,8 +328,10 @@ absl::Status MetadataSyncer::SyncVolume(const std::string& handle) {
   if (cns_id.empty()) return absl::OkStatus();  // nothing CNS could know; logged nowhere twice
   const Desired want = DesiredFor(cns_id);
   const uint64_t digest = EntitiesDigest(want.entities);
+  uint64_t epoch = 0;
   {
     absl::MutexLock l(&mu_);
+    epoch = confirm_epoch_;
     auto it = confirmed_.find(cns_id);
     if (want.has_pv && it != confirmed_.end() && it->second == digest) {
       ++unchanged_skips_;
@@ -329,23 +340,27 @@ absl::Status MetadataSyncer::SyncVolume(const std::string& handle) {
     confirmed_.erase(cns_id);  // set again below once CNS says it
   }
   absl::StatusOr<Found> found = Lookup(handle);
-  if (absl::IsNotFound(found.status()) && want.has_pv) {
+  // A PV being deleted loses its volume first: nothing to register (a registration would race
+  // the deletion and bring the disk back into CNS), nothing to report.
+  const bool missing = want.has_pv && !want.releasing;
+  if (absl::IsNotFound(found.status()) && missing) {
     absl::Status registered = Register(handle, want);
     if (registered.ok()) return absl::OkStatus();
     if (!absl::IsNotFound(registered)) return registered;
   }
   if (absl::IsNotFound(found.status())) {
     absl::MutexLock l(&mu_);
-    if (want.has_pv && pvs_without_volume_.insert(handle).second) {
+    if (missing && pvs_without_volume_.insert(handle).second) {
       LOG_WARN(
           "PersistentVolume of volume {}: CNS does not know the volume; its metadata cannot "
           "be registered (looked at again by every full sync)",
           handle);
     }
-    if (!want.has_pv) pvs_without_volume_.erase(handle);
+    if (!missing) pvs_without_volume_.erase(handle);
     SetGauges();
-    return absl::OkStatus();
   }
+  if (!want.has_pv) ForgetVolumeInfo(handle);
+  if (absl::IsNotFound(found.status())) return absl::OkStatus();
   if (!found.ok()) return found.status();
   {
     absl::MutexLock l(&mu_);
@@ -359,7 +374,7 @@ absl::Status MetadataSyncer::SyncVolume(const std::string& handle) {
   std::optional<vsphere::cns::MetadataUpdate> update =
       UpdateFor(*found->target, found->volume, want.has_pv ? want : labelled);
   if (!update) {
-    Confirm(cns_id, want, digest);
+    Confirm(cns_id, want, digest, epoch);
     return absl::OkStatus();
   }
   absl::Status s = found->target->cns->UpdateVolumeMetadata(update->volume_id, update->metadata);
@@ -368,7 +383,7 @@ absl::Status MetadataSyncer::SyncVolume(const std::string& handle) {
   if (!s.ok()) return s;
   VLOG(2, "CNS metadata of volume {}: {} entities written", handle,
        update->metadata.entity_metadata.size());
-  Confirm(cns_id, want, digest);
+  Confirm(cns_id, want, digest, epoch);
   absl::MutexLock l(&mu_);
   ++metadata_updates_;
   return absl::OkStatus();
@@ -390,9 +405,15 @@ std::optional<vsphere::cns::MetadataUpdate> MetadataSyncer::UpdateFor(
   return u;
 }
 
-void MetadataSyncer::Confirm(const std::string& cns_id, const Desired& want, uint64_t digest) {
+void MetadataSyncer::Confirm(const std::string& cns_id, const Desired& want, uint64_t digest,
+                             uint64_t epoch) {
   absl::MutexLock l(&mu_);
-  if (want.has_pv) confirmed_[cns_id] = digest;
+  if (want.has_pv && epoch == confirm_epoch_) confirmed_[cns_id] = digest;
+}
+
+uint64_t MetadataSyncer::ConfirmEpoch() const {
+  absl::MutexLock l(&mu_);
+  return confirm_epoch_;
 }
 
 // ---- Full sync ----
@@ -426,7 +447,10 @@ SyncerStats MetadataSyncer::stats() const {
   s.metadata_updates = metadata_updates_;
   s.registered = registered_;
   s.in_tree_registered = in_tree_registered_;
+  s.in_tree_reregistered = in_tree_reregistered_;
   s.unchanged_skips = unchanged_skips_;
+  s.volume_infos_created = volume_infos_created_;
+  s.volume_infos_removed = volume_infos_removed_;
   for (const auto& [vc, ids] : orphans_) s.orphans.insert(ids.begin(), ids.end());
   s.pvs_without_volume = pvs_without_volume_;
   return s;

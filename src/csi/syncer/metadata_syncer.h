@@ -59,6 +59,7 @@
 #include "common/metrics.h"
 #include "csi/migration/registrar.h"
 #include "csi/syncer/entities.h"
+#include "csi/syncer/volume_info_upkeep.h"
 #include "kube/controller_runner.h"
 #include "kube/informer.h"
 #include "kube/rate_limiter.h"
@@ -70,6 +71,8 @@ namespace ccm::csi::syncer {
 // One vCenter's CNS.
 // The CNS id of a volume handle ("" when it does not parse).
 std::string CnsIdOf(const std::string& handle);
+// Whether a PV is Released, Failed or being deleted (its volume going or gone).
+bool PvReleasing(const nlohmann::json& pv);
 
 struct CnsTarget {
   std::string vcenter;  // the config's label; qualified volume IDs name it
@@ -95,18 +98,24 @@ struct MetadataSyncerOptions {
   // the client that annotates PVCs with it.
   std::function<bool()> map_backing_objects;
   kube::Client* pvc_writer = nullptr;
+  // Several vCenters: the CnsVolumeInfo records each full sync keeps (volume_info_upkeep.h) and
+  // a PV's deletion removes; null: none kept.
+  VolumeInfoStore* volume_infos = nullptr;
 };
 
 // Counters for tests and logs (the metrics carry the same).
 struct SyncerStats {
   int64_t full_syncs = 0;
   int64_t full_sync_failures = 0;
-  int64_t metadata_updates = 0;    // CnsUpdateVolumeMetadata calls that succeeded
-  int64_t registered = 0;          // static PVs' disks registered with CNS
-  int64_t in_tree_registered = 0;  // in-tree volumes registered (or found registered)
+  int64_t metadata_updates = 0;      // CnsUpdateVolumeMetadata calls that succeeded
+  int64_t registered = 0;            // static PVs' disks registered with CNS
+  int64_t in_tree_registered = 0;    // in-tree volumes registered (or found registered)
+  int64_t in_tree_reregistered = 0;  // in-tree disks registered again: CNS had lost their volume
   int64_t unchanged_skips = 0;    // volumes synced with no CNS call: CNS known to hold the entities
   std::set<std::string> orphans;  // CNS volume ids without a PV (confirmed)
   std::set<std::string> pvs_without_volume;  // volume handles CNS does not know
+  int64_t volume_infos_created = 0;          // CnsVolumeInfo records made by full syncs
+  int64_t volume_infos_removed = 0;          // and deleted (PV gone, wrong vCenter)
 };
 
 class MetadataSyncer {
@@ -158,6 +167,9 @@ class MetadataSyncer {
   static constexpr size_t kMetadataBatch = 100;
   struct Desired {
     bool has_pv = false;  // a PV of ours names the volume
+    // Its PV is Released, Failed or being deleted: the volume is going (the provisioner's
+    // DeleteVolume); a volume CNS does not know is then neither registered nor reported.
+    bool releasing = false;
     std::string pv_name;
     std::vector<cns::EntityMetadata> entities;
   };
@@ -172,15 +184,21 @@ class MetadataSyncer {
   std::string HandleOf(const Json& pv) const;
   std::string CnsIdOfPv(const Json& pv) const;
   absl::Status SyncInTree(const std::string& volume_path);
+  // After SyncInTree's sync of `id`: CNS did not know the volume and could not take its disk
+  // back by ID, so the VMDK is registered again by its path (registrar.h), and synced.
+  absl::Status ReregisterInTree(const std::string& volume_path, const std::string& id,
+                                const Json& pv);
   absl::Status RegisterInline(const std::string& volume_path);
   // Keeps which Pods use which inline in-tree volumes; the paths a new or changed Pod uses.
   std::vector<std::string> NoteInlineVolumes(const Json* old_pod, const Json* new_pod)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The inline in-tree volumes seen since the start, each with whether a Pod uses it now.
   std::vector<std::pair<std::string, bool>> InlinePaths() const ABSL_LOCKS_EXCLUDED(mu_);
-  // Remembers that CNS holds `want`'s entities for `cns_id` (when it has a PV).
-  void Confirm(const std::string& cns_id, const Desired& want, uint64_t digest)
+  // Remembers that CNS holds `want`'s entities for `cns_id` (when it has a PV), unless a full
+  // sync began comparing since `epoch` (confirm_epoch_ when the CNS answer was asked for).
+  void Confirm(const std::string& cns_id, const Desired& want, uint64_t digest, uint64_t epoch)
       ABSL_LOCKS_EXCLUDED(mu_);
+  uint64_t ConfirmEpoch() const ABSL_LOCKS_EXCLUDED(mu_);
 
   void OnPv(const Json* old_pv, const Json* new_pv);
   void OnPvc(const Json& pvc);
@@ -194,9 +212,16 @@ class MetadataSyncer {
   absl::Mutex pass_mu_ ABSL_ACQUIRED_BEFORE(mu_);  // one full sync at a time
   // The full sync's steps (full_sync.cc).
   absl::Status ListOurVolumes(std::map<std::string, Listed>& in_cns);
+  // `located`: bare volume handle of a PV -> the vCenter whose CNS lists it.
   int CheckPvs(const std::map<std::string, Listed>& in_cns, bool write_in_batches,
-               std::set<std::string>& named,
+               std::set<std::string>& named, std::map<std::string, std::string>& located,
                std::map<const CnsTarget*, std::vector<Pending>>& to_write);
+  // The CnsVolumeInfo records after a full sync's listing (when volume_infos is set).
+  void KeepVolumeInfos(const std::map<std::string, std::string>& located,
+                       const std::set<std::string>& named);
+  // A PV of a bare volume handle gone, or a static one registered: its record follows.
+  void ForgetVolumeInfo(const std::string& handle);
+  void RecordVolumeInfo(const std::string& handle, const std::string& vcenter);
   std::vector<std::string> NoteOrphans(const std::map<std::string, Listed>& in_cns,
                                        const std::set<std::string>& named);
   void WriteBatch(const CnsTarget& t, const std::vector<Pending>& batch);
@@ -228,6 +253,7 @@ class MetadataSyncer {
   InTreeRegistrar* const registrar_;
   const std::function<bool()> map_backing_objects_;
   kube::Client* const pvc_writer_;
+  VolumeInfoStore* const volume_infos_;
   Clock& clock_;
   std::unique_ptr<metrics::Registry> own_registry_;
   metrics::Registry& registry_;
@@ -255,16 +281,26 @@ class MetadataSyncer {
   std::map<std::string, std::set<std::string>> orphans_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> reported_orphans_ ABSL_GUARDED_BY(mu_);  // logged once each
   std::set<std::string> pvs_without_volume_ ABSL_GUARDED_BY(mu_);
+  // In-tree volumes whose CNS volume and disk are both gone (logged once each).
+  std::set<std::string> in_tree_disks_gone_ ABSL_GUARDED_BY(mu_);
   // Per CNS id: EntitiesDigest of the entities CNS was last seen (full sync) or made (update) to
   // hold. A volume whose desired entities have that digest costs no CNS query; a full sync that
   // finds CNS differing forgets it.
   absl::flat_hash_map<std::string, uint64_t> confirmed_ ABSL_GUARDED_BY(mu_);
+  // Bumped by each full sync once it has listed CNS, before it forgets what CNS differs in: a
+  // worker's confirmation from an answer asked for before then may be older than the listing
+  // (a volume CNS lost meanwhile would stay confirmed and never be looked at again).
+  uint64_t confirm_epoch_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t full_syncs_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t full_sync_failures_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t metadata_updates_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t registered_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t in_tree_registered_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t in_tree_reregistered_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t unchanged_skips_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t volume_infos_created_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t volume_infos_removed_ ABSL_GUARDED_BY(mu_) = 0;
+  std::set<std::string> volume_infos_unnamed_ ABSL_GUARDED_BY(mu_);  // records without a PV
 };
 
 }  // namespace ccm::csi::syncer

@@ -22,12 +22,13 @@ Json Keep(Json& from, std::initializer_list<const char*> paths) {
 
 void TrimPvForSyncer(Json& pv) {
   if (!pv.is_object()) return;
-  pv = Keep(pv, {"/metadata/name", "/metadata/uid", "/metadata/resourceVersion", "/metadata/labels",
-                 "/metadata/annotations/pv.kubernetes.io~1provisioned-by",
-                 "/metadata/annotations/pv.kubernetes.io~1migrated-to", "/spec/csi/driver",
-                 "/spec/csi/volumeHandle", "/spec/vsphereVolume/volumePath",
-                 "/spec/vsphereVolume/storagePolicyName", "/spec/claimRef/namespace",
-                 "/spec/claimRef/name", "/status/phase"});
+  pv = Keep(
+      pv, {"/metadata/name", "/metadata/uid", "/metadata/resourceVersion", "/metadata/labels",
+           "/metadata/deletionTimestamp", "/metadata/annotations/pv.kubernetes.io~1provisioned-by",
+           "/metadata/annotations/pv.kubernetes.io~1migrated-to", "/spec/csi/driver",
+           "/spec/csi/volumeHandle", "/spec/vsphereVolume/volumePath",
+           "/spec/vsphereVolume/storagePolicyName", "/spec/claimRef/namespace",
+           "/spec/claimRef/name", "/status/phase"});
 }
 
 void TrimPvcForSyncer(Json& pvc) {

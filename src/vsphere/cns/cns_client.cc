@@ -35,6 +35,12 @@ absl::StatusOr<bool> CnsClient::SnapshotsSupported() {
   return HasSnapshotApi(sc->api_version);
 }
 
+absl::StatusOr<std::string> CnsClient::ApiVersion() {
+  absl::StatusOr<ServiceContent> sc = vim_.GetServiceContent();
+  if (!sc.ok()) return Transport(sc.status(), "vCenter API version");
+  return sc->api_version;
+}
+
 absl::Status CnsClient::SnapshotCallError(const absl::Status& s, absl::string_view method,
                                           absl::string_view what) {
   if (!IsUnknownMethodFault(s)) return Transport(s, what);
@@ -72,7 +78,8 @@ absl::StatusOr<std::vector<VolumeOperationResult>> CnsClient::WaitAll(const More
 
 absl::StatusOr<VolumeOperationResult> CnsClient::Wait(const Moref& task, absl::string_view what) {
   CCM_ASSIGN_OR_RETURN(std::vector<VolumeOperationResult> results, WaitAll(task, what));
-  VolumeOperationResult& v = results.front();  // ParseBatchResult: never empty
+  if (results.empty()) return NoVolumeResult(what, task.value);
+  VolumeOperationResult& v = results.front();
   if (!v.fault_name.empty()) return Annotate(ResultFaultStatus(v), what);
   return std::move(v);
 }

@@ -27,6 +27,7 @@ class CnsClient final : public VolumeManager {
   explicit CnsClient(Client& vim, CnsClientOptions options = {});
 
   absl::StatusOr<bool> SnapshotsSupported() override;
+  absl::StatusOr<std::string> ApiVersion() override;
   absl::StatusOr<QueryResult> QueryVolume(const QueryFilter& filter) override;
   absl::StatusOr<SnapshotQueryResult> QuerySnapshots(const SnapshotQueryFilter& filter) override;
   absl::StatusOr<Moref> Start(const Operation& op) override;

@@ -52,6 +52,7 @@ struct TaskWaiterStats {
   uint64_t adds = 0;    // ModifyListView calls
   uint64_t waits = 0;   // WaitForUpdatesEx calls after the set-up
   uint64_t stream_errors = 0;
+  uint64_t waiting = 0;  // Wait calls now in progress
 };
 
 class TaskWaiter {

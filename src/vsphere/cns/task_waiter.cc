@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -67,7 +68,9 @@ TaskWaiter::~TaskWaiter() {
 
 TaskWaiterStats TaskWaiter::stats() const {
   absl::MutexLock l(&mu_);
-  return stats_;
+  TaskWaiterStats s = stats_;
+  s.waiting = waiters_.size();
+  return s;
 }
 
 absl::StatusOr<TaskInfo> TaskWaiter::Wait(const Moref& task) {
@@ -159,28 +162,55 @@ absl::Status TaskWaiter::Step(Waiter& w, int& rejoins) {
   return absl::OkStatus();
 }
 
-// Puts the waiter's task in the current stream's view (setting the stream up first if needed).
+// Puts the waiter's task in the current stream's view (setting the stream up first if needed),
+// with the tasks of every other waiter not in it yet: one ModifyListView for all of them (many
+// tasks started at once cost one call, not one each).
 absl::Status TaskWaiter::Join(Waiter& w) {
   absl::MutexLock s(&setup_mu_);
   if (stream_.id == 0 || stream_.session != vim_.session_generation()) {
     CCM_RETURN_IF_ERROR(SetUpLocked());
   }
+  std::set<Waiter*> joining;
+  std::vector<Moref> tasks;
+  {
+    absl::MutexLock l(&mu_);
+    if (w.setup == stream_.id || w.result) return absl::OkStatus();  // joined by another's call
+    for (const auto& [id, other] : waiters_) {  // by task: a task's waiters are adjacent
+      if (other->setup == stream_.id || other->result) continue;
+      joining.insert(other);
+      if (tasks.empty() || !(tasks.back() == other->task)) tasks.push_back(other->task);
+    }
+  }
   std::vector<Moref> removed;
   removed.swap(finished_);
   absl::StatusOr<SoapResponse> r = vim_.Call(
-      "ModifyListView", absl::StrCat(MorefXml("_this", stream_.view), MorefsXml("add", {w.task}),
+      "ModifyListView", absl::StrCat(MorefXml("_this", stream_.view), MorefsXml("add", tasks),
                                      MorefsXml("remove", removed)));
   absl::MutexLock l(&mu_);
   ++stats_.adds;
+  std::vector<Waiter*> present;  // a waiter may have ended meanwhile (its deadline)
+  for (const auto& [id, other] : waiters_) {
+    if (joining.contains(other)) present.push_back(other);
+  }
   if (!r.ok()) {
     std::optional<Moref> missing = MissingObjectOf(r.status());
-    if (missing && *missing == w.task) return TaskVanishedError(w.task);
-    return Annotate(r.status(), absl::StrCat("waiting for task ", w.task.value));
+    if (!missing) return Annotate(r.status(), absl::StrCat("waiting for task ", w.task.value));
+    for (Waiter* o : present) {  // the others join again with the next call
+      if (o->task == *missing) o->result = TaskVanishedError(o->task);
+    }
+    return absl::OkStatus();
   }
-  for (const pugi::xml_node& n : Children(r->body, "returnval")) {  // unresolved objects
-    if (ParseMoref(n) == w.task) return TaskVanishedError(w.task);
+  std::set<std::string> unresolved;
+  for (const pugi::xml_node& n : Children(r->body, "returnval")) {
+    unresolved.insert(ParseMoref(n).value);
   }
-  w.setup = stream_.id;
+  for (Waiter* o : present) {
+    if (unresolved.contains(o->task.value)) {
+      o->result = TaskVanishedError(o->task);
+    } else {
+      o->setup = stream_.id;
+    }
+  }
   return absl::OkStatus();
 }
 

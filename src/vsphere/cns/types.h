@@ -95,6 +95,9 @@ struct CreateSpec {
   // snapshot's datastore, of the snapshot's size.
   std::string source_volume_id;
   std::string source_snapshot_id;
+  // CNS transactions (vCenter 9.1 and later): the new volume's ID, chosen by the caller, so a
+  // create sent again is the same volume (CnsVolumeAlreadyExistsFault). Empty: CNS chooses.
+  std::string volume_id;
 };
 
 struct CreateResult {

@@ -113,15 +113,29 @@ absl::StatusOr<DiskBacking> DiskBackingOf(const Operation& op, const VolumeOpera
   return r.backing;
 }
 
-bool HasSnapshotApi(absl::string_view api_version) {
+namespace {
+// Whether `api_version` is at least major.minor.patch (an unreadable one: no).
+bool ApiVersionAtLeast(absl::string_view api_version, const int (&since)[3]) {
   std::vector<absl::string_view> parts = absl::StrSplit(api_version, '.');
-  constexpr int kSince[] = {7, 0, 3};
   for (size_t i = 0; i < 3; ++i) {
     int got = 0;
     if (i < parts.size() && !absl::SimpleAtoi(parts[i], &got)) return false;
-    if (got != kSince[i]) return got > kSince[i];
+    if (got != since[i]) return got > since[i];
   }
   return true;
+}
+}  // namespace
+
+bool HasSnapshotApi(absl::string_view api_version) {
+  return ApiVersionAtLeast(api_version, {7, 0, 3});
+}
+
+bool HasOnlineExtend(absl::string_view api_version) {
+  return ApiVersionAtLeast(api_version, {7, 0, 2});
+}
+
+bool HasTransactions(absl::string_view api_version) {
+  return ApiVersionAtLeast(api_version, {9, 1, 0});
 }
 
 absl::string_view CnsOpType(absl::string_view method) {
@@ -148,6 +162,7 @@ absl::StatusOr<VolumeOperationResult> VolumeManager::Run(const Operation& op) {
   absl::StatusOr<VolumeOperationResult> r;
   if (absl::StatusOr<Moref> task = Start(op); task.ok()) {
     r = Wait(*task, op.what);
+    if (IsNoVolumeResult(r.status())) r = Settle(op);
   } else {
     r = task.status();
   }
@@ -206,7 +221,10 @@ absl::StatusOr<std::vector<absl::Status>> VolumeManager::UpdateVolumesMetadata(
     });
     const std::string what = absl::StrCat("CNS update metadata of volume ", u.volume_id);
     if (it == results->end()) {
-      out.push_back(absl::InternalError(absl::StrCat(what, ": the task has no result for it")));
+      // No result named for it: decided from the volume as CNS has it now.
+      Operation one = UpdateMetadataOp(u.volume_id, u.metadata);
+      one.what = what;
+      out.push_back(Settle(one).status());
     } else if (!it->fault_name.empty()) {
       out.push_back(Annotate(FaultStatus(it->fault_name, it->fault_message), what));
     } else {

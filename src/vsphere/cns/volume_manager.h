@@ -66,6 +66,11 @@ absl::StatusOr<DiskBacking> DiskBackingOf(const Operation& op, const VolumeOpera
 // has already ("" when the status carries none).
 std::string RegisteredVolumeId(const absl::Status& s);
 
+// A task that succeeded with no result for its volume (no volumeResults): what Wait answers then;
+// Settle decides such a task from what CNS says of the volume now (settle.cc).
+absl::Status NoVolumeResult(absl::string_view what, absl::string_view task);
+bool IsNoVolumeResult(const absl::Status& s);
+
 // The reference's optype of a CNS method ("CnsCreateVolume" -> "create-volume"; "" if none).
 absl::string_view CnsOpType(absl::string_view method);
 
@@ -78,6 +83,12 @@ using CnsOperationObserver =
 // Whether a vCenter of `api_version` (about.apiVersion, "7.0.3.0") has CNS's snapshot API
 // (CnsCreateSnapshots, CnsDeleteSnapshots, CnsQuerySnapshots): vSphere 7.0U3 and later.
 bool HasSnapshotApi(absl::string_view api_version);
+// Whether it extends a volume attached to a VM (online expansion): vSphere 7.0U2 and later, the
+// reference's IsOnlineExtendVolumeSupported.
+bool HasOnlineExtend(absl::string_view api_version);
+// Whether its CNS takes the new volume's ID in CnsVolumeCreateSpec (CNS transactions, the
+// reference's csi-transaction-support): vSphere 9.1 and later.
+bool HasTransactions(absl::string_view api_version);
 
 class VolumeManager {
  public:
@@ -87,6 +98,8 @@ class VolumeManager {
   // for good once a snapshot call was refused as a method the server does not know (a snapshot
   // call then answers Unimplemented). An error when vCenter could not be asked.
   virtual absl::StatusOr<bool> SnapshotsSupported() { return true; }
+  // about.apiVersion of this vCenter ("7.0.3.0"); an error when it could not be asked.
+  virtual absl::StatusOr<std::string> ApiVersion() { return std::string("7.0.3.0"); }
 
   // CnsQueryVolume: one page; pass result.cursor.offset as the next filter's cursor offset while
   // it is below cursor.total_records.
@@ -117,7 +130,15 @@ class VolumeManager {
   virtual absl::Status KeepAfterVmDeletion(const std::string& volume_id,
                                            const Moref& datastore) = 0;
 
-  // Each change as one call: Start, Wait, Report.
+  // The outcome of `op` whose task named no result for its volume, from one look at the volume:
+  // a deletion of a volume CNS does not have, a detach of a disk no longer on the VM, an attach
+  // whose disk is there (its UUID), an extension to at least the size, a metadata update whose
+  // entities show, a creation whose name CNS knows (its ID) are done; one not done is
+  // Unavailable (to be tried again); an extension or update of a volume CNS does not have is
+  // NotFound.
+  absl::StatusOr<VolumeOperationResult> Settle(const Operation& op);
+
+  // Each change as one call: Start, Wait, Report (Settle when the task names no result).
   // CnsCreateVolume of one block volume; CNS places it on one of spec.datastores.
   absl::StatusOr<CreateResult> CreateVolume(const CreateSpec& spec);
   // delete_disk=false only forgets the volume in CNS (the FCD stays).

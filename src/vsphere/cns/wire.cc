@@ -147,6 +147,8 @@ std::string CreateVolumeArgs(const std::vector<CreateSpec>& specs) {
                       VolumeIdXml("volumeId", s.source_volume_id),
                       VolumeIdXml("snapshotId", s.source_snapshot_id), "</volumeSource>");
     }
+    // Added in 9.1 after the others; never sent to an older vCenter (it refuses the element).
+    if (!s.volume_id.empty()) absl::StrAppend(&out, VolumeIdXml("volumeId", s.volume_id));
     absl::StrAppend(&out, "</createSpecs>");
   }
   return out;
@@ -404,10 +406,7 @@ absl::StatusOr<std::vector<VolumeOperationResult>> ParseBatchResult(const pugi::
     }
     out.push_back(std::move(v));
   }
-  if (out.empty()) {
-    return absl::InternalError("malformed CNS task result: no volumeResults");
-  }
-  return out;
+  return out;  // possibly empty: the caller decides from the volume (VolumeManager::Settle)
 }
 
 namespace {
@@ -433,6 +432,8 @@ absl::Status FaultStatus(absl::string_view fault_name, absl::string_view message
       fault_name == "CnsVolumeNotFoundFault" || fault_name == "CnsSnapshotNotFoundFault" ||
       fault_name == "FileNotFound") {
     code = absl::StatusCode::kNotFound;
+  } else if (fault_name == "CnsVolumeAlreadyExistsFault") {
+    code = absl::StatusCode::kAlreadyExists;  // a transaction's volume ID CNS has (9.1)
   } else if (fault_name == "ResourceInUse" || fault_name == "InvalidPowerState") {
     code = absl::StatusCode::kFailedPrecondition;
   } else if (fault_name == "TooManyDevices" || fault_name == "TooManyDisksOnLegacyHost" ||

@@ -85,8 +85,8 @@ struct TaskInfo {
 absl::StatusOr<TaskInfo> ParseTaskInfo(std::shared_ptr<const pugi::xml_document> doc,
                                        const pugi::xml_node& info);
 
-// The volumeResults of a CnsVolumeOperationBatchResult; no entry is an error (CNS answers one
-// per volume asked about).
+// The volumeResults of a CnsVolumeOperationBatchResult. vCenter answers one per volume asked
+// about; another CNS implementation may answer none (an empty list, not an error).
 absl::StatusOr<std::vector<VolumeOperationResult>> ParseBatchResult(const pugi::xml_node& result);
 
 // The status for a CNS fault (see the table at the top).
