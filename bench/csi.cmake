@@ -25,6 +25,7 @@ if(TARGET vsphere-csi-driver AND TARGET ccm_csi_syncer AND TARGET ccm_vcsim_test
     ${PROJECT_SOURCE_DIR}/test/integration/child_process.cc)
   target_include_directories(csi_scale_bench PRIVATE ${PROJECT_SOURCE_DIR}/test)
   target_link_libraries(csi_scale_bench PRIVATE ccm_csi_syncer ccm_vcsim_testing ccm_kube_emulator
+    ccm_kube_control_api
     ccm_csi_test_support ccm_test_support ccm_csi_proto yaml-cpp PkgConfig::HTTPLIB)
   target_compile_definitions(csi_scale_bench PRIVATE
     CCM_SOURCE_DIR="${PROJECT_SOURCE_DIR}" CSI_DRIVER_BINARY="$<TARGET_FILE:vsphere-csi-driver>")
@@ -39,4 +40,14 @@ if(TARGET ccm_csi_datastores AND TARGET ccm_csi_syncer AND TARGET ccm_vcsim_test
   target_link_libraries(csi_node_topology_bench PRIVATE ccm_csi_datastores ccm_csi_syncer
     ccm_vcsim_testing ccm_kube_emulator ccm_test_support)
   add_dependencies(csi_node_topology_bench vcsim)
+endif()
+
+# CSI at scale with the real sidecars and kube-controller-manager (issue 55): needs the peers
+# (../shared/peers) at run time, says so and exits 0 without them.
+if(TARGET ccm_peers_csi_testing)
+  add_executable(csi_peers_scale_bench csi_peers_scale_bench.cc)
+  target_link_libraries(csi_peers_scale_bench PRIVATE ccm_peers_csi_testing)
+  target_compile_definitions(csi_peers_scale_bench PRIVATE
+    CCM_SOURCE_DIR="${PROJECT_SOURCE_DIR}" CCM_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  add_dependencies(csi_peers_scale_bench vsphere-csi-driver vcsim)
 endif()

@@ -85,6 +85,16 @@ void FakeCns::AttachTo(const std::string& volume_id, const std::string& vm_moid)
   s.disk_uuid = absl::StrCat("6000C29", volume_id.substr(volume_id.size() - 12), "0000000000000");
 }
 
+void FakeCns::HideName(const std::string& volume_id) {
+  absl::MutexLock l(&mu_);
+  unnamed_.insert(volume_id);
+}
+
+bool FakeCns::Delete(const std::string& volume_id) {
+  absl::MutexLock l(&mu_);
+  return volumes_.erase(volume_id) > 0;
+}
+
 void FakeCns::AddDisk(const std::string& url_path, const std::string& file_path,
                       int64_t capacity_mb, const std::string& datastore) {
   absl::MutexLock l(&mu_);
@@ -168,6 +178,7 @@ absl::StatusOr<cns::QueryResult> FakeCns::QueryVolume(const cns::QueryFilter& fi
   }
   std::vector<cns::Volume> all;
   for (const auto& [id, s] : volumes_) {
+    if (!filter.names.empty() && unnamed_.contains(id)) continue;  // not listed by name yet
     if (Matches(filter.volume_ids, id) && Matches(filter.names, s.volume.name) &&
         InClusters(filter.container_cluster_ids, s.volume.metadata)) {
       all.push_back(s.volume);
@@ -192,6 +203,16 @@ void FakeCns::SetSnapshotApi(bool on) {
 absl::StatusOr<bool> FakeCns::SnapshotsSupported() {
   absl::MutexLock l(&mu_);
   return snapshot_api_;
+}
+
+void FakeCns::SetApiVersion(const std::string& v) {
+  absl::MutexLock l(&mu_);
+  api_version_ = v;
+}
+
+absl::StatusOr<std::string> FakeCns::ApiVersion() {
+  absl::MutexLock l(&mu_);
+  return api_version_;
 }
 
 namespace {
@@ -285,8 +306,19 @@ absl::StatusOr<cns::VolumeOperationResult> FakeCns::Apply(const cns::Operation& 
     return Register(op);
   }
   if (op.method == "CnsCreateVolume") {
+    const std::string& given = op.create.volume_id;  // CNS transactions (9.1)
+    if (!given.empty() && !cns::HasTransactions(api_version_)) {
+      return cns::FaultStatus("InvalidRequest", "unexpected element volumeId");
+    }
+    if (!given.empty() && volumes_.contains(given)) {
+      cns::VolumeOperationResult exists;
+      exists.fault_name = "CnsVolumeAlreadyExistsFault";
+      exists.fault_message = absl::StrCat("A volume with ID ", given, " already exists.");
+      exists.fault_volume_id = given;
+      return cns::ResultFaultStatus(exists);
+    }
     Stored s;
-    s.volume.volume_id = NewId();
+    s.volume.volume_id = given.empty() ? NewId() : given;
     s.volume.name = op.create.name;
     s.volume.volume_type = "BLOCK";
     s.volume.capacity_mb = op.create.capacity_mb;
@@ -393,10 +425,27 @@ std::string FakeVms::Add(const std::string& name, const std::string& uuid,
   return f.moref.value;
 }
 
+void FakeVms::HoldStream() {
+  held_.emplace();
+  for (const vsphere::VmFacts& f : vms_) (*held_)[f.moref.value] = WithDisks(f).disks;
+}
+
+vsphere::VmFacts FakeVms::WithDisks(vsphere::VmFacts f) const {
+  if (held_.has_value()) {
+    auto it = held_->find(f.moref.value);
+    if (it != held_->end()) f.disks = it->second;
+    return f;
+  }
+  for (const FakeCns::Stored& s : cns_.All()) {
+    if (s.attached_vm == f.moref.value) f.disks.push_back({s.volume.volume_id, s.disk_uuid});
+  }
+  return f;
+}
+
 absl::StatusOr<vsphere::VmFacts> FakeVms::FindByUuid(absl::string_view bios_uuid) {
   if (!unavailable_.ok()) return unavailable_;
   for (const vsphere::VmFacts& f : vms_) {
-    if (absl::EqualsIgnoreCase(f.bios_uuid, bios_uuid)) return f;
+    if (absl::EqualsIgnoreCase(f.bios_uuid, bios_uuid)) return WithDisks(f);
   }
   return absl::NotFoundError(absl::StrCat("no VM with BIOS UUID ", bios_uuid));
 }
@@ -405,14 +454,14 @@ absl::StatusOr<std::vector<vsphere::VmFacts>> FakeVms::FindByHostname(absl::stri
   if (!unavailable_.ok()) return unavailable_;
   std::vector<vsphere::VmFacts> out;
   for (const vsphere::VmFacts& f : vms_) {
-    if (absl::EqualsIgnoreCase(f.guest_hostname, hostname)) out.push_back(f);
+    if (absl::EqualsIgnoreCase(f.guest_hostname, hostname)) out.push_back(WithDisks(f));
   }
   return out;
 }
 
 absl::Status FakeVms::ForEachVm(const std::function<void(const vsphere::VmFacts&)>& fn) {
   if (!unavailable_.ok()) return unavailable_;
-  for (const vsphere::VmFacts& f : vms_) fn(f);
+  for (const vsphere::VmFacts& f : vms_) fn(WithDisks(f));
   return absl::OkStatus();
 }
 
@@ -498,6 +547,16 @@ void FakeControllerCloud::WithZones() {
   cfg.labels.region = "k8s-region";
   topo.zone_category = "k8s-zone";
   topo.region_category = "k8s-region";
+}
+
+InTreeRegistrarOptions FakeControllerCloud::RegistrarOptions() {
+  InTreeRegistrarOptions o;
+  o.vcenter_host = "vc1.example.com";
+  o.datacenters = []() -> absl::StatusOr<std::vector<std::string>> {
+    return std::vector<std::string>{"/dc1"};
+  };
+  o.cluster.cluster_id = kClusterId;
+  return o;
 }
 
 }  // namespace ccm::csi::testing

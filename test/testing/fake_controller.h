@@ -48,6 +48,10 @@ class FakeCns final : public vsphere::cns::VolumeManager {
   void AddDisk(const std::string& url_path, const std::string& file_path, int64_t capacity_mb,
                const std::string& datastore);
   std::optional<Stored> Get(const std::string& volume_id) const;
+  // CNS forgets a volume (reset, unregistered by an admin); its disk stays. False if unknown.
+  bool Delete(const std::string& volume_id);
+  // A query by name does not list the volume yet (a create whose answer was lost, not indexed).
+  void HideName(const std::string& volume_id);
   std::vector<Stored> All() const;
   int Calls(const std::string& method) const;  // Start/QueryVolume calls by CNS method
 
@@ -55,6 +59,9 @@ class FakeCns final : public vsphere::cns::VolumeManager {
   // Unimplemented, as CnsClient answers for a vCenter that does not know the method.
   void SetSnapshotApi(bool on);
   absl::StatusOr<bool> SnapshotsSupported() override;
+  // about.apiVersion (default "7.0.3.0").
+  void SetApiVersion(const std::string& v);
+  absl::StatusOr<std::string> ApiVersion() override;
 
   // Snapshots as CNS keeps them: per volume, in creation order.
   std::vector<vsphere::cns::Snapshot> SnapshotsOfVolume(const std::string& volume_id) const;
@@ -96,6 +103,7 @@ class FakeCns final : public vsphere::cns::VolumeManager {
   std::map<std::string, std::vector<vsphere::cns::Snapshot>> snapshots_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> urls_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Disk> disks_ ABSL_GUARDED_BY(mu_);  // by URL path
+  std::set<std::string> unnamed_ ABSL_GUARDED_BY(mu_);      // HideName
   std::map<std::string, Failure> failures_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> vanish_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, absl::StatusOr<vsphere::cns::VolumeOperationResult>> tasks_
@@ -103,6 +111,7 @@ class FakeCns final : public vsphere::cns::VolumeManager {
   std::map<std::string, int> calls_ ABSL_GUARDED_BY(mu_);
   int next_ ABSL_GUARDED_BY(mu_) = 1;
   bool snapshot_api_ ABSL_GUARDED_BY(mu_) = true;
+  std::string api_version_ ABSL_GUARDED_BY(mu_) = "7.0.3.0";
 };
 
 class FakeVms final : public VmDirectory {
@@ -111,6 +120,9 @@ class FakeVms final : public VmDirectory {
   // A VM "vm-<n>" named `name` (the guest hostname too) with `uuid` on `host`; its MOID.
   std::string Add(const std::string& name, const std::string& uuid, const std::string& host);
   void SetUnavailable(absl::Status s) { unavailable_ = std::move(s); }
+  // The stream lags: the VMs' disks stay as they are now until ResumeStream().
+  void HoldStream();
+  void ResumeStream() { held_.reset(); }
 
   absl::StatusOr<vsphere::VmFacts> FindByUuid(absl::string_view bios_uuid) override;
   absl::StatusOr<std::vector<vsphere::VmFacts>> FindByHostname(absl::string_view hostname) override;
@@ -118,9 +130,12 @@ class FakeVms final : public VmDirectory {
   absl::StatusOr<AttachmentMap> Attachments() override;
 
  private:
+  // The VM as the inventory stream shows it: with the disks of the volumes attached to it.
+  vsphere::VmFacts WithDisks(vsphere::VmFacts f) const;
   const FakeCns& cns_;
   std::vector<vsphere::VmFacts> vms_;
   absl::Status unavailable_;
+  std::optional<std::map<std::string, std::vector<vsphere::VmDisk>>> held_;  // by VM MOID
 };
 
 class FakePolicies final : public PolicyCatalog {
@@ -163,8 +178,13 @@ class FakeNodes final : public NodeVmSource {
  public:
   std::vector<NodeVmRef> nodes;
   std::vector<std::string> unknown_nodes;
+  std::map<std::string, int64_t> limits;  // node ID -> its CSINode's allocatable count
   absl::StatusOr<std::vector<NodeVmRef>> List() const override { return nodes; }
   std::vector<std::string> unknown() const override { return unknown_nodes; }
+  std::optional<int64_t> VolumeLimit(const std::string& node_id) const override {
+    auto it = limits.find(node_id);
+    return it == limits.end() ? std::nullopt : std::optional<int64_t>(it->second);
+  }
 };
 
 class FakePvs final : public PvCounter {
@@ -193,7 +213,12 @@ class FakeMigrations final : public VolumeMigrations {
   }
   absl::Status Save(const InTreeVolume& v) override {
     if (!fail_save.ok()) return fail_save;
-    by_path.emplace(v.volume_path, v);
+    // As the real one: objects are named by volume ID (one that exists is left as it is); the
+    // newest registration of a path is the one found by it.
+    for (const auto& [path, known] : by_path) {
+      if (known.volume_id == v.volume_id) return absl::OkStatus();
+    }
+    by_path[v.volume_path] = v;
     return absl::OkStatus();
   }
   absl::Status MarkProtected(const std::string& volume_id) override {
@@ -206,6 +231,11 @@ class FakeMigrations final : public VolumeMigrations {
     forgotten.push_back(volume_id);
     std::erase_if(by_path, [&](const auto& e) { return e.second.volume_id == volume_id; });
     return absl::OkStatus();
+  }
+  absl::StatusOr<std::map<std::string, std::string>> PathsByVolumeId() const override {
+    std::map<std::string, std::string> out;
+    for (const auto& [path, v] : by_path) out[v.volume_id] = path;
+    return out;
   }
 };
 
@@ -237,8 +267,12 @@ class FakeControllerCloud final : public ControllerCloud {
   PvCounter* pvs() override { return kube ? &driver_pvs : nullptr; }
   OperationStore& operations() override { return *operations_; }
   VolumeMigrations* migrations() override { return kube ? &volume_migrations : nullptr; }
+  // Registers disks of host "vc1.example.com", datacenter "/dc1" (FakeCns::AddDisk's URL).
+  InTreeRegistrar* registrar() override { return kube ? &in_tree_registrar : nullptr; }
+  InTreeRegistrar in_tree_registrar{cns, volume_migrations, RegistrarOptions()};
 
  private:
+  static InTreeRegistrarOptions RegistrarOptions();
   std::vector<VCenterEndpoint> endpoints_;
   std::unique_ptr<OperationStore> operations_;
 };

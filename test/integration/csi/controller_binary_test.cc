@@ -161,9 +161,14 @@ TEST_F(ControllerBinaryTest, ACreateKilledWhileItsTaskRunsMakesOneVolumeWhenRetr
 
 TEST_F(ControllerBinaryTest, WithoutClusterIdOneIsGeneratedIntoTheConfigMapAndKept) {
   WriteConf("");
-  std::unique_ptr<ChildProcess> first = StartController("no-id-1");
+  // The reference's client rate variables (issue 54 item 5): a good one taken, a bad one named.
+  std::unique_ptr<ChildProcess> first =
+      StartController("no-id-1", {"INCLUSTER_CLIENT_QPS=7", "INCLUSTER_CLIENT_BURST=lots"});
   ASSERT_NE(first, nullptr);
   ASSERT_TRUE(Eventually([&] { return !StoredClusterId().empty(); })) << first->Stderr();
+  EXPECT_TRUE(
+      absl::StrContains(first->Stderr(), "INCLUSTER_CLIENT_BURST=\"lots\" is not a number"));
+  EXPECT_TRUE(absl::StrContains(first->Stderr(), "Kubernetes client rate: 7 requests/s, burst 50"));
   const std::string id = StoredClusterId();
   EXPECT_EQ(id.size(), 36u) << id;  // a UUID, as the reference generates it
   auto cm = env_.emu().Get("configmaps", kNamespace, "vsphere-csi-cluster-id");
@@ -177,9 +182,10 @@ TEST_F(ControllerBinaryTest, WithoutClusterIdOneIsGeneratedIntoTheConfigMapAndKe
   EXPECT_EQ(first->WaitExit(absl::Seconds(15)), 0);
   // The volume is filed under that ID; a restart reads it back, it does not make another.
   bool filed = false;
+  // No cluster-distribution either (issue 54 item 4): the API server's version names it.
   for (const auto& v :
        env_.vcsim().CnsVolumes().value_or(std::vector<ccm::testing::VcsimCnsVolume>{}))
-    filed |= v.name == "pvc-gen-id" && v.cluster_id == id;
+    filed |= v.name == "pvc-gen-id" && v.cluster_id == id && v.cluster_distribution == "VanillaK8S";
   EXPECT_TRUE(filed);
   std::unique_ptr<ChildProcess> second = StartController("no-id-2");
   ASSERT_TRUE(Eventually([&] { return (s = Create("pvc-gen-id", absl::Seconds(20), &resp)).ok(); }))

@@ -552,11 +552,25 @@ TEST_F(ControllerConformanceTest, InTreeVmdkPathResolvesThroughItsCnsVSphereVolu
   EXPECT_EQ(st.st_size, 2 * kGiB);  // the VMDK's own extent grew
 
   ASSERT_TRUE(Unpublish(path, node).ok());
+  // CNS loses the volume (unregistered as an admin would; the disk stays): the next publish
+  // registers the disk again and replaces the record (issue 54 item 9).
+  ASSERT_TRUE(env().backend().vcenters().front().cns->DeleteVolume(*volume, false).ok());
+  grpc::Status again = Publish(PubReq(path, node));
+  ASSERT_TRUE(again.ok()) << again.error_message();
+  absl::StatusOr<std::string> now = env().backend().migrations()->VolumeIdOf(path);
+  ASSERT_TRUE(now.ok()) << now.status();
+  EXPECT_NE(*now, *volume);
+  EXPECT_EQ(env().CnsVolume(*now)->attached_vm, env().VmMoid("node-a1"));
+  EXPECT_EQ(env().CnsVolume(*now)->file, disk->file);
+  EXPECT_TRUE(env().api().Get("cnsvspherevolumemigrations", "", *now).ok());
+  EXPECT_FALSE(env().api().Get("cnsvspherevolumemigrations", "", *volume).ok());
+
+  ASSERT_TRUE(Unpublish(path, node).ok());
   grpc::Status deleted = Delete(path);
   ASSERT_TRUE(deleted.ok()) << deleted.error_message();
-  EXPECT_FALSE(env().CnsVolume(*volume).ok());
+  EXPECT_FALSE(env().CnsVolume(*now).ok());
   EXPECT_NE(stat(disk->file.c_str(), &st), 0);  // the disk is deleted
-  EXPECT_FALSE(env().api().Get("cnsvspherevolumemigrations", "", *volume).ok());  // gone too
+  EXPECT_FALSE(env().api().Get("cnsvspherevolumemigrations", "", *now).ok());  // gone too
   EXPECT_TRUE(Delete(path).ok());  // a retry of the delete succeeds
 }
 

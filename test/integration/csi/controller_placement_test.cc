@@ -189,6 +189,47 @@ TEST_F(ControllerPlacementTest, ANodeVmMovingToAnotherHostChangesTheSharedSet) {
   ASSERT_TRUE(env().sim().RelocateVm("node-b0", "/dc1/host/zone-b", "zone-b-host-0").ok());
 }
 
+// Issue 54 item 6: a datastore CNS manager suspended (custom value
+// cns.vmware.com/datastoreSuspended) is left out as soon as the inventory's stream reports the
+// value, named when asked for, and taken again once the value is cleared.
+TEST_F(ControllerPlacementTest, ASuspendedDatastoreIsLeftOutUntilResumed) {
+  auto suspended = [&](bool want) {
+    return ccm::testing::Eventually([&] {
+      auto view = env().backend().inventory().Snapshot();
+      if (!view.ok()) return false;
+      for (const DatastoreCandidate& c : (*view)->datastores) {
+        if (c.name == "ab0") return c.suspended == want;
+      }
+      return false;
+    });
+  };
+  ASSERT_TRUE(env()
+                  .sim()
+                  .SetDatastoreCustomValue("ab0", "cns.vmware.com/suspension",
+                                           "cns.vmware.com/datastoreSuspended")
+                  .ok());
+  ASSERT_TRUE(suspended(true)) << "the stream reports customValue";
+  EXPECT_EQ(PlacedOn(Req("pvc-ab0-suspended")), "shared");
+  std::string url;
+  {
+    auto view = env().backend().inventory().Snapshot();
+    ASSERT_TRUE(view.ok());
+    for (const DatastoreCandidate& c : (*view)->datastores) {
+      if (c.name == "ab0") url = c.url;
+    }
+  }
+  ::csi::v1::CreateVolumeResponse resp;
+  grpc::Status named = Create(Req("pvc-ab0-by-url", {{"datastoreurl", url}}), &resp);
+  EXPECT_EQ(named.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(named.error_message(),
+              AllOf(HasSubstr("takes new volumes now"),
+                    HasSubstr("cns.vmware.com/datastoreSuspended"), HasSubstr("\"ab0\"")));
+
+  ASSERT_TRUE(env().sim().SetDatastoreCustomValue("ab0", "cns.vmware.com/suspension", "").ok());
+  ASSERT_TRUE(suspended(false));
+  EXPECT_EQ(PlacedOn(Req("pvc-ab0-by-url", {{"datastoreurl", url}})), "ab0");
+}
+
 // Issue 42 item 5 (the reference's csi-auth-check): datastores where the user lacks
 // Datastore.FileManagement (or System.Read) are left out, read in one
 // FetchUserPrivilegeOnEntities per refresh, and errors name them.

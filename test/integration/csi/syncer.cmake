@@ -4,7 +4,7 @@ if(TARGET ccm_csi_syncer AND TARGET ccm_vcsim_testing AND TARGET ccm_kube_emulat
   add_ccm_test(NAME csi_syncer_test
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/syncer_env.cc ${CMAKE_CURRENT_LIST_DIR}/syncer_test.cc
             ${CMAKE_CURRENT_LIST_DIR}/syncer_faults_test.cc ${CMAKE_CURRENT_LIST_DIR}/syncer_intree_test.cc
-    LIBS ccm_csi_syncer ccm_vcsim_testing ccm_kube_emulator yaml-cpp
+    LIBS ccm_csi_syncer ccm_vcsim_testing ccm_kube_emulator ccm_kube_control_api yaml-cpp
     LABELS integration TIMEOUT 300)
   target_compile_definitions(csi_syncer_test PRIVATE CCM_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   add_dependencies(csi_syncer_test vcsim)

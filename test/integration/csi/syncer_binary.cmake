@@ -4,7 +4,7 @@ if(TARGET vsphere-csi-driver AND TARGET ccm_csi_syncer_app AND TARGET ccm_vcsim_
   add_ccm_test(NAME csi_syncer_binary_test
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/syncer_env.cc ${CMAKE_CURRENT_LIST_DIR}/syncer_binary_test.cc
             ${PROJECT_SOURCE_DIR}/test/integration/child_process.cc
-    LIBS ccm_csi_syncer ccm_vcsim_testing ccm_kube_emulator yaml-cpp PkgConfig::HTTPLIB
+    LIBS ccm_csi_syncer ccm_vcsim_testing ccm_kube_emulator ccm_kube_control_api yaml-cpp PkgConfig::HTTPLIB
     LABELS integration TIMEOUT 180)
   target_include_directories(csi_syncer_binary_test PRIVATE ${PROJECT_SOURCE_DIR}/test)
   target_compile_definitions(csi_syncer_binary_test PRIVATE
@@ -19,7 +19,7 @@ if(TARGET vsphere-csi-driver AND TARGET ccm_csi_syncer AND TARGET ccm_vcsim_test
   add_ccm_test(NAME csi_controller_binary_test
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/syncer_env.cc ${CMAKE_CURRENT_LIST_DIR}/controller_binary_test.cc
             ${PROJECT_SOURCE_DIR}/test/integration/child_process.cc
-    LIBS ccm_csi_syncer ccm_vcsim_testing ccm_kube_emulator ccm_csi_test_support ccm_csi_proto
+    LIBS ccm_csi_syncer ccm_vcsim_testing ccm_kube_emulator ccm_kube_control_api ccm_csi_test_support ccm_csi_proto
          yaml-cpp PkgConfig::HTTPLIB
     LABELS integration TIMEOUT 180)
   target_include_directories(csi_controller_binary_test PRIVATE ${PROJECT_SOURCE_DIR}/test)

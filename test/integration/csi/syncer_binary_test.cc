@@ -17,6 +17,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "integration/child_process.h"
 #include "integration/csi/syncer_env.h"
@@ -47,6 +48,8 @@ TEST(CsiSyncerBinaryTest, SyncsUnderTheLeaseServesMetricsAndStops) {
   ASSERT_TRUE(env.PutPvc("ns1", "bin", "pv-bin").ok());
   ASSERT_TRUE(env.PutPod("ns1", "bin-pod", "bin").ok());
   env.emu().ResetRequestCounts();
+  // No cluster-distribution in the file (issue 54 item 4): the API server's version names it.
+  env.emu().SetGitVersion("v1.29.3+rke2r1");
 
   const int metrics_port = FreePort();
   auto p = ChildProcess::Start(
@@ -69,6 +72,14 @@ TEST(CsiSyncerBinaryTest, SyncsUnderTheLeaseServesMetricsAndStops) {
   })) << syncer.Stderr();
   EXPECT_NE(LeaseHolder(env), "<none>");
   EXPECT_FALSE(LeaseHolder(env).empty());
+  auto volumes = env.vcsim().CnsVolumes();
+  ASSERT_TRUE(volumes.ok()) << volumes.status();
+  ASSERT_EQ(volumes->size(), 1u);
+  EXPECT_EQ(volumes->front().cluster_distribution, "Rancher");
+  EXPECT_TRUE(
+      absl::StrContains(syncer.Stderr(),
+                        "cluster-distribution: none in csi-vsphere.conf; Rancher from the API "
+                        "server's version v1.29.3+rke2r1"));
 
   httplib::Client http("127.0.0.1", metrics_port);
   // CNS shows the metadata as soon as the task ran; the syncer counts the operation when its
@@ -205,6 +216,56 @@ TEST(CsiSyncerBinaryTest, StopsWithin5sWhileTheApiServerHangs) {
   EXPECT_EQ(*code, 0) << syncer.Stderr();
   std::cout << "syncer exit after SIGTERM, API server hung: "
             << absl::FormatDuration(absl::Now() - term) << "\n";
+}
+
+// Issue 54 item 4: a cluster-distribution in csi-vsphere.conf is used as it is (the API server's
+// version is not asked); without one, an API server whose /version fails stops the start with an
+// error naming it (the reference exits too), and the Pod's restart tries again.
+TEST(CsiSyncerBinaryTest, ClusterDistributionFromTheFileOrTheApiServer) {
+  SyncerEnv env;
+  ASSERT_TRUE(env.Start(/*start_syncer=*/false).ok());
+  env.emu().InjectError({.code = 500,
+                         .count = -1,
+                         .method = "GET",
+                         .path_substring = "/version",
+                         .whole_path = true});
+  const std::string conf = env.dir() + "/csi-vsphere.conf";
+  env.WriteCsiConf(conf);
+  auto start = [&](const std::string& name) {
+    return ChildProcess::Start(
+        {"/usr/bin/env", "-i", "X_CSI_MODE=syncer", "VSPHERE_CSI_CONFIG=" + conf,
+         "FULL_SYNC_INTERVAL_MINUTES=30", CSI_DRIVER_BINARY, "--kubeconfig=" + env.kubeconfig()},
+        env.dir() + "/" + name);
+  };
+  auto failed = start("no-version");
+  ASSERT_TRUE(failed.ok()) << failed.status();
+  EXPECT_EQ((*failed)->WaitExit(absl::Seconds(30)), 1);
+  EXPECT_TRUE(absl::StrContains((*failed)->Stderr(),
+                                "cluster-distribution: none in csi-vsphere.conf, and the API "
+                                "server's version could not be read"))
+      << (*failed)->Stderr();
+
+  std::string text;
+  {
+    std::ifstream in(conf);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  ASSERT_TRUE(absl::StrContains(text, "[Global]\n"));
+  std::ofstream(conf) << absl::StrReplaceAll(
+      text, {{"[Global]\n", "[Global]\ncluster-distribution = \"MyDistribution\"\n"}});
+  auto id = env.CreateVolume("pvc-dist");
+  ASSERT_TRUE(id.ok());
+  ASSERT_TRUE(env.PutPv("pv-dist", *id).ok());
+  auto p = start("from-file");
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_TRUE(Eventually([&] { return env.HasEntity(*id, kEntityPv, "pv-dist"); }))
+      << (*p)->Stderr();
+  auto volumes = env.vcsim().CnsVolumes();
+  ASSERT_TRUE(volumes.ok()) << volumes.status();
+  ASSERT_EQ(volumes->size(), 1u);
+  EXPECT_EQ(volumes->front().cluster_distribution, "MyDistribution");
+  (*p)->Signal(SIGTERM);
+  EXPECT_EQ((*p)->WaitExit(absl::Seconds(15)), 0) << (*p)->Stderr();
 }
 
 TEST(CsiSyncerBinaryTest, StartUpErrorsNameWhatToFix) {

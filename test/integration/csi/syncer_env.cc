@@ -10,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "fixtures/vcsim/sim_client_options.h"
 #include "kube/config.h"
+#include "kube/kube_event_sink.h"
+#include "kube/objects.h"
 #include "kube/rate_limiter.h"
 #include "kube/resource.h"
 #include "testing/eventually.h"
@@ -71,13 +73,54 @@ SyncerEnv::~SyncerEnv() {
   std::filesystem::remove_all(dir_, ec);
 }
 
-absl::Status SyncerEnv::Start(bool start_syncer) {
+absl::Status SyncerEnv::StartSecondVCenter() {
+  auto p = ccm::testing::VcsimProcess::Start(kSpec);
+  if (!p.ok()) return p.status();
+  vcsim2_ = *std::move(p);
+  vim2_ =
+      std::make_unique<vsphere::Client>(ccm::testing::SimClientOptions(vcsim2_->info()), &creds_);
+  cns2_ = std::make_unique<vsphere::cns::CnsClient>(*vim2_);
+  auto ds = vsphere::RetrieveAllOfType(*vim2_, "Datastore", {"name"});
+  if (!ds.ok()) return ds.status();
+  for (const vsphere::ObjectContent& o : *ds) {
+    if (o.GetText("name") == "ds1") datastore2_ = o.obj;
+  }
+  json crd = {{"apiVersion", "apiextensions.k8s.io/v1"},
+              {"kind", "CustomResourceDefinition"},
+              {"metadata", {{"name", "cnsvolumeinfoes.cns.vmware.com"}}},
+              {"spec", {{"group", "cns.vmware.com"}}}};
+  absl::StatusOr<json> made = emu_.Create("customresourcedefinitions", crd);
+  if (!made.ok()) return made.status();
+  volume_infos_ = std::make_unique<KubeVolumeInfoStore>(*rest_, "vmware-system-csi");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> SyncerEnv::CreateVolumeInSecond(const std::string& name) {
+  vsphere::cns::CreateSpec s;
+  s.name = name;
+  s.capacity_mb = 1024;
+  s.datastores = {datastore2_};
+  s.metadata.container_cluster.cluster_id = kClusterId;
+  s.metadata.container_cluster.vsphere_user = "admin";
+  auto r = cns2_->CreateVolume(s);
+  if (!r.ok()) return r.status();
+  return r->volume_id;
+}
+
+std::map<std::string, std::string> SyncerEnv::VolumeInfos() {
+  auto all =
+      volume_infos_ ? volume_infos_->List() : absl::StatusOr<std::map<std::string, std::string>>{};
+  return all.ok() ? *all : std::map<std::string, std::string>{};
+}
+
+absl::Status SyncerEnv::Start(bool start_syncer, bool two_vcenters) {
   auto p = ccm::testing::VcsimProcess::Start(kSpec);
   if (!p.ok()) return p.status();
   vcsim_ = *std::move(p);
   vsphere::ClientOptions o = ccm::testing::SimClientOptions(vcsim_->info());
   vim_ = std::make_unique<vsphere::Client>(std::move(o), &creds_);
   cns_ = std::make_unique<vsphere::cns::CnsClient>(*vim_);
+  gated_ = std::make_unique<ccm::testing::GatedVolumeManager>(*cns_);
   vcenter_ = "127.0.0.1";
   auto ds = vsphere::RetrieveAllOfType(*vim_, "Datastore", {"name"});
   if (!ds.ok()) return ds.status();
@@ -122,11 +165,34 @@ absl::Status SyncerEnv::Start(bool start_syncer) {
   ro.cluster.cluster_id = kClusterId;
   ro.cluster.vsphere_user = "admin";
   ro.cluster.cluster_flavor = "VANILLA";
+  event_sink_ = std::make_unique<kube::KubeEventSink>(*rest_);
+  events_ = std::make_unique<kube::EventRecorder>(*event_sink_);
+  ro.events = events_.get();
   registrar_ = std::make_unique<InTreeRegistrar>(*cns_, *migrations_, std::move(ro));
+  if (two_vcenters) {
+    if (absl::Status s = StartSecondVCenter(); !s.ok()) return s;
+  }
   return start_syncer ? StartSyncer() : absl::OkStatus();
 }
 
+namespace {
+// Whether `informer` holds every object of `resource` the emulator has, at its resourceVersion.
+bool CaughtUp(ccm::testing::KubeEmulator& emu, const char* resource, kube::Informer& informer) {
+  for (const json& o : emu.List(resource)) {
+    kube::ObjectPtr got = informer.Get(kube::ObjectKey(o));
+    if (got == nullptr || kube::ResourceVersion(*got) != kube::ResourceVersion(o)) return false;
+  }
+  return true;
+}
+}  // namespace
+
 absl::Status SyncerEnv::StartSyncer() {
+  if (!ccm::testing::Eventually([&] {
+        return CaughtUp(emu_, "persistentvolumes", *pvs_) &&
+               CaughtUp(emu_, "persistentvolumeclaims", *pvcs_) && CaughtUp(emu_, "pods", *pods_);
+      })) {
+    return absl::DeadlineExceededError("the informers did not catch up with the emulator");
+  }
   registry_ = std::make_unique<metrics::Registry>();
   MetadataSyncerOptions so;
   so.cluster_id = kClusterId;
@@ -141,9 +207,16 @@ absl::Status SyncerEnv::StartSyncer() {
   so.registrar = registrar_.get();
   so.map_backing_objects = [this] { return map_backing_objects.load(); };
   so.pvc_writer = rest_.get();
-  syncer_ = std::make_unique<MetadataSyncer>(
-      *pvs_, *pvcs_, *pods_, std::vector<CnsTarget>{{vcenter_, cns_.get(), "admin"}},
-      std::move(so));
+  std::vector<CnsTarget> targets = {{vcenter_, gated_.get(), "admin"}};
+  if (cns2_) {  // several vCenters: no in-tree volumes (as the reference), CnsVolumeInfo kept
+    targets.push_back({kSecondVCenter, cns2_.get(), "admin"});
+    so.migrations = nullptr;
+    so.migrations_informer = nullptr;
+    so.registrar = nullptr;
+    so.volume_infos = volume_infos_.get();
+  }
+  syncer_ =
+      std::make_unique<MetadataSyncer>(*pvs_, *pvcs_, *pods_, std::move(targets), std::move(so));
   const absl::Time start = clock_.Now();
   syncer_->Start();
   if (!ccm::testing::Eventually([&] { return syncer_->stats().full_syncs >= 1; })) {

@@ -4,6 +4,7 @@
 // FakeClock (its full-sync period and retry backoff move only when the test advances it).
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -18,6 +19,7 @@
 #include "kube/client.h"
 #include "kube/informer.h"
 #include "testing/fake_clock.h"
+#include "testing/gated_volume_manager.h"
 #include "testing/static_credentials.h"
 #include "vsphere/client.h"
 #include "vsphere/cns/cns_client.h"
@@ -36,11 +38,20 @@ class SyncerEnv {
   SyncerEnv();
   ~SyncerEnv();
   // Starts both fixtures, the informers and (unless told not to) the syncer, whose first full
-  // sync runs at once.
-  absl::Status Start(bool start_syncer = true);
+  // sync runs at once. With `two_vcenters`, a second simulator too: the syncer gets it as vCenter
+  // kSecondVCenter and keeps the CnsVolumeInfo records (the CRD installed in the emulator).
+  absl::Status Start(bool start_syncer = true, bool two_vcenters = false);
+  static constexpr char kSecondVCenter[] = "vc-2";
+  // A 1 GiB volume of our cluster on the second simulator's ds1.
+  absl::StatusOr<std::string> CreateVolumeInSecond(const std::string& name);
+  // The CnsVolumeInfo records in vmware-system-csi: volume ID -> vCenterServer.
+  std::map<std::string, std::string> VolumeInfos();
   // Stops the syncer only (the fixtures stay): a second Start() builds a new one.
   void StopSyncer();
+  // Waits first until the informers hold what the emulator holds (a first full sync must see
+  // the objects a test wrote just before).
   absl::Status StartSyncer();
+  absl::Status StartSecondVCenter();
 
   // A CNS volume (1 GiB) of `cluster_id` ("" = none, as a disk registered by hand), on ds1
   // (VMFS) or, with `vsan`, on vsan1; with `file`, a file volume (vSAN file share) on vsan1.
@@ -86,6 +97,9 @@ class SyncerEnv {
   ccm::testing::KubeEmulator& emu() { return emu_; }
   KubeVolumeMigrations& migrations() { return *migrations_; }
   vsphere::cns::CnsClient& cns() { return *cns_; }
+  // What the syncer's CNS calls (of the first vCenter) go through: can hold a task's answer.
+  ccm::testing::GatedVolumeManager& gate() { return *gated_; }
+  kube::EventRecorder& events() { return *events_; }
   MetadataSyncer& syncer() { return *syncer_; }
   ccm::FakeClock& clock() { return clock_; }
   metrics::Registry& registry() { return *registry_; }
@@ -99,6 +113,7 @@ class SyncerEnv {
   vsphere::StaticCredentialSource creds_{vsphere::Credentials{"admin", Secret("secret")}};
   std::unique_ptr<vsphere::Client> vim_;
   std::unique_ptr<vsphere::cns::CnsClient> cns_;
+  std::unique_ptr<ccm::testing::GatedVolumeManager> gated_;
   std::string vcenter_;
   vsphere::Moref datastore_, vsan_datastore_;
   ccm::testing::KubeEmulator emu_;
@@ -110,8 +125,16 @@ class SyncerEnv {
   ccm::FakeClock clock_;
   std::unique_ptr<metrics::Registry> registry_;
   std::unique_ptr<KubeVolumeMigrations> migrations_;
+  std::unique_ptr<kube::EventSink> event_sink_;  // the registrar's Events, to the emulator
+  std::unique_ptr<kube::EventRecorder> events_;
   std::unique_ptr<InTreeRegistrar> registrar_;
   std::unique_ptr<MetadataSyncer> syncer_;
+  // The second vCenter (two_vcenters).
+  std::unique_ptr<ccm::testing::VcsimProcess> vcsim2_;
+  std::unique_ptr<vsphere::Client> vim2_;
+  std::unique_ptr<vsphere::cns::CnsClient> cns2_;
+  vsphere::Moref datastore2_;
+  std::unique_ptr<KubeVolumeInfoStore> volume_infos_;
 };
 
 }  // namespace ccm::csi::syncer::testing

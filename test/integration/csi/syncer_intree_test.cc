@@ -159,6 +159,52 @@ TEST_F(SyncerInTreeTest, DeletedPvIsUnregisteredAndItsDiskKept) {
   EXPECT_FALSE(Workload("r2", disk.path, /*migrated=*/false).empty());
 }
 
+// Issue 54 item 9: CNS lost the volume of a migrated PV (CNS reset; here unregistered as an admin
+// would, the disk kept) while the VMDK stays: a full sync registers the disk again, replaces the
+// CnsVSphereVolumeMigration, describes the volume, and says so in one Event on the PV.
+TEST_F(SyncerInTreeTest, AVolumeCnsLostIsRegisteredAgain) {
+  const ccm::testing::VcsimInTreeDisk disk = Disk("reset");
+  const std::string stale = Workload("z", disk.path, /*migrated=*/true);
+  ASSERT_TRUE(env_.cns().DeleteVolume(stale, /*delete_disk=*/false).ok());
+  ASSERT_FALSE(VolumeOf(disk.path).has_value());
+
+  ASSERT_TRUE(env_.RunFullSync());  // the volumes it finds wrong are synced by the workers
+  std::optional<ccm::testing::VcsimCnsVolume> now;
+  ASSERT_TRUE(Eventually([&] {
+    now = VolumeOf(disk.path);
+    return now.has_value() && env_.HasEntity(now->id, kEntityPv, "pv-z") &&
+           env_.HasEntity(now->id, kEntityPod, "z-pod", "ns1");
+  }));
+  EXPECT_NE(now->id, stale);
+  EXPECT_EQ(now->name, "pv-z");
+  EXPECT_TRUE(env_.Migration(now->id).ok());
+  EXPECT_FALSE(env_.Migration(stale).ok());
+  EXPECT_EQ(env_.migrations().VolumeIdOf(disk.path).value(), now->id);
+  EXPECT_EQ(env_.syncer().stats().in_tree_reregistered, 1);
+  EXPECT_THAT(env_.syncer().stats().pvs_without_volume, ::testing::IsEmpty());
+  ASSERT_TRUE(env_.events().Flush(absl::Seconds(30)));
+  int said = 0;
+  for (const nlohmann::json& e : env_.emu().List("events")) {
+    if (e.value("reason", "") != "VolumeReregistered") continue;
+    ++said;
+    EXPECT_EQ(e["involvedObject"].value("kind", ""), "PersistentVolume");
+    EXPECT_EQ(e["involvedObject"].value("name", ""), "pv-z");
+    EXPECT_FALSE(e["involvedObject"].value("uid", "").empty());
+    EXPECT_THAT(e.value("message", ""), ::testing::HasSubstr(disk.path));
+  }
+  EXPECT_EQ(said, 1);
+
+  // The disk gone too: nothing to register; the record stays, and a full sync says so (once).
+  ASSERT_TRUE(env_.cns().DeleteVolume(now->id, /*delete_disk=*/true).ok());
+  ASSERT_TRUE(env_.RunFullSync());
+  ASSERT_TRUE(
+      Eventually([&] { return env_.syncer().stats().pvs_without_volume.contains(now->id); }));
+  ASSERT_TRUE(env_.RunFullSync());
+  EXPECT_FALSE(VolumeOf(disk.path).has_value());
+  EXPECT_TRUE(env_.Migration(now->id).ok());
+  EXPECT_EQ(env_.syncer().stats().in_tree_reregistered, 1);
+}
+
 TEST_F(SyncerInTreeTest, PvOfAMissingDiskRegistersNothing) {
   ASSERT_TRUE(env_.PutInTreePv("pv-x", "[ds1] kubevols/missing.vmdk", "ns1", "x", false).ok());
   ASSERT_TRUE(env_.RunFullSync());

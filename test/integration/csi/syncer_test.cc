@@ -7,6 +7,7 @@
 #include <set>
 
 #include "absl/algorithm/container.h"
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
@@ -392,6 +393,53 @@ TEST_F(SyncerTest, RestartWithVolumesInSyncCostsOnlyTheBulkQuery) {
   EXPECT_EQ(env_.syncer().stats().full_syncs, 1);
 }
 
+// A worker's write whose answer came back only after a full sync had found the volume gone
+// from CNS is not remembered as CNS's state: the volume is looked at again (once, it was skipped
+// from then on, and a lost volume never reported).
+TEST_F(SyncerTest, AnAnswerOlderThanAFullSyncConfirmsNothing) {
+  const std::string id = Workload("late");
+  ASSERT_TRUE(Eventually([&] { return Complete(id, "late"); }));
+  env_.gate().HoldAnswerTo([](const cns::Operation& op) {
+    for (const cns::EntityMetadata& e : op.metadata.entity_metadata) {
+      for (const auto& [key, value] : e.labels) {
+        if (key == "app" && value == "new") return true;
+      }
+    }
+    return false;
+  });
+  absl::Cleanup release = [&] { env_.gate().Release(); };
+  ASSERT_TRUE(env_.SetLabels("persistentvolumes", "", "pv-late", {{"app", "new"}}).ok());
+  ASSERT_TRUE(env_.gate().WaitUntilHeld());  // the update is in CNS; its answer is held
+  ASSERT_TRUE(env_.cns().DeleteVolume(id, /*delete_disk=*/true).ok());
+  ASSERT_TRUE(env_.RunFullSync());  // finds the volume gone: the PV is queued again
+  env_.gate().Release();
+  EXPECT_TRUE(Eventually([&] { return env_.syncer().stats().pvs_without_volume.contains(id); }));
+}
+
+// A Released PV whose volume the provisioner's DeleteVolume took (its disk not yet gone) is not
+// registered again: the registration would race the deletion and bring the disk back into CNS.
+// (Seen at scale with the real provisioner: 489 CnsCreateVolume for 1,000 deletions.)
+TEST_F(SyncerTest, AReleasedPvWhoseVolumeIsGoneIsNotRegisteredAgain) {
+  const std::string id = Workload("going");
+  ASSERT_TRUE(Eventually([&] { return Complete(id, "going"); }));
+  absl::StatusOr<nlohmann::json> pv = env_.emu().Get("persistentvolumes", "", "pv-going");
+  ASSERT_TRUE(pv.ok());
+  (*pv)["status"]["phase"] = "Released";
+  ASSERT_TRUE(env_.emu().Put("persistentvolumes", *pv).ok());
+  ASSERT_TRUE(env_.cns().DeleteVolume(id, /*delete_disk=*/false).ok());
+  auto creates = [&] {
+    auto calls = env_.vcsim().CnsCounters();
+    return calls.ok() ? (*calls)["CnsCreateVolume"] : -1;
+  };
+  const int before = creates();
+  ASSERT_TRUE(env_.RunFullSync());  // queues the PV: CNS does not list its volume
+  // One worker takes the queue in order: once a later volume is described, the PV was synced.
+  const std::string marker = Workload("marker");  // one CnsCreateVolume of the test's
+  ASSERT_TRUE(Eventually([&] { return Complete(marker, "marker"); }));
+  EXPECT_EQ(creates(), before + 1);
+  EXPECT_FALSE(env_.syncer().stats().pvs_without_volume.contains(id));
+}
+
 // Least privilege: every API call the syncer made is granted to the controller's ServiceAccount
 // by the rendered manifest.
 TEST_F(SyncerTest, ApiCallsAreAllowedByTheControllerRole) {
@@ -424,6 +472,48 @@ TEST_F(SyncerTest, ApiCallsAreAllowedByTheControllerRole) {
     ++checked;
   }
   EXPECT_GE(checked, 6);  // list + watch of PVs, PVCs and Pods
+}
+
+// Issue 54 item 3: with two vCenters the full sync keeps the CnsVolumeInfo records as the
+// reference's does: volumes made before records existed get theirs, a record naming the wrong
+// vCenter is made again, one no PV names goes at the second full sync that finds none, and a PV's
+// deletion takes its record with it.
+TEST(SyncerMultiVCenterTest, FullSyncKeepsTheCnsVolumeInfoRecords) {
+  SyncerEnv env;
+  ASSERT_TRUE(env.Start(/*start_syncer=*/false, /*two_vcenters=*/true).ok());
+  absl::StatusOr<std::string> v1 = env.CreateVolume("pvc-first");
+  absl::StatusOr<std::string> v2 = env.CreateVolumeInSecond("pvc-second");
+  ASSERT_TRUE(v1.ok() && v2.ok());
+  ASSERT_TRUE(env.PutPv("pv-first", *v1).ok());
+  ASSERT_TRUE(env.PutPv("pv-second", *v2).ok());
+  auto record = [&](const std::string& id, const std::string& vcenter) {
+    return env.emu()
+        .Create("cnsvolumeinfoes",
+                {{"apiVersion", "cns.vmware.com/v1alpha1"},
+                 {"kind", "CNSVolumeInfo"},
+                 {"metadata", {{"name", id}, {"namespace", "vmware-system-csi"}}},
+                 {"spec", {{"volumeID", id}, {"vCenterServer", vcenter}}}})
+        .status();
+  };
+  ASSERT_TRUE(record(*v2, env.vcenter()).ok());  // wrong: v2 is in the second vCenter
+  ASSERT_TRUE(record("5e0c3d7a-0000-4000-8000-00000000dead", env.vcenter()).ok());  // no PV
+  ASSERT_TRUE(env.StartSyncer().ok());
+
+  std::map<std::string, std::string> want = {
+      {*v1, env.vcenter()},
+      {*v2, SyncerEnv::kSecondVCenter},
+      {"5e0c3d7a-0000-4000-8000-00000000dead", env.vcenter()}};  // kept: its PV may be coming
+  EXPECT_EQ(env.VolumeInfos(), want);
+  EXPECT_EQ(env.syncer().stats().volume_infos_created, 2);
+  EXPECT_EQ(env.syncer().stats().volume_infos_removed, 1);
+
+  ASSERT_TRUE(env.RunFullSync());
+  want.erase("5e0c3d7a-0000-4000-8000-00000000dead");
+  EXPECT_EQ(env.VolumeInfos(), want);
+
+  ASSERT_TRUE(env.emu().Delete("persistentvolumes", "", "pv-first").ok());
+  EXPECT_TRUE(Eventually([&] { return !env.VolumeInfos().contains(*v1); }));
+  EXPECT_TRUE(env.VolumeInfos().contains(*v2));
 }
 
 }  // namespace
