@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_replace.h"
 #include "absl/strings/string_view.h"
+#include "cloud/core/node_labels.h"
 
 namespace ccm::controllers {
 namespace {
@@ -34,6 +35,16 @@ std::string PointerOf(absl::string_view parent, absl::string_view key) {
 json Op(absl::string_view op, const std::string& path) { return {{"op", op}, {"path", path}}; }
 json Op(absl::string_view op, const std::string& path, const json& value) {
   return {{"op", op}, {"path", path}, {"value", value}};
+}
+
+// The labels the provider owns: written over whatever is there, as the reference does.
+bool IsProviderLabel(absl::string_view key) {
+  for (absl::string_view k :
+       {cloud::kZoneLabel, cloud::kZoneBetaLabel, cloud::kRegionLabel, cloud::kRegionBetaLabel,
+        cloud::kInstanceTypeLabel, cloud::kInstanceTypeBetaLabel}) {
+    if (key == k) return true;
+  }
+  return false;
 }
 
 const json& Null() {
@@ -126,6 +137,14 @@ class PatchBuilder {
     if (b == a) return;
     const std::string path = std::string("/") + f.parent + "/" + f.name;
     if (!b.is_object() || !a.is_object()) return Whole(path, b, a, /*guard_with_test=*/false);
+    // A key added that must not overwrite another writer's: the whole map as read, tested first.
+    const bool labels = absl::string_view(f.name) == "labels";
+    for (const auto& [k, v] : a.items()) {
+      if (labels && !b.contains(k) && !IsProviderLabel(k)) {
+        ops_.push_back(Op("test", path, b));
+        break;
+      }
+    }
     for (const auto& [k, v] : b.items()) {
       if (a.contains(k)) continue;
       ops_.push_back(Op("test", PointerOf(path, k), v));

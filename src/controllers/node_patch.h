@@ -10,7 +10,11 @@
 // field whose parent map is absent, is guarded by a test of metadata.resourceVersion: the same
 // guarantee as a PUT.
 //
-// Not guarded (RFC 6902 cannot test for absence): a label or annotation key that both we and
+// RFC 6902 cannot test for absence. A label we add that is not one of the six zone, region and
+// instance-type labels (the provider's truth, which the reference overwrites too) must never
+// overwrite another writer's (additional and extra labels): adding one tests the whole label map
+// as read, so a label written meanwhile fails the patch and the caller reads the Node again.
+// Not guarded: a zone, region or instance-type label, or an annotation key, that both we and
 // another writer add at the same moment; the later write wins, as with a strategic merge patch.
 
 #include "nlohmann/json.hpp"

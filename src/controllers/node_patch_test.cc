@@ -18,11 +18,10 @@ const json kTaintInit = {{"key", "node.cloudprovider.kubernetes.io/uninitialized
                          {"effect", "NoSchedule"}};
 const json kTaintDb = {{"key", "dedicated"}, {"value", "db"}, {"effect", "NoExecute"}};
 
+const json kLabels = {{"kubernetes.io/hostname", "n1"}, {"old", "1"}};
+
 json Node() {
-  return {{"metadata",
-           {{"name", "n1"},
-            {"resourceVersion", "7"},
-            {"labels", {{"kubernetes.io/hostname", "n1"}, {"old", "1"}}}}},
+  return {{"metadata", {{"name", "n1"}, {"resourceVersion", "7"}, {"labels", kLabels}}},
           {"spec", {{"taints", {kTaintInit, kTaintDb}}}},
           {"status", {{"phase", "Running"}}}};
 }
@@ -44,11 +43,22 @@ TEST(NodeJsonPatchTest, GuardsExactlyWhatItChanges) {
   };
   const Case cases[] = {
       {"no change", [](json&) {}, json::array()},
-      {"new label: no guard, key escaped",
+      {"new zone label (the provider's truth): no guard, key escaped",
        [](json& n) { n["metadata"]["labels"]["topology.kubernetes.io/zone"] = "a"; },
        json::array({AddOp("/metadata/labels/topology.kubernetes.io~1zone", "a")})},
-      {"tilde escaped", [](json& n) { n["metadata"]["labels"]["a~b"] = "x"; },
-       json::array({AddOp("/metadata/labels/a~0b", "x")})},
+      {"new label of another owner: the whole map as read tested, tilde escaped",
+       [](json& n) { n["metadata"]["labels"]["a~b"] = "x"; },
+       {TestOp("/metadata/labels", kLabels), AddOp("/metadata/labels/a~0b", "x")}},
+      {"two such labels and a zone label: the map tested once",
+       [](json& n) {
+         n["metadata"]["labels"]["team"] = "x";
+         n["metadata"]["labels"]["env"] = "y";
+         n["metadata"]["labels"]["topology.kubernetes.io/zone"] = "a";
+       },
+       {TestOp("/metadata/labels", kLabels), AddOp("/metadata/labels/env", "y"),
+        AddOp("/metadata/labels/team", "x"),
+        AddOp("/metadata/labels/topology.kubernetes.io~1zone", "a")}},
+
       {"changed label: its old value tested",
        [](json& n) { n["metadata"]["labels"]["old"] = "2"; },
        {TestOp("/metadata/labels/old", "1"), AddOp("/metadata/labels/old", "2")}},
@@ -81,7 +91,7 @@ TEST(NodeJsonPatchTest, GuardsExactlyWhatItChanges) {
          n["metadata"]["finalizers"] = json::array({"f"});
          n["metadata"]["labels"]["new"] = "x";
        },
-       {kGuard, AddOp("/metadata/labels/new", "x"),
+       {kGuard, TestOp("/metadata/labels", kLabels), AddOp("/metadata/labels/new", "x"),
         AddOp("/metadata/finalizers", json::array({"f"}))}},
       {"outside metadata and spec",
        [](json& n) { n["status"]["phase"] = "Gone"; },
@@ -144,6 +154,25 @@ TEST(NodeJsonPatchTest, ConcurrentWritersOfOtherValuesKeepTheirWrites) {
   json gone = Node();
   gone["spec"].erase("taints");
   EXPECT_FALSE(PatchTestsHold(patch, gone));
+}
+
+// An extra label never overwrites: another writer's label (any key) written after the Node was
+// read fails the patch that adds one, and PatchTestsHold says so (the caller reads it again).
+TEST(NodeJsonPatchTest, AnAddedExtraLabelFailsWhenTheLabelsChanged) {
+  json before = Node(), after = Node();
+  after["metadata"]["labels"]["team"] = "red";
+  const json patch = NodeJsonPatch(before, after);
+  EXPECT_EQ(before.patch(patch), after);
+
+  json same_key = Node();
+  same_key["metadata"]["labels"]["team"] = "blue";
+  EXPECT_THROW(same_key.patch(patch), json::exception);
+  EXPECT_FALSE(PatchTestsHold(patch, same_key));
+
+  json status_written = Node();  // a concurrent status write moves only the version
+  status_written["metadata"]["resourceVersion"] = "8";
+  status_written["status"]["addresses"] = json::array({{{"type", "InternalIP"}, {"address", "a"}}});
+  EXPECT_EQ(status_written.patch(patch)["metadata"]["labels"]["team"], "red");
 }
 
 }  // namespace

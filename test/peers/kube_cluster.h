@@ -41,6 +41,7 @@ class KubeCluster {
   const CertKey& ca() const { return ca_; }
   kube::RestClient& client() { return *client_; }
   integration::ChildProcess& apiserver() { return *apiserver_; }
+  integration::ChildProcess& etcd() { return *etcd_; }
   std::string version() const;  // the server's gitVersion
 
   // Stops kube-apiserver and starts it again on the same etcd, address and PKI (its watch caches

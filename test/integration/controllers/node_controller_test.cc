@@ -199,6 +199,27 @@ TEST_F(NodeControllerTest, ExtraLabelsNeverOverwrite) {
   EXPECT_EQ(labels["env"], "prod");
 }
 
+// The status PATCH and the Node's patch go out together, the Node's from the informer's copy: an
+// extra label someone else wrote after that copy (seen by the informer or not) is kept, and the
+// Node is initialised with its addresses (the patch's test of the label map fails, the Node is
+// read again and the patch recomputed).
+TEST_F(NodeControllerTest, ExtraLabelWrittenAfterTheInformersCopyIsKept) {
+  env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.5")});
+  env_.CreateKubeletNode("worker-1", true);
+  ASSERT_TRUE(env_.StoreSees("worker-1", [](const kube::Json& n) { return n.is_object(); }));
+  NodeController& c = Controller({{"team", "red"}});  // not started: Sync is called directly
+  env_.EditNode("worker-1", [](kube::Json& n) { kube::SetLabel(n, "team", "blue"); });
+  env_.emulator.ResetRequestCounts();
+  ASSERT_TRUE(c.Sync("worker-1").ok());
+
+  kube::Json n = env_.GetNode("worker-1");
+  EXPECT_EQ(kube::Label(n, "team"), "blue");
+  EXPECT_EQ(kube::Label(n, "topology.kubernetes.io/zone"), "zone-a");
+  EXPECT_FALSE(kube::HasTaint(n, kUninitializedTaintKey));
+  EXPECT_EQ(kube::NodeAddresses(n).size(), 3u);
+  EXPECT_EQ(env_.emulator.RequestCount("patch nodes/status"), 1);
+}
+
 TEST_F(NodeControllerTest, ConflictOnUpdateIsRetriedAndKeepsOthersLabels) {
   kube::Json md_node = env_.CreateKubeletNode("worker-1", true);
   // Addresses already right: the first write of the sync is the Node patch.
