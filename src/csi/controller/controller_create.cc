@@ -90,9 +90,13 @@ absl::StatusOr<std::vector<std::string>> ControllerService::PlanCreate(
 
 absl::Status ControllerService::FindOrCreate(CreatePlan& plan,
                                              ::csi::v1::CreateVolumeResponse* resp) {
-  CCM_ASSIGN_OR_RETURN(bool done, FindExisting(plan, resp));
-  if (!done) {
-    CCM_ASSIGN_OR_RETURN(done, ResumeCreate(plan, resp));
+  // A name without a record was never sent (its record is written first): nothing to find.
+  bool done = false;
+  if (!RecordFirst(plan)) {
+    CCM_ASSIGN_OR_RETURN(done, FindExisting(plan, resp));
+    if (!done) {
+      CCM_ASSIGN_OR_RETURN(done, ResumeCreate(plan, resp));
+    }
   }
   if (done) {
     if (!plan.source_snapshot_id.empty()) SetSnapshotSource(plan.source_snapshot_id, resp);
@@ -406,7 +410,8 @@ absl::Status ControllerService::CreateOnChoices(const CreatePlan& plan, const Pl
     spec.metadata.container_cluster_array = {spec.metadata.container_cluster};
     spec.volume_id = TransactionIdFor(*vc, plan.name);
     const cns::Operation op = cns::CreateOp(spec);
-    absl::StatusOr<cns::VolumeOperationResult> ran = RunTracked(plan.name, *vc, op);
+    absl::StatusOr<cns::VolumeOperationResult> ran =
+        RunTracked(plan.name, *vc, op, plan.record ? &*plan.record : nullptr);
     absl::StatusOr<cns::CreateResult> created =
         ran.ok() ? cns::CreateResultOf(op, *ran) : absl::StatusOr<cns::CreateResult>(ran.status());
     if (absl::IsAlreadyExists(created.status()) && !spec.volume_id.empty()) {

@@ -112,7 +112,8 @@ absl::Status ControllerService::CreateFileVolume(const CreatePlan& plan,
   spec.metadata.container_cluster = Cluster(*vc);
   spec.metadata.container_cluster_array = {spec.metadata.container_cluster};
   const cns::Operation op = cns::CreateOp(spec);
-  absl::StatusOr<cns::VolumeOperationResult> ran = RunTracked(plan.name, *vc, op);
+  absl::StatusOr<cns::VolumeOperationResult> ran =
+      RunTracked(plan.name, *vc, op, plan.record ? &*plan.record : nullptr);
   if (!ran.ok()) {
     return Annotate(ran.status(), absl::StrCat("create file volume ", plan.name, " on ",
                                                absl::StrJoin(names, ", ")));

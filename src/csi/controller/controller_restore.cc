@@ -108,7 +108,8 @@ absl::Status ControllerService::CreateFromSnapshot(const CreatePlan& plan,
   spec.metadata.container_cluster_array = {spec.metadata.container_cluster};
   spec.volume_id = TransactionIdFor(*loc.vc, plan.name);
   const cns::Operation op = cns::CreateOp(spec);
-  absl::StatusOr<cns::VolumeOperationResult> ran = RunTracked(plan.name, *loc.vc, op);
+  absl::StatusOr<cns::VolumeOperationResult> ran =
+      RunTracked(plan.name, *loc.vc, op, plan.record ? &*plan.record : nullptr);
   absl::StatusOr<cns::CreateResult> created =
       ran.ok() ? cns::CreateResultOf(op, *ran) : absl::StatusOr<cns::CreateResult>(ran.status());
   if (absl::IsAlreadyExists(created.status()) && !spec.volume_id.empty()) {

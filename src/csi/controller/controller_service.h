@@ -129,6 +129,9 @@ class ControllerService final : public ::csi::v1::Controller::Service {
     std::vector<std::string> unreachable;
     std::string source_snapshot_id;  // volume_content_source.snapshot: a restore
     bool file = false;               // a multi-node mode: a file volume (vSAN file share)
+    // The record written before anything was sent (RecordFirst): the name was never created, so
+    // CNS is not asked for it, and the create's RunTracked starts from it without reading it.
+    std::optional<OperationRecord> record;
   };
   struct Placed {
     PlacementView::SnapshotPtr view;
@@ -240,9 +243,15 @@ class ControllerService final : public ::csi::v1::Controller::Service {
 
   // Runs `op` on `vc` at most once across retries and restarts (operation_store.h): waits for
   // the task an earlier attempt recorded under `name` on this vCenter, else starts and records.
-  absl::StatusOr<vsphere::cns::VolumeOperationResult> RunTracked(const std::string& name,
-                                                                 VCenterEndpoint& vc,
-                                                                 const vsphere::cns::Operation& op);
+  // `known`: the record as it stands (not read again), or null.
+  absl::StatusOr<vsphere::cns::VolumeOperationResult> RunTracked(
+      const std::string& name, VCenterEndpoint& vc, const vsphere::cns::Operation& op,
+      const OperationRecord* known = nullptr);
+  // CreateVolume of a name with no record, on one vCenter: writes an "InProgress" record without
+  // a task before anything is sent, and keeps it in the plan (true). False when the name has a
+  // record (an earlier attempt), when there are several vCenters (asking each for the name also
+  // finds the ones that do not answer) or when the record cannot be read or written.
+  bool RecordFirst(CreatePlan& plan);
 
   // A VMDK path (an in-tree volume under CSI migration) as the CNS volume ID it was registered
   // as (VolumeMigrations); FailedPrecondition while it is not registered, never NotFound; any

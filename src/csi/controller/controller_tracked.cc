@@ -22,11 +22,12 @@ void Record(OperationStore& store, OperationRecord& r) {
 
 }  // namespace
 
-absl::StatusOr<cns::VolumeOperationResult> ControllerService::RunTracked(const std::string& name,
-                                                                         VCenterEndpoint& vc,
-                                                                         const cns::Operation& op) {
+absl::StatusOr<cns::VolumeOperationResult> ControllerService::RunTracked(
+    const std::string& name, VCenterEndpoint& vc, const cns::Operation& op,
+    const OperationRecord* known) {
   OperationStore& store = cloud_->operations();
-  absl::StatusOr<std::optional<OperationRecord>> prior = store.Get(name);
+  absl::StatusOr<std::optional<OperationRecord>> prior =
+      known != nullptr ? absl::StatusOr<std::optional<OperationRecord>>(*known) : store.Get(name);
   if (!prior.ok()) {
     LOG_WARN("operation {}: cannot read its record: {}", name, prior.status().message());
   }
@@ -49,7 +50,8 @@ absl::StatusOr<cns::VolumeOperationResult> ControllerService::RunTracked(const s
     }
   }
   if (!resumed) {
-    // No record before the call: without a task ID it would not let a retry resume anything.
+    // A record without a task ID would not let a retry resume anything: it is written once CNS
+    // took the task (a create's RecordFirst wrote one before, saying it was never sent).
     absl::StatusOr<vsphere::Moref> task = vc.cns->Start(op);
     if (!task.ok()) {
       vc.cns->Report(op, false, absl::Now() - start);
@@ -79,6 +81,25 @@ absl::StatusOr<cns::VolumeOperationResult> ControllerService::RunTracked(const s
   }
   Record(store, r);
   return result;
+}
+
+bool ControllerService::RecordFirst(CreatePlan& plan) {
+  OperationStore& store = cloud_->operations();
+  if (cloud_->vcenters().size() != 1 || !store.durable()) return false;
+  absl::StatusOr<std::optional<OperationRecord>> prior = store.Get(plan.name);
+  if (!prior.ok() || prior->has_value()) return false;
+  OperationRecord r;
+  r.name = plan.name;
+  r.vcenter = cloud_->vcenters().front().label;
+  r.status = kTaskInProgress;
+  r.invoked = absl::Now();
+  if (absl::Status s = store.Put(r); !s.ok()) {
+    LOG_WARN("CreateVolume {}: cannot record it before sending it, asking CNS for the name: {}",
+             plan.name, s.message());
+    return false;
+  }
+  plan.record = std::move(r);
+  return true;
 }
 
 }  // namespace ccm::csi

@@ -68,6 +68,8 @@ class KubeStore final : public OperationStore {
  public:
   KubeStore(kube::Client& client, std::string ns) : client_(client), ns_(std::move(ns)) {}
 
+  bool durable() const override { return true; }
+
   absl::StatusOr<std::optional<OperationRecord>> Get(const std::string& name) override {
     absl::StatusOr<kube::Json> obj = client_.Get(Requests(), ns_, SafeObjectName(name));
     if (kube::IsNotFoundError(obj.status())) {

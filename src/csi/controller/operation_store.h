@@ -19,7 +19,10 @@
 // the record, its creation, its update). A retry that finds an "InProgress" record with a task
 // waits for that task. What remains: a controller killed between CNS taking the task and the
 // record of its ID (one API round trip) leaves no record, and the retry starts the operation again
-// (the reference has the same window; its record before the call names no task either).
+// (the reference has the same window; its record before the call names no task either). A
+// CreateVolume closes it: with one vCenter and durable records, its record is written before
+// anything is sent (RecordFirst), so a name without a record was never created and CNS is not
+// asked for it; a record without a task (sent or not) makes the retry ask CNS for the name.
 //
 // Without a Kubernetes API (MemoryOperationStore) the records live as long as the process.
 // Thread-safe.
@@ -70,6 +73,9 @@ class OperationStore {
   virtual absl::Status DeleteListed(const OperationRecord& record) { return Delete(record.name); }
   // Every record (for the clean-up of old ones).
   virtual absl::StatusOr<std::vector<OperationRecord>> List() = 0;
+  // Whether the records outlive the process (in the API server): only then does "no record" say
+  // that a retry's operation was never sent.
+  virtual bool durable() const { return false; }
 };
 
 std::unique_ptr<OperationStore> NewMemoryOperationStore();

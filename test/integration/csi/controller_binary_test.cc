@@ -159,6 +159,50 @@ TEST_F(ControllerBinaryTest, ACreateKilledWhileItsTaskRunsMakesOneVolumeWhenRetr
   }
 }
 
+// Issue 55: a CreateVolume of a name without a record writes its record before sending anything,
+// so it sends no CnsQueryVolume by name: one CNS call. A record without a task (the controller
+// died after sending CnsCreateVolume, before recording its task) makes the retry ask CNS for the
+// name, and it answers the volume CNS made instead of making a second one.
+TEST_F(ControllerBinaryTest, ANewNameIsNotLookedUpAndARecordWithoutATaskIs) {
+  std::unique_ptr<ChildProcess> c = StartController("controller");
+  ASSERT_NE(c, nullptr);
+  ::csi::v1::CreateVolumeResponse first;
+  grpc::Status s;
+  ASSERT_TRUE(Eventually([&] {  // Unavailable while the controller loads its caches
+    s = Create("pvc-warm", absl::Seconds(20), &first);
+    return s.ok();
+  })) << s.error_message()
+      << c->Stderr();
+  auto before = env_.vcsim().CnsCounters();
+  ASSERT_TRUE(before.ok());
+  ::csi::v1::CreateVolumeResponse created;
+  ASSERT_TRUE(Create("pvc-new", absl::Seconds(20), &created).ok());
+  auto after = env_.vcsim().CnsCounters();
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ((*after)["CnsQueryVolume"] - (*before)["CnsQueryVolume"], 0);
+  EXPECT_EQ((*after)["CnsCreateVolume"] - (*before)["CnsCreateVolume"], 1);
+
+  // As a controller killed between the task and its record leaves it.
+  auto r = env_.emu().Get("cnsvolumeoperationrequests", kNamespace, "pvc-new");
+  ASSERT_TRUE(r.ok()) << r.status();
+  nlohmann::json crashed = *r;
+  crashed["status"] = {{"latestOperationDetails",
+                        {{{"taskStatus", "InProgress"},
+                          {"vCenterServer", (*r)["status"]["latestOperationDetails"][0].value(
+                                                "vCenterServer", "")}}}}};
+  ASSERT_TRUE(env_.emu().Put("cnsvolumeoperationrequests", crashed).ok());
+  ::csi::v1::CreateVolumeResponse again;
+  ASSERT_TRUE(Create("pvc-new", absl::Seconds(20), &again).ok()) << c->Stderr();
+  EXPECT_EQ(again.volume().volume_id(), created.volume().volume_id());
+  EXPECT_EQ(VolumesNamed("pvc-new"), 1) << "a second disk was made";
+  auto last = env_.vcsim().CnsCounters();
+  ASSERT_TRUE(last.ok());
+  EXPECT_GE((*last)["CnsQueryVolume"] - (*after)["CnsQueryVolume"], 1);
+  EXPECT_EQ((*last)["CnsCreateVolume"], (*after)["CnsCreateVolume"]);
+  c->Signal(SIGTERM);
+  EXPECT_EQ(c->WaitExit(absl::Seconds(15)), 0) << c->Stderr();
+}
+
 TEST_F(ControllerBinaryTest, WithoutClusterIdOneIsGeneratedIntoTheConfigMapAndKept) {
   WriteConf("");
   // The reference's client rate variables (issue 54 item 5): a good one taken, a bad one named.
