@@ -7,6 +7,8 @@
 // (from the first claim's creation), the vCenter requests per operation by method, the
 // controller's and syncer's peak RSS, the operation records; then the Pods and claims are
 // deleted and the same is printed for the detaches and deletes, with what is left behind.
+// The Kubernetes requests of each program (by its user agent; ours also by verb and resource,
+// operation records included) come from the server's audit log (Metadata level, batched).
 // Needs ../shared/peers (or $PEERS_DIR); without it prints one line and exits 0. Asserts nothing.
 //
 //   csi_peers_scale_bench [claims=1000] [nodes=50] [task_ms=100]
@@ -20,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -141,10 +144,78 @@ void PrintRequests(::ccm::testing::VcsimProcess& sim, const char* phase, int ope
   (void)sim.ResetCounters();
 }
 
+// The server's audit log: one line per request once it is answered.
+struct AuditLog {
+  std::string policy, path;
+  std::streamoff read = 0;  // what the last Print counted up to
+};
+
+AuditLog MakeAuditLog() {
+  char tmpl[] = "/tmp/csi-scale-audit-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  AuditLog log{dir + "/policy.yaml", dir + "/audit.log"};
+  std::ofstream(log.policy) << "apiVersion: audit.k8s.io/v1\nkind: Policy\n"
+                               "omitStages: [RequestReceived, ResponseStarted]\n"
+                               "rules:\n- level: Metadata\n";
+  return log;
+}
+
+std::vector<std::string> AuditFlags(const AuditLog& log) {
+  return {"--audit-policy-file=" + log.policy,
+          "--audit-log-path=" + log.path,
+          "--audit-log-mode=batch",
+          "--audit-log-batch-max-wait=1s",
+          "--audit-log-maxsize=4000",
+          "--audit-log-maxbackup=1"};
+}
+
+// From now on (what the set-up asked is not counted): waits out the batch's flush first.
+void SkipAudit(AuditLog& log) {
+  absl::SleepFor(absl::Seconds(2));
+  std::ifstream in(log.path, std::ios::ate);
+  if (in) log.read = in.tellg();
+}
+
+// The requests answered since the last call, per program (user agent up to its '/') and, for
+// the CSI driver's, per verb and resource; per operation.
+void PrintKubeRequests(AuditLog& log, const char* phase, int operations) {
+  absl::SleepFor(absl::Seconds(2));  // the last batch written
+  std::ifstream in(log.path);
+  in.seekg(log.read);
+  std::map<std::string, int> by_agent, ours;
+  std::string line;
+  while (std::getline(in, line)) {
+    json e = json::parse(line, nullptr, false);
+    if (!e.is_object()) continue;
+    const std::string agent = e.value("userAgent", "");
+    const std::string program = agent.substr(0, agent.find('/'));
+    ++by_agent[program];
+    if (absl::StrContains(program, "vsphere-csi")) {
+      const json& ref = e.value("objectRef", json::object());
+      ++ours[absl::StrCat(e.value("verb", ""), " ", ref.value("resource", ""),
+                          ref.contains("subresource") ? "/" : "", ref.value("subresource", ""))];
+    }
+  }
+  in.clear();
+  log.read = in.tellg() > 0 ? static_cast<std::streamoff>(in.tellg()) : log.read;
+  std::printf("%s: Kubernetes requests by program (the server's audit log):\n", phase);
+  for (const auto& [program, n] : by_agent) {
+    std::printf("  %-40s %6d  (%.2f per operation)\n", program.c_str(), n,
+                static_cast<double>(n) / operations);
+  }
+  std::printf("  the CSI driver's (controller and syncer), by verb and resource:\n");
+  for (const auto& [what, n] : ours) {
+    std::printf("    %-38s %6d  (%.2f per operation)\n", what.c_str(), n,
+                static_cast<double>(n) / operations);
+  }
+}
+
 int RunBench(const Args& a) {
+  AuditLog audit = MakeAuditLog();
   CsiStackOptions o;
   o.spec = Spec(a);
   o.overlay = "default";
+  o.apiserver_flags = AuditFlags(audit);
   if (a.kcm_qps > 0) {
     o.kcm_flags = {absl::StrCat("--kube-api-qps=", a.kcm_qps),
                    absl::StrCat("--kube-api-burst=", a.kcm_qps)};
@@ -187,6 +258,7 @@ int RunBench(const Args& a) {
   std::map<std::string, int> cns_calls =
       stack.vcsim().CnsCounters().value_or(std::map<std::string, int>());
 
+  SkipAudit(audit);
   // Created as a user's many clients would (kubectl apply of a big file is one client): 8 at a
   // time, each claim followed by its Pod.
   const absl::Time t0 = absl::Now();
@@ -219,6 +291,7 @@ int RunBench(const Args& a) {
   });
   std::printf("all %d VolumeAttachments attached after %.1f s (goal: 60 s)\n", a.claims, attached);
   PrintRequests(stack.vcsim(), "create + attach", 2 * a.claims, cns_calls);
+  PrintKubeRequests(audit, "create + attach", 2 * a.claims);
   std::printf("peak RSS: controller %ld kB, syncer %ld kB\n",
               PeakRssKb(stack.controller_process().pid()), PeakRssKb(stack.syncer_process().pid()));
   const kube::Resource records{"cns.vmware.com", "v1alpha1", "cnsvolumeoperationrequests",
@@ -236,6 +309,7 @@ int RunBench(const Args& a) {
       WaitFor(t1, limit, [&] { return Count(c, kube::PersistentVolumes(), "", all) == 0; });
   std::printf("all deleted (PVs gone) after %.1f s\n", deleted);
   PrintRequests(stack.vcsim(), "detach + delete", 2 * a.claims, cns_calls);
+  PrintKubeRequests(audit, "detach + delete", 2 * a.claims);
   absl::StatusOr<std::vector<::ccm::testing::VcsimCnsVolume>> left = stack.vcsim().CnsVolumes();
   std::printf("left: %d CNS volumes, %d operation records, %d VolumeAttachments\n",
               left.ok() ? static_cast<int>(left->size()) : -1,

@@ -1,7 +1,6 @@
 #include "controllers/node_controller.h"
 
 #include <optional>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -191,24 +190,27 @@ absl::Status NodeController::Initialize(const kube::Json& node) {
   if (!md.ok()) {
     return Annotate(md.status(), absl::StrCat("initialize node ", name));
   }
-  // The addresses' status PATCH and the Node's patch (providerID, labels, the taint) go out
-  // together: one worker's Node costs one round trip to the server, not two (issue 55). They
-  // touch different parts of the Node and neither tests the resourceVersion the other moves. The
-  // Node's patch starts from the informer's copy; its tests (the taints, each label it replaces,
-  // the whole label map when it adds a label that must not overwrite another writer's) fail it
-  // when the stored Node differs, and it is then recomputed from a fresh read.
-  absl::Status addresses_written;
-  std::thread address_writer;
+  // The informer's Node is shared and read-only: copied only when no address PATCH returns a
+  // fresh one to start from (which is moved, not copied, into the update). The PATCH's answer's
+  // metadata and spec are read on purpose: the update's patch adds labels without a test (RFC
+  // 6902 cannot test for absence), so it must start from the Node as stored, not from a cache
+  // that may not have seen another writer's label yet
+  // (NodeControllerTest.ExtraLabelsNeverOverwrite). Its status, most of a real Node's answer
+  // (conditions, capacity, nodeInfo, images), is not built: the update neither reads nor writes it.
+  std::optional<kube::Json> base;
   if (auto addresses = AddressUpdate(node, *md)) {
-    address_writer = std::thread([&, addresses = *std::move(addresses)] {
-      addresses_written = WriteAddresses(name, addresses, md->node_addresses);
-    });
+    absl::StatusOr<kube::Json> patched = client_.PatchWithoutStatus(
+        kube::Nodes(), "", name, kAddressesPatchType, AddressesPatch(*addresses), "status");
+    if (!patched.ok()) {
+      return Annotate(patched.status(), absl::StrCat("initialize node ", name, ": set addresses ",
+                                                     cloud::DebugString(md->node_addresses)));
+    }
+    base = *std::move(patched);  // carries the new resourceVersion
   }
+  if (!base) base = node;  // the Node already had these addresses
   absl::StatusOr<NodeWriteResult> stored = UpdateNodeWithRetry(
-      client_, node, [&](kube::Json& n) { return ApplyNodeUpdate(n, *md, extra_labels_); },
-      update_attempts_);
-  if (address_writer.joinable()) address_writer.join();
-  if (!addresses_written.ok()) return addresses_written;
+      client_, *std::move(base),
+      [&](kube::Json& n) { return ApplyNodeUpdate(n, *md, extra_labels_); }, update_attempts_);
   if (!stored.ok()) {
     return Annotate(stored.status(), absl::StrCat("initialize node ", name));
   }
@@ -226,16 +228,6 @@ absl::Status NodeController::Initialize(const kube::Json& node) {
            kube::ProviderId(stored->node), cloud::DebugString(md->node_addresses));
   if (recorder_) recorder_->Normal(NodeRef(stored->node), "Synced", "Node synced successfully");
   return absl::OkStatus();
-}
-
-absl::Status NodeController::WriteAddresses(const std::string& name,
-                                            const std::vector<kube::NodeAddress>& addresses,
-                                            const std::vector<cloud::NodeAddress>& from) {
-  absl::StatusOr<kube::Json> patched = client_.PatchForIdentity(
-      kube::Nodes(), "", name, kAddressesPatchType, AddressesPatch(addresses), "status");
-  if (patched.ok()) return absl::OkStatus();
-  return Annotate(patched.status(), absl::StrCat("initialize node ", name, ": set addresses ",
-                                                 cloud::DebugString(from)));
 }
 
 absl::Status NodeController::ReconcileLabels(const kube::Json& node) {

@@ -48,7 +48,6 @@
 #include "kube/controller_runner.h"
 #include "kube/event_recorder.h"
 #include "kube/informer.h"
-#include "kube/objects.h"
 #include "kube/rate_limiter.h"
 #include "kube/work_queue.h"
 
@@ -101,10 +100,6 @@ class NodeController {
   // when a GA label is missing or differs from its beta label, none otherwise.
   absl::Status ReconcileLabels(const kube::Json& node);
   absl::Status RefreshAddresses(const kube::Json& node);
-  // The status PATCH of a Node's addresses (`from`: the provider's, for the error).
-  absl::Status WriteAddresses(const std::string& name,
-                              const std::vector<kube::NodeAddress>& addresses,
-                              const std::vector<cloud::NodeAddress>& from);
   void Warn(const kube::Json& node, absl::string_view reason, absl::string_view message);
   void CountSync(absl::string_view kind, bool ok);
 

@@ -1,5 +1,7 @@
 #include "kube/config.h"
 
+#include <errno.h>  // program_invocation_short_name
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -158,7 +160,9 @@ absl::StatusOr<Config> ParseInner(const YAML::Node& root, absl::string_view base
 }  // namespace
 
 std::string DefaultUserAgent() {
-  return absl::StrCat("vsphere-cloud-controller-manager/", CCM_VERSION, " (linux/amd64)");
+  // As client-go's: the program's file name, its version and platform. The API server names the
+  // field manager of our writes after it (vsphere-cloud-controller-manager, vsphere-csi-driver).
+  return absl::StrCat(program_invocation_short_name, "/", CCM_VERSION, " (linux/amd64)");
 }
 
 absl::StatusOr<Config> ParseKubeconfig(absl::string_view text, absl::string_view source,

@@ -36,7 +36,8 @@ struct Config {
   std::string user_agent;                      // empty: DefaultUserAgent()
 };
 
-// "vsphere-cloud-controller-manager/<version> (linux/amd64)".
+// "<program>/<version> (linux/amd64)": "vsphere-cloud-controller-manager/...",
+// "vsphere-csi-driver/...".
 std::string DefaultUserAgent();
 
 // Parses a kubeconfig. `context` empty = current-context. Relative file paths are resolved

@@ -1,5 +1,7 @@
 #include "kube/config.h"
 
+#include <errno.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -193,7 +195,7 @@ TEST(BuildConfig, MasterOverridesAndStandsAlone) {
 }
 
 TEST(Config, UserAgent) {
-  EXPECT_EQ(DefaultUserAgent().rfind("vsphere-cloud-controller-manager/", 0), 0u);
+  EXPECT_EQ(DefaultUserAgent().rfind(std::string(program_invocation_short_name) + "/", 0), 0u);
   EXPECT_NE(DefaultUserAgent().find("(linux/amd64)"), std::string::npos);
 }
 

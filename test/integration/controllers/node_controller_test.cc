@@ -199,10 +199,9 @@ TEST_F(NodeControllerTest, ExtraLabelsNeverOverwrite) {
   EXPECT_EQ(labels["env"], "prod");
 }
 
-// The status PATCH and the Node's patch go out together, the Node's from the informer's copy: an
-// extra label someone else wrote after that copy (seen by the informer or not) is kept, and the
-// Node is initialised with its addresses (the patch's test of the label map fails, the Node is
-// read again and the patch recomputed).
+// An extra label someone else wrote after the informer's copy (seen by the informer or not) is
+// kept, and the Node is initialised with its addresses: the Node's patch tests the label map it
+// adds to (a failed test reads the Node again and recomputes the patch).
 TEST_F(NodeControllerTest, ExtraLabelWrittenAfterTheInformersCopyIsKept) {
   env_.instances.SetVm("worker-1", {.metadata = VmMetadata("worker-1", kUuid, "10.0.0.5")});
   env_.CreateKubeletNode("worker-1", true);
