@@ -86,18 +86,19 @@ absl::StatusOr<cns::VolumeOperationResult> ControllerService::RunTracked(
 bool ControllerService::RecordFirst(CreatePlan& plan) {
   OperationStore& store = cloud_->operations();
   if (cloud_->vcenters().size() != 1 || !store.durable()) return false;
-  absl::StatusOr<std::optional<OperationRecord>> prior = store.Get(plan.name);
-  if (!prior.ok() || prior->has_value()) return false;
   OperationRecord r;
   r.name = plan.name;
   r.vcenter = cloud_->vcenters().front().label;
   r.status = kTaskInProgress;
   r.invoked = absl::Now();
-  if (absl::Status s = store.Put(r); !s.ok()) {
+  // One request: the record is created, or an earlier attempt's is there.
+  absl::StatusOr<bool> created = store.CreateIfAbsent(r);
+  if (!created.ok()) {
     LOG_WARN("CreateVolume {}: cannot record it before sending it, asking CNS for the name: {}",
-             plan.name, s.message());
+             plan.name, created.status().message());
     return false;
   }
+  if (!*created) return false;  // an earlier attempt's record
   plan.record = std::move(r);
   return true;
 }

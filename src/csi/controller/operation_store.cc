@@ -117,6 +117,15 @@ class KubeStore final : public OperationStore {
         absl::StrCat("CnsVolumeOperationRequest ", record.name, ": concurrent writers"));
   }
 
+  absl::StatusOr<bool> CreateIfAbsent(const OperationRecord& record) override {
+    absl::StatusOr<kube::Json> written =
+        client_.Create(Requests(), ns_, RecordToObject(record, nullptr, ns_));
+    if (kube::IsAlreadyExistsError(written.status())) return false;
+    if (!written.ok()) return written.status();
+    Remember(record.name, *written, record.status);
+    return true;
+  }
+
   absl::Status Delete(const std::string& name) override {
     Forget(name);
     absl::Status s = client_.Delete(Requests(), ns_, SafeObjectName(name), {});

@@ -67,6 +67,14 @@ class OperationStore {
   virtual absl::StatusOr<std::optional<OperationRecord>> Get(const std::string& name) = 0;
   // Creates or replaces the record (the history of earlier attempts is kept).
   virtual absl::Status Put(const OperationRecord& record) = 0;
+  // Creates the record unless one of that name exists (one request): true when it created it.
+  virtual absl::StatusOr<bool> CreateIfAbsent(const OperationRecord& record) {
+    absl::StatusOr<std::optional<OperationRecord>> prior = Get(record.name);
+    if (!prior.ok()) return prior.status();
+    if (prior->has_value()) return false;
+    if (absl::Status s = Put(record); !s.ok()) return s;
+    return true;
+  }
   virtual absl::Status Delete(const std::string& name) = 0;
   // Deletes the record as listed (by its object's name when it has one: an object written under
   // another naming scheme, by an earlier version, is removed too).

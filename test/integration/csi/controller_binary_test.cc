@@ -175,8 +175,13 @@ TEST_F(ControllerBinaryTest, ANewNameIsNotLookedUpAndARecordWithoutATaskIs) {
       << c->Stderr();
   auto before = env_.vcsim().CnsCounters();
   ASSERT_TRUE(before.ok());
+  env_.emu().ResetRequestCounts();
   ::csi::v1::CreateVolumeResponse created;
   ASSERT_TRUE(Create("pvc-new", absl::Seconds(20), &created).ok());
+  // Its record: created (no read before), then updated with the task and with the result.
+  EXPECT_EQ(env_.emu().RequestCount("create cnsvolumeoperationrequests"), 1);
+  EXPECT_EQ(env_.emu().RequestCount("get cnsvolumeoperationrequests"), 0);
+  EXPECT_EQ(env_.emu().RequestCount("update cnsvolumeoperationrequests"), 2);
   auto after = env_.vcsim().CnsCounters();
   ASSERT_TRUE(after.ok());
   EXPECT_EQ((*after)["CnsQueryVolume"] - (*before)["CnsQueryVolume"], 0);

@@ -47,6 +47,27 @@ class OperationStoreEmulatorTest : public ::testing::Test {
   std::unique_ptr<OperationStore> store_;
 };
 
+// CreateVolume's record before anything is sent (issue 55): one request, true only for the first
+// writer; the record is then updated on top of the one created, without reading it.
+TEST_F(OperationStoreEmulatorTest, CreateIfAbsentCreatesOnceInOneRequest) {
+  EXPECT_TRUE(store_->durable());
+  api_.ResetRequestCounts();
+  absl::StatusOr<bool> first = store_->CreateIfAbsent(Rec("pvc-1", ""));
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_TRUE(*first);
+  EXPECT_EQ(api_.RequestCount("create cnsvolumeoperationrequests"), 1);
+  EXPECT_EQ(api_.RequestCount("get cnsvolumeoperationrequests"), 0);
+  ASSERT_TRUE(store_->Put(Rec("pvc-1", "task-7")).ok());
+  EXPECT_EQ(api_.RequestCount("get cnsvolumeoperationrequests"), 0);
+  absl::StatusOr<bool> again = store_->CreateIfAbsent(Rec("pvc-1", ""));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_FALSE(*again);
+  auto got = store_->Get("pvc-1");
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->task_id, "task-7") << "the earlier record is kept";
+  EXPECT_FALSE(NewMemoryOperationStore()->durable());
+}
+
 TEST_F(OperationStoreEmulatorTest, NamesThatDifferOnlyInCaseOrUnderscoreKeepTheirOwnRecords) {
   const std::string a = "attach-[ds1] kubevols/disk_a.vmdk-4230aaaa";
   const std::string b = "attach-[ds1] kubevols/disk-A.vmdk-4230aaaa";
