@@ -55,6 +55,18 @@ absl::StatusOr<cns::VolumeOperationResult> ControllerService::RunTracked(
     absl::StatusOr<vsphere::Moref> task = vc.cns->Start(op);
     if (!task.ok()) {
       vc.cns->Report(op, false, absl::Now() - start);
+      // A create's record written before the call: CNS refused it, so it ended (and is cleaned
+      // up in time). Without an answer (Unavailable, DeadlineExceeded) it may have been taken:
+      // the record stays without a task, and the retry asks CNS for the name.
+      const absl::StatusCode code = task.status().code();
+      if (known != nullptr && known->task_id.empty() && code != absl::StatusCode::kUnavailable &&
+          code != absl::StatusCode::kDeadlineExceeded) {
+        r.status = kTaskError;
+        r.error = std::string(task.status().message());
+        r.invoked = absl::Now();
+        ++r.error_count;
+        Record(store, r);
+      }
       return task.status();
     }
     r.invoked = absl::Now();

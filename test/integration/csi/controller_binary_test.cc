@@ -208,6 +208,36 @@ TEST_F(ControllerBinaryTest, ANewNameIsNotLookedUpAndARecordWithoutATaskIs) {
   EXPECT_EQ(c->WaitExit(absl::Seconds(15)), 0) << c->Stderr();
 }
 
+// A create CNS refuses at the call itself: its record, written before, ends as an Error (so it is
+// cleaned up in time instead of staying "InProgress" for ever), and the retry creates the volume.
+TEST_F(ControllerBinaryTest, ACreateCnsRefusesEndsItsRecord) {
+  std::unique_ptr<ChildProcess> c = StartController("controller");
+  ASSERT_NE(c, nullptr);
+  ::csi::v1::CreateVolumeResponse resp;
+  grpc::Status s;
+  ASSERT_TRUE(Eventually([&] {  // Unavailable while the controller loads its caches
+    s = Create("pvc-warm", absl::Seconds(20), &resp);
+    return s.ok();
+  })) << s.error_message()
+      << c->Stderr();
+  // Every datastore refuses at the call.
+  ASSERT_TRUE(env_.vcsim().SetCnsFault("CnsCreateVolume", "CnsFault", "refused", -1, "soap").ok());
+  EXPECT_FALSE(Create("pvc-refused", absl::Seconds(20), &resp).ok());
+  auto last_status = [&] {
+    auto r = env_.emu().Get("cnsvolumeoperationrequests", kNamespace, "pvc-refused");
+    if (!r.ok()) return r.status().ToString();
+    const nlohmann::json& latest = (*r)["status"]["latestOperationDetails"];
+    return latest.empty() ? std::string() : latest.back().value("taskStatus", "");
+  };
+  EXPECT_EQ(last_status(), "Error");
+  ASSERT_TRUE(env_.vcsim().ClearCnsFaults().ok());
+  ASSERT_TRUE(Create("pvc-refused", absl::Seconds(20), &resp).ok()) << c->Stderr();
+  EXPECT_EQ(VolumesNamed("pvc-refused"), 1);
+  EXPECT_EQ(last_status(), "Success");
+  c->Signal(SIGTERM);
+  EXPECT_EQ(c->WaitExit(absl::Seconds(15)), 0) << c->Stderr();
+}
+
 TEST_F(ControllerBinaryTest, WithoutClusterIdOneIsGeneratedIntoTheConfigMapAndKept) {
   WriteConf("");
   // The reference's client rate variables (issue 54 item 5): a good one taken, a bad one named.
