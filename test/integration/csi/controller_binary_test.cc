@@ -80,6 +80,19 @@ class ControllerBinaryTest : public ::testing::Test {
     return stub->CreateVolume(&ctx, req, resp);
   }
 
+  // Whether the controller answers a CreateVolume ("pvc-warm"): Unavailable while it loads its
+  // caches.
+  bool Loaded(ChildProcess& c) {
+    ::csi::v1::CreateVolumeResponse resp;
+    grpc::Status s;
+    const bool ok = Eventually([&] {
+      s = Create("pvc-warm", absl::Seconds(20), &resp);
+      return s.ok();
+    });
+    if (!ok) ADD_FAILURE() << s.error_message() << c.Stderr();
+    return ok;
+  }
+
   int VolumesNamed(const std::string& name) {
     int n = 0;
     for (const auto& v :
@@ -166,13 +179,7 @@ TEST_F(ControllerBinaryTest, ACreateKilledWhileItsTaskRunsMakesOneVolumeWhenRetr
 TEST_F(ControllerBinaryTest, ANewNameIsNotLookedUpAndARecordWithoutATaskIs) {
   std::unique_ptr<ChildProcess> c = StartController("controller");
   ASSERT_NE(c, nullptr);
-  ::csi::v1::CreateVolumeResponse first;
-  grpc::Status s;
-  ASSERT_TRUE(Eventually([&] {  // Unavailable while the controller loads its caches
-    s = Create("pvc-warm", absl::Seconds(20), &first);
-    return s.ok();
-  })) << s.error_message()
-      << c->Stderr();
+  ASSERT_TRUE(Loaded(*c));
   auto before = env_.vcsim().CnsCounters();
   ASSERT_TRUE(before.ok());
   env_.emu().ResetRequestCounts();
@@ -213,13 +220,8 @@ TEST_F(ControllerBinaryTest, ANewNameIsNotLookedUpAndARecordWithoutATaskIs) {
 TEST_F(ControllerBinaryTest, ACreateCnsRefusesEndsItsRecord) {
   std::unique_ptr<ChildProcess> c = StartController("controller");
   ASSERT_NE(c, nullptr);
+  ASSERT_TRUE(Loaded(*c));
   ::csi::v1::CreateVolumeResponse resp;
-  grpc::Status s;
-  ASSERT_TRUE(Eventually([&] {  // Unavailable while the controller loads its caches
-    s = Create("pvc-warm", absl::Seconds(20), &resp);
-    return s.ok();
-  })) << s.error_message()
-      << c->Stderr();
   // Every datastore refuses at the call.
   ASSERT_TRUE(env_.vcsim().SetCnsFault("CnsCreateVolume", "CnsFault", "refused", -1, "soap").ok());
   EXPECT_FALSE(Create("pvc-refused", absl::Seconds(20), &resp).ok());
