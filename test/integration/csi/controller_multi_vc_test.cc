@@ -458,11 +458,14 @@ TEST_F(ControllerMultiVcTest, RecordsAsTheReferenceAndReadsTheEarlierQualifiedFo
        {{"volumeID", "f0000000-0000-0000-0000-000000000001"},
         {"vCenterServer", "vc9.example.com"}}}};
   ASSERT_TRUE(env_->api().Create("cnsvolumeinfoes", stray).ok());
-  grpc::Status gone = grpc::Status::OK;
-  EXPECT_TRUE(ccm::testing::Eventually([&] {  // once the informer has it
-    gone = Delete("f0000000-0000-0000-0000-000000000001");
-    return !gone.ok();
-  }));
+  // Waited for with a call that changes nothing: a DeleteVolume before the informer has the
+  // record finds the volume nowhere, which is the spec's success (and is remembered as such).
+  grpc::Status seen = grpc::Status::OK;
+  EXPECT_TRUE(ccm::testing::Eventually([&] {
+    seen = Validate("f0000000-0000-0000-0000-000000000001");
+    return seen.error_code() == grpc::StatusCode::FAILED_PRECONDITION;
+  })) << seen.error_message();
+  grpc::Status gone = Delete("f0000000-0000-0000-0000-000000000001");
   EXPECT_EQ(gone.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_THAT(gone.error_message(), HasSubstr("vc9.example.com"));
 
