@@ -458,13 +458,15 @@ TEST_F(ControllerMultiVcTest, RecordsAsTheReferenceAndReadsTheEarlierQualifiedFo
        {{"volumeID", "f0000000-0000-0000-0000-000000000001"},
         {"vCenterServer", "vc9.example.com"}}}};
   ASSERT_TRUE(env_->api().Create("cnsvolumeinfoes", stray).ok());
-  // Waited for with a call that changes nothing: a DeleteVolume before the informer has the
-  // record finds the volume nowhere, which is the spec's success (and is remembered as such).
+  // Waited for with a call that goes by the record and changes nothing when the volume is found
+  // nowhere (a DeleteVolume before the informer has the record finds the volume nowhere, which
+  // is the spec's success, and is remembered as such).
   grpc::Status seen = grpc::Status::OK;
   EXPECT_TRUE(ccm::testing::Eventually([&] {
-    seen = Validate("f0000000-0000-0000-0000-000000000001");
+    seen = Publish("f0000000-0000-0000-0000-000000000001", env_->VmUuid("node-b1"));
     return seen.error_code() == grpc::StatusCode::FAILED_PRECONDITION;
   })) << seen.error_message();
+  EXPECT_THAT(seen.error_message(), HasSubstr("vc9.example.com"));
   grpc::Status gone = Delete("f0000000-0000-0000-0000-000000000001");
   EXPECT_EQ(gone.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_THAT(gone.error_message(), HasSubstr("vc9.example.com"));
