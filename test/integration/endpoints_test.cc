@@ -45,7 +45,15 @@ TEST(EndpointsTest, HealthMetricsLogsRotationAndVcenterDown) {
   EXPECT_TRUE(absl::StrContains(verbose.body, "[+]leader-election ok")) << verbose.body;
   EXPECT_TRUE(absl::StrContains(verbose.body, "[+]kubernetes ok")) << verbose.body;
 
-  // Metrics.
+  // Metrics, once the Node's initialisation has been timed (its providerID is written before its
+  // addresses, and the time is taken after both).
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        return MetricValue(get("/metrics").body,
+                           "cloud_node_controller_initialization_duration_seconds_count") == 1;
+      },
+      absl::Seconds(20)))
+      << get("/metrics").body;
   HttpResponse m = get("/metrics");
   EXPECT_EQ(m.status, 200);
   // Every family is declared (# TYPE) even before it has a sample (e.g. no retry yet).
