@@ -244,8 +244,12 @@ int RunBench(const Args& a) {
       return 1;
     }
   }
-  for (const char* m : {"CnsCreateVolume", "CnsAttachVolume", "CnsDetachVolume", "CnsDeleteVolume"})
+  // Every CNS task takes the time: the changes, the snapshot check before a delete and the
+  // syncer's metadata updates.
+  for (const char* m : {"CnsCreateVolume", "CnsAttachVolume", "CnsDetachVolume", "CnsDeleteVolume",
+                        "CnsQuerySnapshots", "CnsUpdateVolumeMetadata"}) {
     (void)stack.vcsim().SetCnsDelay(m, a.task_ms);
+  }
   json sc = {{"apiVersion", "storage.k8s.io/v1"}, {"kind", "StorageClass"},
              {"metadata", {{"name", "block"}}},   {"provisioner", kDriver},
              {"reclaimPolicy", "Delete"},         {"volumeBindingMode", "Immediate"}};

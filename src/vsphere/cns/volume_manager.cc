@@ -253,24 +253,8 @@ absl::StatusOr<DiskBacking> VolumeManager::VolumeInfo(const std::string& volume_
 }
 
 absl::StatusOr<std::vector<Snapshot>> VolumeManager::SnapshotsOf(const std::string& volume_id) {
-  std::vector<Snapshot> out;
-  SnapshotQueryFilter filter{{{volume_id, ""}}, Cursor{0, 128, 0}};
-  for (;;) {
-    CCM_ASSIGN_OR_RETURN(SnapshotQueryResult page, QuerySnapshots(filter));
-    for (SnapshotQueryEntry& e : page.entries) {
-      if (!e.fault_name.empty()) {
-        return Annotate(FaultStatus(e.fault_name, e.fault_message),
-                        absl::StrCat("CNS query snapshots of volume ", volume_id));
-      }
-      out.push_back(std::move(e.snapshot));
-    }
-    // The cursor's offset is where the next page starts; an answer that does not move ends it.
-    if (page.entries.empty() || page.cursor.offset <= filter.cursor->offset ||
-        page.cursor.offset >= page.cursor.total_records) {
-      return out;
-    }
-    filter.cursor->offset = page.cursor.offset;
-  }
+  return snapshot_batch_.Of(volume_id,
+                            [this](const SnapshotQueryFilter& f) { return QuerySnapshots(f); });
 }
 
 absl::Status VolumeManager::UpdateVolumeMetadata(const std::string& volume_id,

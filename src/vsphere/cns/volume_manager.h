@@ -25,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "vsphere/cns/snapshot_batch.h"
 #include "vsphere/cns/types.h"
 #include "vsphere/moref.h"
 
@@ -163,10 +164,15 @@ class VolumeManager {
   // The volume's disk file and datastore (CnsQueryVolumeInfo); NotFound for an unknown volume.
   absl::StatusOr<DiskBacking> VolumeInfo(const std::string& volume_id);
   // Every snapshot of one volume (all pages); NotFound when CNS does not know the volume.
+  // Look-ups made at the same time share one CnsQuerySnapshots (SnapshotBatch).
   absl::StatusOr<std::vector<Snapshot>> SnapshotsOf(const std::string& volume_id);
+  SnapshotBatch::Stats snapshot_lookups() const { return snapshot_batch_.stats(); }
 
  protected:
   absl::StatusOr<VolumeOperationResult> Run(const Operation& op);
+
+ private:
+  SnapshotBatch snapshot_batch_;
 };
 
 }  // namespace ccm::vsphere::cns
