@@ -30,6 +30,21 @@ bool PvReleasing(const nlohmann::json& pv) {
          pv.contains("/metadata/deletionTimestamp"_json_pointer);
 }
 
+bool ReclaimDelete(const nlohmann::json& pv) {
+  return pv.value("/spec/persistentVolumeReclaimPolicy"_json_pointer, std::string()) == "Delete";
+}
+
+bool PhaseReleased(const nlohmann::json& pv) {
+  return pv.value("/status/phase"_json_pointer, std::string()) == "Released";
+}
+
+// The volume is the provisioner's to delete: reclaim policy Delete and the PV Released or being
+// deleted (the reference's syncer skips such a PV's updates, and its claim's deletion).
+bool LeftToController(const nlohmann::json& pv) {
+  return ReclaimDelete(pv) &&
+         (PhaseReleased(pv) || pv.contains("/metadata/deletionTimestamp"_json_pointer));
+}
+
 std::string CnsIdOf(const std::string& handle) {
   absl::StatusOr<VolumeRef> ref = ParseVolumeId(handle);
   return ref.ok() ? ref->cns_id : "";
@@ -143,6 +158,12 @@ void MetadataSyncer::OnPv(const Json* old_pv, const Json* new_pv) {
   {
     absl::MutexLock l(&mu_);
     if (old_pv != nullptr && Ours(*old_pv)) {
+      // Deleted once Released with reclaim policy Delete: the provisioner deleted its volume.
+      if (new_pv == nullptr && ReclaimDelete(*old_pv) && PhaseReleased(*old_pv) &&
+          !ClaimKey(*old_pv).empty()) {
+        if (left_to_controller_.size() >= 10000) left_to_controller_.clear();  // a bound
+        left_to_controller_.insert(HandleOf(*old_pv));
+      }
       auto it = pv_by_cns_id_.find(CnsIdOfPv(*old_pv));
       if (it != pv_by_cns_id_.end() && it->second == kube::Name(*old_pv)) pv_by_cns_id_.erase(it);
       auto p = pv_by_path_.find(HandleOf(*old_pv));
@@ -153,6 +174,7 @@ void MetadataSyncer::OnPv(const Json* old_pv, const Json* new_pv) {
       const std::string id = CnsIdOfPv(*new_pv);
       if (!id.empty()) pv_by_cns_id_[id] = kube::Name(*new_pv);
       if (!IsOurPv(*new_pv)) pv_by_path_[HandleOf(*new_pv)] = kube::Name(*new_pv);
+      left_to_controller_.erase(HandleOf(*new_pv));
       handles.push_back(HandleOf(*new_pv));
     }
   }
@@ -240,6 +262,9 @@ MetadataSyncer::Desired MetadataSyncer::DesiredForPv(const Json& pv) const {
   }
   d.entities = DesiredEntities(pv, pvc.get(), pods, cluster_id_);
   d.releasing = PvReleasing(pv);
+  // A claim gone with reclaim policy Delete: the PV is about to be Released and deleted.
+  d.left_to_controller =
+      LeftToController(pv) || (ReclaimDelete(pv) && !claim_key.empty() && pvc == nullptr);
   return d;
 }
 
@@ -329,6 +354,7 @@ absl::Status MetadataSyncer::SyncVolume(const std::string& handle) {
   const Desired want = DesiredFor(cns_id);
   const uint64_t digest = EntitiesDigest(want.entities);
   uint64_t epoch = 0;
+  bool left = false;  // the provisioner deletes the volume: nothing to ask CNS
   {
     absl::MutexLock l(&mu_);
     epoch = confirm_epoch_;
@@ -338,17 +364,37 @@ absl::Status MetadataSyncer::SyncVolume(const std::string& handle) {
       return absl::OkStatus();
     }
     confirmed_.erase(cns_id);  // set again below once CNS says it
+    if (want.left_to_controller || (!want.has_pv && left_to_controller_.contains(handle))) {
+      ++left_to_controller_count_;
+      if (pvs_without_volume_.erase(handle) > 0) SetGauges();
+      left = true;
+    }
+  }
+  if (left) {
+    if (!want.has_pv) ForgetVolumeInfo(handle);
+    return absl::OkStatus();
   }
   absl::StatusOr<Found> found = Lookup(handle);
+  if (absl::IsNotFound(found.status())) return NotInCns(handle, want);
+  if (!want.has_pv) ForgetVolumeInfo(handle);
+  if (!found.ok()) return found.status();
+  {
+    absl::MutexLock l(&mu_);
+    if (pvs_without_volume_.erase(handle) > 0) SetGauges();
+  }
+  return Describe(handle, *found, want, digest, epoch);
+}
+
+absl::Status MetadataSyncer::NotInCns(const std::string& handle, const Desired& want) {
   // A PV being deleted loses its volume first: nothing to register (a registration would race
   // the deletion and bring the disk back into CNS), nothing to report.
   const bool missing = want.has_pv && !want.releasing;
-  if (absl::IsNotFound(found.status()) && missing) {
+  if (missing) {
     absl::Status registered = Register(handle, want);
     if (registered.ok()) return absl::OkStatus();
     if (!absl::IsNotFound(registered)) return registered;
   }
-  if (absl::IsNotFound(found.status())) {
+  {
     absl::MutexLock l(&mu_);
     if (missing && pvs_without_volume_.insert(handle).second) {
       LOG_WARN(
@@ -360,24 +406,24 @@ absl::Status MetadataSyncer::SyncVolume(const std::string& handle) {
     SetGauges();
   }
   if (!want.has_pv) ForgetVolumeInfo(handle);
-  if (absl::IsNotFound(found.status())) return absl::OkStatus();
-  if (!found.ok()) return found.status();
-  {
-    absl::MutexLock l(&mu_);
-    if (pvs_without_volume_.erase(handle) > 0) SetGauges();
-  }
+  return absl::OkStatus();
+}
+
+absl::Status MetadataSyncer::Describe(const std::string& handle, const Found& found,
+                                      const Desired& want, uint64_t digest, uint64_t epoch) {
+  const std::string cns_id = CnsIdOf(handle);
   Desired labelled;
   if (!want.has_pv) {  // no PV names it: labelled pv_missing, as the reference's full sync does
     labelled.entities =
-        PvMissingEntities(found->volume.metadata.entity_metadata, found->volume.name, cluster_id_);
+        PvMissingEntities(found.volume.metadata.entity_metadata, found.volume.name, cluster_id_);
   }
   std::optional<vsphere::cns::MetadataUpdate> update =
-      UpdateFor(*found->target, found->volume, want.has_pv ? want : labelled);
+      UpdateFor(*found.target, found.volume, want.has_pv ? want : labelled);
   if (!update) {
     Confirm(cns_id, want, digest, epoch);
     return absl::OkStatus();
   }
-  absl::Status s = found->target->cns->UpdateVolumeMetadata(update->volume_id, update->metadata);
+  absl::Status s = found.target->cns->UpdateVolumeMetadata(update->volume_id, update->metadata);
   if (absl::IsNotFound(s)) return absl::OkStatus();  // deleted meanwhile: nothing to describe
   updates_->Add({s.ok() ? "success" : "failure"});
   if (!s.ok()) return s;
@@ -449,6 +495,7 @@ SyncerStats MetadataSyncer::stats() const {
   s.in_tree_registered = in_tree_registered_;
   s.in_tree_reregistered = in_tree_reregistered_;
   s.unchanged_skips = unchanged_skips_;
+  s.left_to_controller = left_to_controller_count_;
   s.volume_infos_created = volume_infos_created_;
   s.volume_infos_removed = volume_infos_removed_;
   for (const auto& [vc, ids] : orphans_) s.orphans.insert(ids.begin(), ids.end());

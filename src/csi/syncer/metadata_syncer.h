@@ -111,8 +111,11 @@ struct SyncerStats {
   int64_t registered = 0;            // static PVs' disks registered with CNS
   int64_t in_tree_registered = 0;    // in-tree volumes registered (or found registered)
   int64_t in_tree_reregistered = 0;  // in-tree disks registered again: CNS had lost their volume
-  int64_t unchanged_skips = 0;    // volumes synced with no CNS call: CNS known to hold the entities
-  std::set<std::string> orphans;  // CNS volume ids without a PV (confirmed)
+  int64_t unchanged_skips = 0;  // volumes synced with no CNS call: CNS known to hold the entities
+  // Volumes synced with no CNS call because the provisioner's DeleteVolume removes them: the PV
+  // is Released (or being deleted) with reclaim policy Delete, or was deleted in that state.
+  int64_t left_to_controller = 0;
+  std::set<std::string> orphans;             // CNS volume ids without a PV (confirmed)
   std::set<std::string> pvs_without_volume;  // volume handles CNS does not know
   int64_t volume_infos_created = 0;          // CnsVolumeInfo records made by full syncs
   int64_t volume_infos_removed = 0;          // and deleted (PV gone, wrong vCenter)
@@ -170,6 +173,9 @@ class MetadataSyncer {
     // Its PV is Released, Failed or being deleted: the volume is going (the provisioner's
     // DeleteVolume); a volume CNS does not know is then neither registered nor reported.
     bool releasing = false;
+    // Released or being deleted, with reclaim policy Delete: the volume is the provisioner's
+    // to delete, and CNS is not asked about it (as the reference's syncer leaves it).
+    bool left_to_controller = false;
     std::string pv_name;
     std::vector<cns::EntityMetadata> entities;
   };
@@ -177,6 +183,11 @@ class MetadataSyncer {
   // backingDiskId, as the reference does for a statically provisioned PV) in the vCenter that
   // has the disk. NotFound when no vCenter has such a disk.
   absl::Status Register(const std::string& handle, const Desired& want);
+  // SyncVolume's ends: CNS does not know the volume (registered when its PV wants it); CNS has
+  // it (its entities written when they differ from `want`'s).
+  absl::Status NotInCns(const std::string& handle, const Desired& want);
+  absl::Status Describe(const std::string& handle, const Found& found, const Desired& want,
+                        uint64_t digest, uint64_t epoch);
   // In-tree volumes (intree_sync.cc). A PV of ours: a CSI PV of this driver, or an in-tree PV
   // to register; its key (the CSI volume handle, or the VMDK path) and its CNS volume ID ("" for
   // an in-tree volume not registered yet).
@@ -298,6 +309,10 @@ class MetadataSyncer {
   int64_t in_tree_registered_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t in_tree_reregistered_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t unchanged_skips_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t left_to_controller_count_ ABSL_GUARDED_BY(mu_) = 0;
+  // The handles of PVs deleted while left to the controller (see Desired), until a PV names
+  // the handle again.
+  std::set<std::string> left_to_controller_ ABSL_GUARDED_BY(mu_);
   int64_t volume_infos_created_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t volume_infos_removed_ ABSL_GUARDED_BY(mu_) = 0;
   std::set<std::string> volume_infos_unnamed_ ABSL_GUARDED_BY(mu_);  // records without a PV

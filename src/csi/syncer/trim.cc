@@ -28,7 +28,7 @@ void TrimPvForSyncer(Json& pv) {
            "/metadata/annotations/pv.kubernetes.io~1migrated-to", "/spec/csi/driver",
            "/spec/csi/volumeHandle", "/spec/vsphereVolume/volumePath",
            "/spec/vsphereVolume/storagePolicyName", "/spec/claimRef/namespace",
-           "/spec/claimRef/name", "/status/phase"});
+           "/spec/claimRef/name", "/spec/persistentVolumeReclaimPolicy", "/status/phase"});
 }
 
 void TrimPvcForSyncer(Json& pvc) {

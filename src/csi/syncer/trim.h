@@ -9,7 +9,8 @@
 namespace ccm::csi::syncer {
 
 // metadata name, resourceVersion, labels; spec.csi driver and volumeHandle; spec.claimRef
-// namespace and name.
+// namespace and name; the reclaim policy and phase (whether the volume is the provisioner's to
+// delete).
 void TrimPvForSyncer(nlohmann::json& pv);
 // metadata name, namespace, resourceVersion, labels; spec.volumeName.
 void TrimPvcForSyncer(nlohmann::json& pvc);

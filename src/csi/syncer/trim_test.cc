@@ -96,7 +96,8 @@ TEST(SyncerTrimTest, KeepsExactlyWhatTheEntitiesRead) {
                  "annotations": {"pv.kubernetes.io/provisioned-by": "csi.vsphere.vmware.com"}},
     "spec": {"csi": {"driver": "csi.vsphere.vmware.com",
                      "volumeHandle": "0b7e2c1a-1111-2222-3333-444455556666"},
-             "claimRef": {"namespace": "ns1", "name": "data"}},
+             "claimRef": {"namespace": "ns1", "name": "data"},
+             "persistentVolumeReclaimPolicy": "Delete"},
     "status": {"phase": "Bound"}})"));
   EXPECT_EQ(Trimmed(FullPvc("pv-1"), TrimPvcForSyncer), Json::parse(R"({
     "metadata": {"name": "data", "namespace": "ns1", "resourceVersion": "18",

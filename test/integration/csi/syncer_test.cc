@@ -166,6 +166,41 @@ TEST_F(SyncerTest, DeletedPodAndPvcAreRemovedFromCns) {
   EXPECT_TRUE(env_.Volume(id).ok());
 }
 
+// Reclaim policy Delete: once its claim is gone the volume is the provisioner's to delete, and
+// the syncer asks CNS nothing more about it (the claim's deletion, the PV deleted once
+// Released), as the reference's syncer leaves it. At scale each was a CnsQueryVolume.
+TEST_F(SyncerTest, AVolumeTheProvisionerDeletesIsLeftToIt) {
+  const std::string id = Workload("temp");
+  ASSERT_TRUE(Eventually([&] { return Complete(id, "temp"); }));
+  absl::StatusOr<nlohmann::json> pv = env_.emu().Get("persistentvolumes", "", "pv-temp");
+  ASSERT_TRUE(pv.ok()) << pv.status();
+  (*pv)["spec"]["persistentVolumeReclaimPolicy"] = "Delete";
+  ASSERT_TRUE(env_.emu().Put("persistentvolumes", *pv).ok());
+  // The PV watch delivers in order: once a later PV is described, the syncer has this one.
+  const std::string marker = Workload("marker");
+  ASSERT_TRUE(Eventually([&] { return Complete(marker, "marker"); }));
+  auto left = [&](int64_t n) {
+    return Eventually([&] { return env_.syncer().stats().left_to_controller >= n; });
+  };
+  ASSERT_TRUE(env_.emu().Delete("persistentvolumeclaims", "ns1", "temp").ok());
+  ASSERT_TRUE(left(1));
+  pv = env_.emu().Get("persistentvolumes", "", "pv-temp");
+  ASSERT_TRUE(pv.ok()) << pv.status();
+  (*pv)["status"]["phase"] = "Released";  // no sync: nothing the entities show changed
+  ASSERT_TRUE(env_.emu().Put("persistentvolumes", *pv).ok());
+  ASSERT_TRUE(env_.emu().Delete("persistentvolumes", "", "pv-temp").ok());
+  ASSERT_TRUE(left(2));
+  // Nothing written (a sync would have removed the claim, then labelled the PV pv_missing),
+  // nothing deleted.
+  EXPECT_TRUE(env_.HasEntity(id, kEntityPvc, "temp", "ns1"));
+  EXPECT_EQ(env_.Entities(id).size(), 3u);
+  for (const cns::EntityMetadata& e : env_.Entities(id)) {
+    EXPECT_THAT(e.labels,
+                ::testing::Not(::testing::Contains(::testing::Pair("pv_missing", "true"))));
+  }
+  EXPECT_TRUE(env_.Volume(id).ok());
+}
+
 TEST_F(SyncerTest, FullSyncRepairsDriftBothWays) {
   const std::string id = Workload("drift");
   ASSERT_TRUE(Eventually([&] { return Complete(id, "drift"); }));
