@@ -141,6 +141,14 @@ void PrintRequests(::ccm::testing::VcsimProcess& sim, const char* phase, int ope
                   static_cast<double>(n) / operations);
     }
   }
+  // By the User-Agent each component sends ("k8s-csi-useragent-<cluster-id>-controller", ...).
+  if (absl::StatusOr<std::map<std::string, int>> agents = sim.RequestsByAgent(); agents.ok()) {
+    std::printf("%s: vCenter requests by sender\n", phase);
+    for (const auto& [agent, n] : *agents) {
+      std::printf("  %-44s %6d  (%.2f per operation)\n", agent.empty() ? "(none)" : agent.c_str(),
+                  n, static_cast<double>(n) / operations);
+    }
+  }
   (void)sim.ResetCounters();
 }
 

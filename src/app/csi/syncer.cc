@@ -30,6 +30,7 @@
 #include "common/logging.h"
 #include "common/metrics.h"
 #include "csi/controller/storage_policies.h"
+#include "csi/core/constants.h"
 #include "csi/migration/registrar.h"
 #include "csi/migration/volume_migrations.h"
 #include "csi/syncer/metadata_syncer.h"
@@ -331,6 +332,7 @@ absl::StatusOr<std::unique_ptr<SyncerWiring>> Wire(const CsiSyncerOptions& o,
     vsphere::ClientOptions co = cloud::ClientOptionsFor(vc);
     co.observer = CsiRequestObserver(registry, vc.server);
     co.answer_within = o.vcenter_hang_timeout;
+    co.user_agent = csi::CsiUserAgent(w->config.global.cluster_id, "syncer");
     w->vim.push_back(std::make_unique<vsphere::Client>(co, w->credentials.get()));
     vsphere::cns::CnsClientOptions cno;
     cno.observer = CnsOperationsObserver(registry);

@@ -29,6 +29,7 @@ SyncerNodeTopology::SyncerNodeTopology(const cloud::Config& config,
     to.server = vc.server;
     to.url = co.url;
     to.http.tls = co.tls;
+    to.http.user_agent = vim[i]->options().user_agent;  // the syncer's
     tagging_.push_back(std::make_unique<vsphere::TaggingClient>(to, credentials));
     sources.push_back({vc.label, vim[i], tagging_.back().get(), vc.datacenters, nullptr});
   }

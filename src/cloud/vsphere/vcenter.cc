@@ -30,6 +30,7 @@ VCenter::VCenter(const VirtualCenterConfig& config, vsphere::CredentialSource* c
   co.observer = options.observer;
   co.clock = options.clock;
   co.answer_within = options.hang_timeout;
+  if (!options.user_agent.empty()) co.user_agent = options.user_agent;
   client_ = std::make_unique<vsphere::Client>(co, creds);
 
   vsphere::InventoryCacheOptions io;
@@ -43,6 +44,7 @@ VCenter::VCenter(const VirtualCenterConfig& config, vsphere::CredentialSource* c
   to.server = config.server;
   to.url = co.url;
   to.http.tls = co.tls;
+  to.http.user_agent = co.user_agent;
   tagging_ = std::make_unique<vsphere::TaggingClient>(to, *creds);
   ancestry_ =
       std::make_unique<vsphere::AncestryResolver>(*client_, absl::Minutes(10), options.clock);

@@ -29,6 +29,8 @@ struct VCenterOptions {
   absl::Duration hang_timeout = kDefaultHangTimeout;
   // The inventory also follows the VMs' First Class Disks (the CSI controller's attachments).
   bool vm_disks = false;
+  // The User-Agent of its SOAP and REST sessions; empty: the client's default (the CPI's).
+  std::string user_agent;
 };
 
 class VCenter {

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "common/logging.h"
 #include "csi/controller/file_services.h"
+#include "csi/core/constants.h"
 #include "kube/kube_event_sink.h"
 #include "vsphere/datacenter.h"
 
@@ -82,6 +83,7 @@ absl::StatusOr<std::unique_ptr<ControllerBackend>> ControllerBackend::Create(
     vo.max_wait_seconds = options.max_wait_seconds;
     vo.hang_timeout = options.vcenter_hang_timeout;
     vo.vm_disks = true;  // ControllerPublishVolume's volume limit per node
+    vo.user_agent = CsiUserAgent(config.global.cluster_id, "controller");
     auto vc = std::make_unique<cloud::VCenter>(vcc, b->credentials_.get(), vo);
     vsphere::cns::CnsClientOptions cno;
     cno.observer = options.cns_observer;

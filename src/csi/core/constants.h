@@ -6,10 +6,20 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
 namespace ccm::csi {
+
+// The User-Agent of the driver's vCenter sessions, as vCenter's session list shows it: the
+// reference's "k8s-csi-useragent" (pkg/common/cns-lib/vsphere/virtualcenter.go), with the
+// cluster-id and the component appended as its newer releases append the cluster-id and a
+// feature: "k8s-csi-useragent-<cluster-id>-controller", "...-syncer".
+inline std::string CsiUserAgent(absl::string_view cluster_id, absl::string_view component) {
+  return absl::StrCat("k8s-csi-useragent-", cluster_id, "-", component);
+}
 
 // pkg/csi/service/common/constants.go VSphereCSIDriverName.
 inline constexpr absl::string_view kDriverName = "csi.vsphere.vmware.com";

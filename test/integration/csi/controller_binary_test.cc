@@ -259,6 +259,10 @@ TEST_F(ControllerBinaryTest, WithoutClusterIdOneIsGeneratedIntoTheConfigMapAndKe
   grpc::Status s;
   ASSERT_TRUE(Eventually([&] { return (s = Create("pvc-gen-id", absl::Seconds(20), &resp)).ok(); }))
       << s.error_message() << first->Stderr();
+  // Its vCenter sessions name it as the reference's do, with the cluster-id and the component.
+  auto agents = env_.vcsim().RequestsByAgent();
+  ASSERT_TRUE(agents.ok()) << agents.status();
+  EXPECT_GT((*agents)[absl::StrCat("k8s-csi-useragent-", id, "-controller")], 0);
   first->Signal(SIGTERM);
   EXPECT_EQ(first->WaitExit(absl::Seconds(15)), 0);
   // The volume is filed under that ID; a restart reads it back, it does not make another.

@@ -76,6 +76,11 @@ TEST(CsiSyncerBinaryTest, SyncsUnderTheLeaseServesMetricsAndStops) {
   ASSERT_TRUE(volumes.ok()) << volumes.status();
   ASSERT_EQ(volumes->size(), 1u);
   EXPECT_EQ(volumes->front().cluster_distribution, "Rancher");
+  // Its vCenter session names it (the reference's user agent, the cluster-id, the component).
+  auto agents = env.vcsim().RequestsByAgent();
+  ASSERT_TRUE(agents.ok()) << agents.status();
+  EXPECT_GT((*agents)[absl::StrCat("k8s-csi-useragent-", volumes->front().cluster_id, "-syncer")],
+            0);
   EXPECT_TRUE(
       absl::StrContains(syncer.Stderr(),
                         "cluster-distribution: none in csi-vsphere.conf; Rancher from the API "
