@@ -43,7 +43,7 @@ absl::StatusOr<cns::VolumeOperationResult> ControllerService::RunTracked(
     // Started by an earlier attempt (a timed-out call, a controller restarted meanwhile).
     r = **prior;
     LOG_INFO("operation {}: waiting for task {} started earlier", name, r.task_id);
-    result = vc.cns->Wait({"Task", r.task_id}, op.what);
+    result = vc.cns->WaitOwn({"Task", r.task_id}, op);
     resumed = !cns::IsTaskVanished(result.status());
     if (!resumed) {
       LOG_WARN("operation {}: task {} is gone from vCenter: starting it again", name, r.task_id);
@@ -74,7 +74,7 @@ absl::StatusOr<cns::VolumeOperationResult> ControllerService::RunTracked(
     r.status = kTaskInProgress;
     r.error.clear();
     Record(store, r);
-    result = vc.cns->Wait(*task, op.what);
+    result = vc.cns->WaitOwn(*task, op);
   }
   // A task that named no result for its volume: what CNS has now decides it.
   if (cns::IsNoVolumeResult(result.status())) result = vc.cns->Settle(op);

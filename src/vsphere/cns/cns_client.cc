@@ -51,6 +51,13 @@ absl::Status CnsClient::SnapshotCallError(const absl::Status& s, absl::string_vi
 }
 
 absl::StatusOr<Moref> CnsClient::Start(const Operation& op) {
+  if (op.method == "CnsDeleteVolume" && !op.volume_id.empty()) {
+    return deletes_.Start(op, [this](const Operation& o) { return StartOne(o); });
+  }
+  return StartOne(op);
+}
+
+absl::StatusOr<Moref> CnsClient::StartOne(const Operation& op) {
   absl::StatusOr<SoapResponse> r =
       vim_.Call(kCnsEndpoint, op.method, op.args_xml, CallKind::kChange);
   if (!r.ok() && absl::StrContains(op.method, "Snapshots")) {

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "vsphere/client.h"
+#include "vsphere/cns/delete_batch.h"
 #include "vsphere/cns/task.h"
 #include "vsphere/cns/volume_manager.h"
 
@@ -39,9 +40,12 @@ class CnsClient final : public VolumeManager {
   absl::StatusOr<std::string> AttachedDiskUuid(const Moref& vm,
                                                const std::string& volume_id) override;
   absl::Status KeepAfterVmDeletion(const std::string& volume_id, const Moref& datastore) override;
+  // The deletes sent together (benchmarks, tests).
+  const DeleteBatch& deletes() const { return deletes_; }
 
  private:
   absl::StatusOr<QueryResult> Query(const QueryFilter& filter);
+  absl::StatusOr<Moref> StartOne(const Operation& op);
   // A snapshot call's error: Unimplemented (and snapshots marked missing) when vCenter does not
   // know the method; `s` annotated otherwise.
   absl::Status SnapshotCallError(const absl::Status& s, absl::string_view method,
@@ -50,6 +54,7 @@ class CnsClient final : public VolumeManager {
   Client& vim_;
   const CnsClientOptions options_;
   TaskWaiter tasks_;
+  DeleteBatch deletes_;  // concurrent CnsDeleteVolume calls sent as one
   std::atomic<bool> snapshots_missing_{false};
 };
 

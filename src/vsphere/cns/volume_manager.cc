@@ -6,6 +6,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
@@ -24,6 +25,14 @@ Operation DeleteOp(const std::string& volume_id, bool delete_disk) {
   Operation op{"CnsDeleteVolume", DeleteVolumeArgs({volume_id}, delete_disk),
                absl::StrCat("CNS delete volume ", volume_id)};
   op.volume_id = volume_id;
+  op.delete_disk = delete_disk;
+  return op;
+}
+
+Operation DeleteOp(const std::vector<std::string>& volume_ids, bool delete_disk) {
+  if (volume_ids.size() == 1) return DeleteOp(volume_ids.front(), delete_disk);
+  Operation op{"CnsDeleteVolume", DeleteVolumeArgs(volume_ids, delete_disk),
+               absl::StrCat("CNS delete volumes ", absl::StrJoin(volume_ids, ", "))};
   op.delete_disk = delete_disk;
   return op;
 }
@@ -161,7 +170,7 @@ absl::StatusOr<VolumeOperationResult> VolumeManager::Run(const Operation& op) {
   const absl::Time start = absl::Now();
   absl::StatusOr<VolumeOperationResult> r;
   if (absl::StatusOr<Moref> task = Start(op); task.ok()) {
-    r = Wait(*task, op.what);
+    r = WaitOwn(*task, op);
     if (IsNoVolumeResult(r.status())) r = Settle(op);
   } else {
     r = task.status();
@@ -193,6 +202,23 @@ absl::Status VolumeManager::DetachVolume(const std::string& volume_id, const Mor
 
 absl::Status VolumeManager::ExtendVolume(const std::string& volume_id, int64_t capacity_mb) {
   return Run(ExtendOp(volume_id, capacity_mb)).status();
+}
+
+absl::StatusOr<VolumeOperationResult> VolumeManager::WaitOwn(const Moref& task,
+                                                             const Operation& op) {
+  if (op.method != "CnsDeleteVolume") return Wait(task, op.what);  // never shared
+  CCM_ASSIGN_OR_RETURN(std::vector<VolumeOperationResult> results, WaitAll(task, op.what));
+  // The result that names its volume; a single result that names none is this delete's (the
+  // reference's reading of a task of one volume).
+  auto own = std::find_if(results.begin(), results.end(), [&](const VolumeOperationResult& r) {
+    return r.volume_id == op.volume_id;
+  });
+  if (own == results.end() && results.size() == 1 && results.front().volume_id.empty()) {
+    own = results.begin();
+  }
+  if (own == results.end()) return NoVolumeResult(op.what, task.value);
+  if (!own->fault_name.empty()) return Annotate(ResultFaultStatus(*own), op.what);
+  return std::move(*own);
 }
 
 absl::StatusOr<std::vector<VolumeOperationResult>> VolumeManager::WaitAll(const Moref& task,

@@ -48,6 +48,8 @@ struct Operation {
 };
 Operation CreateOp(const CreateSpec& spec);
 Operation DeleteOp(const std::string& volume_id, bool delete_disk);
+// One CnsDeleteVolume of several volumes (DeleteBatch); of one, the same as above.
+Operation DeleteOp(const std::vector<std::string>& volume_ids, bool delete_disk);
 Operation AttachOp(const std::string& volume_id, const Moref& vm);
 Operation DetachOp(const std::string& volume_id, const Moref& vm);
 Operation ExtendOp(const std::string& volume_id, int64_t capacity_mb);
@@ -115,6 +117,10 @@ class VolumeManager {
   // controller's operation store), so a retry after a restart waits instead of starting again.
   virtual absl::StatusOr<Moref> Start(const Operation& op) = 0;
   virtual absl::StatusOr<VolumeOperationResult> Wait(const Moref& task, absl::string_view what) = 0;
+  // As Wait, for `op` (its task's results may be a batch's, e.g. a delete sent with others by
+  // DeleteBatch): its own volume's result, its fault as the status; NoVolumeResult when the
+  // task names no result for that volume.
+  absl::StatusOr<VolumeOperationResult> WaitOwn(const Moref& task, const Operation& op);
   // As Wait, with every volume result of the task (a batch's), each with its fault if any.
   virtual absl::StatusOr<std::vector<VolumeOperationResult>> WaitAll(const Moref& task,
                                                                      absl::string_view what);

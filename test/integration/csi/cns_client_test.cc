@@ -331,6 +331,50 @@ TEST_F(CnsClientTest, DeleteOfAnAttachedVolumeFailsThenDetachAndDeleteGiveCapaci
   EXPECT_TRUE(q->volumes.empty());
 }
 
+// Issue 55: deletes that arrive while a CnsDeleteVolume is being sent go out together, in one call
+// naming all their volumes; each reads its own volume's result from the shared task (an attached
+// volume's fault is its own, the others are deleted).
+TEST_F(CnsClientTest, ConcurrentDeletesShareOneCallEachWithItsOwnResult) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 5; ++i) ids.push_back(Create(absl::StrCat("joined-", i), 10, {Ds("ds-big")}));
+  ASSERT_TRUE(cns_->AttachVolume(ids[4], vms_["node-2"]).ok());
+  const std::string first = Create("joined-first", 10, {Ds("ds-big")});
+  auto cns_posts = [&] {
+    auto rest = sim().RestCounters();
+    return rest.ok() ? (*rest)["POST /vsanHealth"] : -1;
+  };
+  const int posts = cns_posts();
+  const int deletes = recorder_.Count("CnsDeleteVolume");
+  ASSERT_TRUE(sim().SetFault("blackhole", 1, 0, "POST /vsanHealth").ok());
+  absl::Status first_done;
+  std::vector<absl::Status> done(ids.size());
+  std::vector<std::thread> threads;
+  threads.emplace_back([&] { first_done = cns_->DeleteVolume(first); });
+  absl::Cleanup join = [&] {
+    (void)sim().SetFault("none");
+    for (std::thread& t : threads) t.join();
+  };
+  ASSERT_TRUE(Eventually([&] { return cns_posts() > posts; }));  // the first call is held
+  for (size_t i = 0; i < ids.size(); ++i) {
+    threads.emplace_back([&, i] { done[i] = cns_->DeleteVolume(ids[i]); });
+  }
+  cns_->deletes().AwaitQueuedForTest(ids.size());
+  std::move(join).Invoke();  // the held call fails or is sent again; then the five go as one
+  for (size_t i = 0; i < 4; ++i) EXPECT_TRUE(done[i].ok()) << ids[i] << ": " << done[i];
+  EXPECT_EQ(done[4].code(), absl::StatusCode::kFailedPrecondition) << done[4];
+  EXPECT_EQ(FaultName(done[4]), "ResourceInUse");
+  // The five deletes in one call; the held one perhaps sent again alone.
+  EXPECT_LE(recorder_.Count("CnsDeleteVolume") - deletes, 3) << first_done;
+  QueryFilter f;
+  f.volume_ids = ids;
+  auto q = cns_->QueryVolume(f);
+  ASSERT_TRUE(q.ok()) << q.status();
+  ASSERT_EQ(q->volumes.size(), 1u);
+  EXPECT_EQ(q->volumes[0].volume_id, ids[4]);
+  ASSERT_TRUE(cns_->DetachVolume(ids[4], vms_["node-2"]).ok());
+  EXPECT_TRUE(cns_->DeleteVolume(ids[4]).ok());
+}
+
 TEST_F(CnsClientTest, UnknownVolumesAndVmsAreNotFound) {
   const std::string unknown = "11111111-2222-3333-4444-555555555555";
   EXPECT_EQ(cns_->DeleteVolume(unknown).code(), absl::StatusCode::kNotFound);
