@@ -20,6 +20,7 @@
 #include "csi/core/constants.h"
 #include "csi/server/csi_server.h"
 #include "csi/server/identity_service.h"
+#include "kube/client.h"
 
 namespace ccm::app {
 
@@ -77,6 +78,9 @@ absl::StatusOr<CsiServiceSet> BuildCsiServiceSet(const CsiOptions& options,
     set.vcenters = std::move(plugin->vcenters);
     set.events = std::move(plugin->events);
     set.set_vcenter_deadline = [b = plugin->backend](absl::Time d) { b->SetVCenterDeadline(d); };
+    if (auto* rest = dynamic_cast<kube::RestClient*>(backend.kube.get())) {
+      set.set_kube_deadline = [k = backend.kube, rest](absl::Time d) { rest->SetDeadline(d); };
+    }
     // Aliasing: the store lives as long as the backend.
     set.credentials =
         std::shared_ptr<cloud::CredentialStore>(plugin->backend, &plugin->backend->credentials());
@@ -212,7 +216,7 @@ int RunCsiDriver(const CsiOptions& options, const std::map<std::string, std::str
   }
 
   stop.WaitForNotification();
-  LOG_INFO("stopping: RPCs in flight get {}, their vCenter calls {}",
+  LOG_INFO("stopping: RPCs in flight get {}, their vCenter and Kubernetes calls {}",
            absl::FormatDuration(options.shutdown_grace),
            absl::FormatDuration(std::min(options.shutdown_grace, kVCenterStopBudget)));
   // Whatever vCenter does, its calls end within kVCenterStopBudget (issue 43): an RPC waiting on
@@ -220,6 +224,11 @@ int RunCsiDriver(const CsiOptions& options, const std::map<std::string, std::str
   // process exits within about 5 s of SIGTERM, inside the pod's 30 s grace.
   if (set->set_vcenter_deadline) {
     set->set_vcenter_deadline(absl::Now() + std::min(options.shutdown_grace, kVCenterStopBudget));
+  }
+  // Nor does a hung API server: an RPC writing its operation record ends with the request (the
+  // retry after the restart finds the record or asks CNS), an informer's list ends too.
+  if (set->set_kube_deadline) {
+    set->set_kube_deadline(absl::Now() + std::min(options.shutdown_grace, kVCenterStopBudget));
   }
   if (watch) watch->Stop();
   if (set->feature_watch) set->feature_watch->Stop();

@@ -41,6 +41,9 @@ struct CsiServiceSet {
   std::shared_ptr<cloud::CredentialStore> credentials;
   // Controller mode: bounds every vCenter call from now on (for the stop; issue 43).
   std::function<void(absl::Time)> set_vcenter_deadline;
+  // Controller mode: bounds every Kubernetes request from now on (for the stop: an RPC writing
+  // its operation record to a hung API server, an informer's list).
+  std::function<void(absl::Time)> set_kube_deadline;
   // Node mode: the feature-state ConfigMap's watch (null without API access).
   std::shared_ptr<FeatureStateWatch> feature_watch;
   // Whether volumes and nodes carry topology (VOLUME_ACCESSIBILITY_CONSTRAINTS): only when

@@ -369,8 +369,13 @@ TEST_F(ControllerBinaryTest, AHungApiServerDoesNotHoldTheStop) {
     return (s = Create("pvc-before-api-hang", absl::Seconds(20), &resp)).ok();
   })) << s.error_message()
       << p->Stderr();
+  const int64_t records = env_.emu().RequestCount("create cnsvolumeoperationrequests");
   env_.emu().InjectDelay({.delay = absl::InfiniteDuration()});
   std::thread rpc([&] { s = Create("pvc-during-api-hang", absl::Seconds(60), &resp); });
+  // The RPC is in flight, held writing its record (before, SIGTERM could come first and the
+  // server refuse the RPC, which tested nothing).
+  EXPECT_TRUE(Eventually(
+      [&] { return env_.emu().RequestCount("create cnsvolumeoperationrequests") > records; }));
   const absl::Time term = absl::Now();
   p->Signal(SIGTERM);
   const std::optional<int> code = p->WaitExit(absl::Seconds(5));
