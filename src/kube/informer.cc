@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/logging.h"
+#include "kube/errors.h"
 #include "kube/objects.h"
 
 namespace ccm::kube {
@@ -119,6 +120,10 @@ bool Informer::HasSynced() const {
   return synced_;
 }
 
+bool Informer::Fresh() const { return fresh_.load() && HasSynced(); }
+
+bool Informer::Forbidden() const { return forbidden_.load(); }
+
 bool Informer::WaitForSync(absl::Duration timeout) const {
   absl::MutexLock l(&mu_);
   auto done = [this]()
@@ -216,6 +221,16 @@ void Informer::Select(const std::string& key, const Json* obj) {
   }
 }
 
+// stop_when_forbidden and a 403: the loop ends, saying so once.
+bool Informer::GiveUp(const absl::Status& s) {
+  if (!options_.stop_when_forbidden || !IsForbidden(s)) return false;
+  fresh_ = false;
+  forbidden_ = true;
+  LOG_WARN("informer {}: {}; not watching them (its user reads the API server instead)",
+           resource_.plural, s);
+  return true;
+}
+
 bool Informer::Sleep(absl::Duration d) { return clock_.SleepFor(d, &stop_); }
 
 absl::Status Informer::ListAndReplace() {
@@ -267,6 +282,7 @@ absl::Status Informer::ListAndReplace() {
     absl::MutexLock l(&mu_);
     synced_ = true;
   }
+  fresh_ = true;
   VLOG(3, "informer {}: listed {} objects at resourceVersion {}", resource_.plural, Size(),
        LastResourceVersion());
   return absl::OkStatus();
@@ -274,6 +290,7 @@ absl::Status Informer::ListAndReplace() {
 
 bool Informer::HandleEvent(WatchEvent& ev) {
   if (cancel_.load()) return false;
+  fresh_ = true;  // the watch is back (an event after a failure comes from a working watch)
   if (ev.type == WatchEventType::kBookmark) {
     std::string rv = ResourceVersion(ev.object);
     absl::MutexLock l(&mu_);
@@ -344,6 +361,7 @@ void Informer::Run() {
   while (!cancel_.load()) {
     if (need_list) {
       absl::Status s = ListAndReplace();
+      if (!s.ok() && GiveUp(s)) return;
       if (!s.ok()) {
         absl::Duration d = BackoffDelay(options_.backoff, failures++, &random_);
         LOG_WARN("informer {}: list failed (retry in {}): {}", resource_.plural,
@@ -367,8 +385,11 @@ void Informer::Run() {
     if (cancel_.load()) return;
     if (s.ok()) {  // the server ended the watch (timeout): continue from where we are
       failures = 0;
+      fresh_ = true;
       continue;
     }
+    fresh_ = false;
+    if (GiveUp(s)) return;
     if (IsGone(s)) {
       VLOG(2, "informer {}: {}; relisting", resource_.plural, s);
       need_list = true;

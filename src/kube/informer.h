@@ -75,6 +75,10 @@ struct InformerOptions {
   const KeepRule* keep = nullptr;
   bool compact_store = false;  // keep stored objects CBOR-encoded (see above)
   size_t hot_objects = 128;    // with compact_store: how many recently watched stay decoded
+  // A 403 on the list or the watch ends the informer (Forbidden() turns true) instead of
+  // relisting with backoff: for a cache its user can do without (reading the server instead),
+  // where relisting every object over and over would cost more than it saves.
+  bool stop_when_forbidden = false;
 };
 
 namespace internal {
@@ -103,6 +107,11 @@ class Informer {
   void Stop();   // ends the threads; idempotent
 
   bool HasSynced() const;
+  // Synced, and its watch has not failed since it last heard from the server: the store is as
+  // current as a watch makes it. After a failed watch it turns true again with the next event
+  // (a bookmark included) or list. For a caller that can read the server instead when it is not.
+  bool Fresh() const;
+  bool Forbidden() const;  // stop_when_forbidden: ended by a 403
   // Blocks (real time) until synced or `timeout`; false on timeout or stop.
   bool WaitForSync(absl::Duration timeout) const;
 
@@ -146,6 +155,7 @@ class Informer {
   // Encodes the objects that left the hot queue (outside the store lock).
   void PackCold() ABSL_LOCKS_EXCLUDED(mu_);
   bool Sleep(absl::Duration d);
+  bool GiveUp(const absl::Status& s);
 
   Client& client_;
   const Resource resource_;
@@ -194,6 +204,8 @@ class Informer {
   std::thread resync_;
   std::atomic<int64_t> lists_{0};
   std::atomic<int64_t> watches_{0};
+  std::atomic<bool> fresh_{false};
+  std::atomic<bool> forbidden_{false};
 };
 
 // One informer per (resource, namespace, selectors), shared by every controller that asks.

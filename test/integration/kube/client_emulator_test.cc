@@ -744,6 +744,45 @@ TEST_F(EmulatorTest, InformerRewatchesWithoutRelistAfter429) {
   EXPECT_EQ(rec.CountOf("update a"), 0);
 }
 
+// Fresh(): true once listed, false from a failed watch until the next event; with
+// stop_when_forbidden a 403 on the watch ends the informer (no relisting over and over): its
+// user reads the API server instead (the CSI operation records without the watch permission).
+TEST_F(EmulatorTest, InformerFreshnessAndAForbiddenWatch) {
+  auto c = NewClient();
+  ASSERT_TRUE(emu_.Create("nodes", NodeObj("a")).ok());
+  FakeClock clock;
+  InformerOptions o;
+  o.clock = &clock;
+  o.stop_when_forbidden = true;
+  Informer inf(*c, Nodes(), o);
+  Recorder rec;
+  inf.AddEventHandler(rec.Handler());
+  EXPECT_FALSE(inf.Fresh());
+  inf.Start();
+  ASSERT_TRUE(inf.WaitForSync(absl::Seconds(15)));
+  EXPECT_TRUE(inf.Fresh());
+  while (emu_.OpenWatches() == 0) std::this_thread::yield();
+  emu_.DropWatches();
+  ASSERT_TRUE(clock.WaitForSleepers(1));  // backoff after the cut
+  EXPECT_FALSE(inf.Fresh()) << "the watch failed: the store may lag";
+  clock.Advance(absl::Minutes(1));
+  ASSERT_TRUE(emu_.Create("nodes", NodeObj("b")).ok());
+  ASSERT_TRUE(rec.WaitFor("add b"));
+  EXPECT_TRUE(inf.Fresh()) << "an event came from the resumed watch";
+  EXPECT_FALSE(inf.Forbidden());
+  emu_.InjectError({.code = 403, .count = -1, .method = "watch"});
+  emu_.DropWatches();
+  ASSERT_TRUE(clock.WaitForSleepers(1));
+  clock.Advance(absl::Minutes(1));
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (!inf.Forbidden() && absl::Now() < deadline) std::this_thread::yield();
+  ASSERT_TRUE(inf.Forbidden());
+  EXPECT_FALSE(inf.Fresh());
+  EXPECT_EQ(inf.lists(), 1) << "a forbidden watch ends the informer, it does not relist";
+  EXPECT_EQ(emu_.RequestCount("watch nodes"), 3);
+  ASSERT_NE(inf.Get("b"), nullptr) << "what it had stays readable";
+}
+
 TEST_F(EmulatorTest, InformerRelistsAfterGone) {
   auto c = NewClient();
   ASSERT_TRUE(emu_.Create("nodes", NodeObj("keep")).ok());
