@@ -151,6 +151,7 @@ absl::Status ControllerBackend::Start() {
   if (migrations_ != nullptr) migrations_->Start();
   StartRegistrar();
   if (volume_infos_ != nullptr) volume_infos_->Start();
+  operations_->Start();
   datastores_->Start();
   if (clean_operations_) cleaner_ = std::thread([this] { CleanOperations(); });
   return absl::OkStatus();
@@ -217,6 +218,7 @@ void ControllerBackend::Stop() {
   stop(pvs_.get());
   stop(migrations_.get());
   stop(volume_infos_.get());
+  stop(operations_.get());
   for (std::thread& t : stops) t.join();
   if (events_ != nullptr) events_->Shutdown(absl::Seconds(2));
   for (auto& vc : vcs_) vc->Stop();

@@ -20,6 +20,13 @@ void Record(OperationStore& store, OperationRecord& r) {
   }
 }
 
+// CNS refuses a repeated attach or detach (ResourceInUse, or the disk found where it should be)
+// and finds a repeated delete done (NotFound): their records may be read from the store's watch.
+// A repeated create, extend or snapshot would make a second object or change.
+bool RepeatIsHarmless(const std::string& method) {
+  return method == "CnsAttachVolume" || method == "CnsDetachVolume" || method == "CnsDeleteVolume";
+}
+
 }  // namespace
 
 absl::StatusOr<cns::VolumeOperationResult> ControllerService::RunTracked(
@@ -27,7 +34,9 @@ absl::StatusOr<cns::VolumeOperationResult> ControllerService::RunTracked(
     const OperationRecord* known) {
   OperationStore& store = cloud_->operations();
   absl::StatusOr<std::optional<OperationRecord>> prior =
-      known != nullptr ? absl::StatusOr<std::optional<OperationRecord>>(*known) : store.Get(name);
+      known != nullptr              ? absl::StatusOr<std::optional<OperationRecord>>(*known)
+      : RepeatIsHarmless(op.method) ? store.GetCached(name)
+                                    : store.Get(name);
   if (!prior.ok()) {
     LOG_WARN("operation {}: cannot read its record: {}", name, prior.status().message());
   }

@@ -9,6 +9,7 @@
 #include "absl/time/clock.h"
 #include "common/status_macros.h"
 #include "kube/errors.h"
+#include "kube/informer.h"
 #include "kube/resource.h"
 
 namespace ccm::csi {
@@ -66,9 +67,36 @@ class MemoryStore final : public OperationStore {
 
 class KubeStore final : public OperationStore {
  public:
-  KubeStore(kube::Client& client, std::string ns) : client_(client), ns_(std::move(ns)) {}
+  KubeStore(kube::Client& client, std::string ns) : client_(client), ns_(std::move(ns)) {
+    kube::InformerOptions o;
+    o.ns = ns_;
+    o.compact_store = true;  // thousands of records at scale (kept 15 minutes after they end)
+    // The reference's Role has no watch on these records: then every read is a GET, and the
+    // informer does not relist them all over and over.
+    o.stop_when_forbidden = true;
+    informer_ = std::make_unique<kube::Informer>(client, Requests(), std::move(o));
+  }
 
   bool durable() const override { return true; }
+  void Start() override { informer_->Start(); }
+  void Stop() override { informer_->Stop(); }
+
+  absl::StatusOr<std::optional<OperationRecord>> GetCached(const std::string& name) override {
+    // Not yet listed, or the watch failed and has not come back (or is forbidden): ask.
+    if (!informer_->Fresh()) return Get(name);
+    kube::ObjectPtr obj = informer_->Get(absl::StrCat(ns_, "/", SafeObjectName(name)));
+    if (obj == nullptr) {
+      Remember(name, std::nullopt, kTaskInProgress);  // the next Put creates it at once
+      return std::optional<OperationRecord>();
+    }
+    absl::StatusOr<OperationRecord> r = RecordFromObject(*obj);
+    if (!r.ok() || r->status == kTaskInProgress) return Get(name);  // waited for: read it fresh
+    CCM_RETURN_IF_ERROR(CheckHolds(*r, name));
+    // Kept whatever its status: the operation writes its record next, on top of this object (a
+    // stale one costs a conflict and a GET then).
+    Remember(name, *obj, kTaskInProgress);
+    return std::optional<OperationRecord>(*std::move(r));
+  }
 
   absl::StatusOr<std::optional<OperationRecord>> Get(const std::string& name) override {
     absl::StatusOr<kube::Json> obj = client_.Get(Requests(), ns_, SafeObjectName(name));
@@ -191,6 +219,7 @@ class KubeStore final : public OperationStore {
 
   kube::Client& client_;
   const std::string ns_;
+  std::unique_ptr<kube::Informer> informer_;
   absl::Mutex mu_;
   std::map<std::string, std::optional<kube::Json>> known_ ABSL_GUARDED_BY(mu_);
 };

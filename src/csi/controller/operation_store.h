@@ -16,7 +16,8 @@
 //
 // Protocol (ControllerService::RunTracked): an "InProgress" record with the task ID right after CNS
 // took the task, "Success" or "Error" when it ended (three API requests per operation: the read of
-// the record, its creation, its update). A retry that finds an "InProgress" record with a task
+// the record, its creation, its update; two for an attach, detach or delete, whose read comes
+// from a watch, GetCached). A retry that finds an "InProgress" record with a task
 // waits for that task. What remains: a controller killed between CNS taking the task and the
 // record of its ID (one API round trip) leaves no record, and the retry starts the operation again
 // (the reference has the same window; its record before the call names no task either). A
@@ -65,6 +66,17 @@ class OperationStore {
   virtual ~OperationStore() = default;
   // nullopt when there is no record of that name.
   virtual absl::StatusOr<std::optional<OperationRecord>> Get(const std::string& name) = 0;
+  // As Get, from a watch of the records once it has them (no request), for the operations whose
+  // repetition CNS refuses or finds done (attach, detach, delete): the watch may lag a write by
+  // moments, which can only make such an operation send its CNS call again, never take a
+  // finished task for its own. A record in progress is read from the API server all the same
+  // (it is waited for: it must be the current one).
+  virtual absl::StatusOr<std::optional<OperationRecord>> GetCached(const std::string& name) {
+    return Get(name);
+  }
+  // The watch GetCached reads (stores that have one).
+  virtual void Start() {}
+  virtual void Stop() {}
   // Creates or replaces the record (the history of earlier attempts is kept).
   virtual absl::Status Put(const OperationRecord& record) = 0;
   // Creates the record unless one of that name exists (one request): true when it created it.
@@ -87,7 +99,10 @@ class OperationStore {
 };
 
 std::unique_ptr<OperationStore> NewMemoryOperationStore();
-// CnsVolumeOperationRequest objects in `ns` through `client` (which must outlive the store).
+// CnsVolumeOperationRequest objects in `ns` through `client` (which must outlive the store);
+// GetCached reads an informer of them while its watch works (list and watch; without the watch
+// permission, as with the reference's Role, the records are listed once and GetCached reads each
+// record with a GET).
 std::unique_ptr<OperationStore> NewKubeOperationStore(kube::Client& client, std::string ns);
 
 // The Kubernetes object name of an operation's record. A name that is already a valid object

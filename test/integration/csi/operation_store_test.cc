@@ -9,6 +9,7 @@
 #include "fixtures/kube_emulator/kube_emulator.h"
 #include "kube/config.h"
 #include "testing/csi_socket.h"
+#include "testing/eventually.h"
 
 namespace ccm::csi {
 namespace {
@@ -114,6 +115,75 @@ TEST_F(OperationStoreEmulatorTest, ARecordHoldingAnotherOperationIsNeverUsedAndI
   auto now_free = store_->Get("attach-a-b");
   ASSERT_TRUE(now_free.ok()) << now_free.status();
   EXPECT_FALSE(now_free->has_value());
+}
+
+// Issue 55: an attach's, detach's or delete's record comes from the store's watch (no request),
+// except one in progress, which is waited for and so read from the API server.
+TEST_F(OperationStoreEmulatorTest, GetCachedReadsTheWatchAndAsksForARecordInProgress) {
+  store_->Start();
+  auto cached = [&](const std::string& name, int* gets) {
+    api_.ResetRequestCounts();
+    auto r = store_->GetCached(name);
+    *gets = api_.RequestCount("get cnsvolumeoperationrequests");
+    return r;
+  };
+  int gets = -1;
+  // Before the watch has the records a GET answers; once it has them, none is sent.
+  ASSERT_TRUE(::ccm::testing::Eventually([&] {
+    auto r = cached("delete-absent", &gets);
+    return r.ok() && !r->has_value() && gets == 0;
+  }));
+  ASSERT_TRUE(store_->Put(Rec("attach-v1-vm-1", "task-1")).ok());  // in progress
+  ASSERT_TRUE(::ccm::testing::Eventually([&] {
+    auto r = cached("attach-v1-vm-1", &gets);
+    return r.ok() && r->has_value() && (*r)->task_id == "task-1";
+  }));
+  EXPECT_EQ(gets, 1) << "a record in progress is read fresh";
+  OperationRecord done = Rec("attach-v1-vm-1", "task-1");
+  done.status = kTaskSuccess;
+  ASSERT_TRUE(store_->Put(done).ok());
+  ASSERT_TRUE(::ccm::testing::Eventually([&] {
+    auto r = cached("attach-v1-vm-1", &gets);
+    return r.ok() && r->has_value() && (*r)->status == kTaskSuccess && gets == 0;
+  }));
+  // The record read from the watch is written on top of without a GET.
+  api_.ResetRequestCounts();
+  ASSERT_TRUE(store_->Put(Rec("attach-v1-vm-1", "task-2")).ok());
+  EXPECT_EQ(api_.RequestCount("get cnsvolumeoperationrequests"), 0);
+  EXPECT_EQ(api_.RequestCount("update cnsvolumeoperationrequests"), 1);
+  store_->Stop();
+}
+
+// Without the watch permission (the reference's Role): every read is a GET, and the records are
+// listed once, not over and over.
+TEST_F(OperationStoreEmulatorTest, WithoutWatchPermissionEveryReadIsAGet) {
+  api_.InjectError({.code = 403,
+                    .count = -1,
+                    .method = "watch",
+                    .path_substring = "cnsvolumeoperationrequests"});
+  ASSERT_TRUE(store_->Put(Rec("attach-v1-vm-1", "task-1")).ok());
+  store_->Start();
+  int gets = -1;
+  auto cached = [&](const std::string& name) {
+    const int before = api_.RequestCount("get cnsvolumeoperationrequests");
+    auto r = store_->GetCached(name);
+    gets = api_.RequestCount("get cnsvolumeoperationrequests") - before;
+    return r;
+  };
+  // Until the watch is refused the listed records may answer; once it is, GETs.
+  ASSERT_TRUE(::ccm::testing::Eventually([&] {
+    return api_.RequestCount("watch cnsvolumeoperationrequests") >= 1 &&
+           cached("delete-absent").ok() && gets == 1;
+  }));
+  for (int i = 0; i < 3; ++i) {
+    auto r = cached("delete-absent");
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_FALSE(r->has_value());
+    EXPECT_EQ(gets, 1);
+  }
+  EXPECT_EQ(api_.RequestCount("list cnsvolumeoperationrequests"), 1) << "not relisted";
+  EXPECT_EQ(api_.RequestCount("watch cnsvolumeoperationrequests"), 1);
+  store_->Stop();
 }
 
 }  // namespace
