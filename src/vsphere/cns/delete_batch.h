@@ -10,15 +10,10 @@
 // different deleteDisk flags never share a call.
 
 #include <cstddef>
-#include <cstdint>
 #include <functional>
-#include <memory>
-#include <string>
-#include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "vsphere/cns/call_batch.h"
 #include "vsphere/cns/volume_manager.h"
 #include "vsphere/moref.h"
 
@@ -29,35 +24,24 @@ class DeleteBatch {
   // Sends one CnsDeleteVolume (the SOAP call; its task is not waited for here).
   using StartFn = std::function<absl::StatusOr<Moref>(const Operation&)>;
 
-  explicit DeleteBatch(size_t max_volumes = 64) : max_volumes_(max_volumes) {}
+  explicit DeleteBatch(size_t max_volumes = 64) : calls_(max_volumes) {}
 
   // The task of a CnsDeleteVolume that names `op`'s volume (a DeleteOp). A caller leaves by its
   // call deadline (CallDeadline) with DeadlineExceeded while it waits to be sent.
   absl::StatusOr<Moref> Start(const Operation& op, const StartFn& start);
 
-  struct Stats {
-    uint64_t calls = 0;    // CnsDeleteVolume calls sent for batches
-    uint64_t deletes = 0;  // the deletes they carried
-  };
-  Stats stats() const;
+  // CnsDeleteVolume calls sent for batches, and the deletes they carried (asks).
+  using Stats = CallBatchStats;
+  Stats stats() const { return calls_.stats(); }
   // Blocks until `n` deletes wait to be sent (tests).
-  void AwaitQueuedForTest(size_t n) const;
+  void AwaitQueuedForTest(size_t n) const { calls_.AwaitQueuedForTest(n); }
 
  private:
-  struct Ask {
-    std::string volume_id;
-    bool delete_disk = true;
-    bool answered = false;
-    size_t batch_size = 0;  // how many volumes the call named
+  struct Sent {
     absl::StatusOr<Moref> task;
+    size_t volumes = 0;  // how many volumes the call named
   };
-  void SendBatch(const StartFn& start) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-
-  const size_t max_volumes_;
-  mutable absl::Mutex mu_;
-  std::vector<std::shared_ptr<Ask>> queued_ ABSL_GUARDED_BY(mu_);
-  bool sending_ ABSL_GUARDED_BY(mu_) = false;
-  Stats stats_ ABSL_GUARDED_BY(mu_);
+  CallBatch<Sent> calls_;
 };
 
 }  // namespace ccm::vsphere::cns

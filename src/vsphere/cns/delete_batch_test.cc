@@ -70,8 +70,11 @@ TEST(DeleteBatchTest, DeletesThatWaitShareTheNextCall) {
   Deletes d(4);
   d.Run(0, batch, fn, "a");
   while (cns.calls().empty()) std::this_thread::yield();
+  // One after the other, so that they queue in this order.
   d.Run(1, batch, fn, "b");
+  batch.AwaitQueuedForTest(1);
   d.Run(2, batch, fn, "c");
+  batch.AwaitQueuedForTest(2);
   d.Run(3, batch, fn, "d", /*disk=*/false);
   batch.AwaitQueuedForTest(3);
   gate.Notify();
@@ -86,7 +89,7 @@ TEST(DeleteBatchTest, DeletesThatWaitShareTheNextCall) {
   EXPECT_EQ(d.tasks[1]->value, d.tasks[2]->value);
   EXPECT_NE(d.tasks[1]->value, d.tasks[3]->value);
   EXPECT_EQ(batch.stats().calls, 3u);
-  EXPECT_EQ(batch.stats().deletes, 4u);
+  EXPECT_EQ(batch.stats().asks, 4u);
 }
 
 // A call CNS refuses as a whole is sent again for each of its volumes alone.

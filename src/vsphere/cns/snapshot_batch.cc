@@ -97,64 +97,14 @@ std::vector<absl::StatusOr<std::vector<Snapshot>>> QuerySnapshotsOfMany(
 
 absl::StatusOr<std::vector<Snapshot>> SnapshotBatch::Of(const std::string& volume_id,
                                                         const SnapshotQuery& query) {
-  auto ask = std::make_shared<Ask>();
-  ask->volume_id = volume_id;
-  const absl::Time deadline = CallDeadline();
-  absl::MutexLock l(&mu_);
-  queued_.push_back(ask);
-  while (!ask->answered) {
-    if (!running_) {
-      RunBatch(query);
-      continue;
-    }
-    auto ready = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return ask->answered || !running_; };
-    if (!mu_.AwaitWithDeadline(absl::Condition(&ready), deadline)) {
-      std::erase(queued_, ask);  // if still queued; a query under way answers it for nobody
-      return absl::DeadlineExceededError(
-          absl::StrCat("looking up the snapshots of volume ", volume_id,
-                       ": the call's deadline passed while the look-ups before it were asked"));
-    }
-  }
-  return std::move(ask->answer);
-}
-
-// The leader's turn: the oldest queued look-ups (at most max_volumes_ volumes' worth) as one query.
-void SnapshotBatch::RunBatch(const SnapshotQuery& query) {
-  running_ = true;
-  std::vector<std::shared_ptr<Ask>> batch;
-  std::vector<std::string> ids;
-  size_t taken = 0;
-  for (; taken < queued_.size(); ++taken) {
-    const std::string& id = queued_[taken]->volume_id;
-    const bool known = std::find(ids.begin(), ids.end(), id) != ids.end();
-    if (!known && ids.size() == max_volumes_) break;
-    if (!known) ids.push_back(id);
-    batch.push_back(queued_[taken]);
-  }
-  queued_.erase(queued_.begin(), queued_.begin() + static_cast<std::ptrdiff_t>(taken));
-  mu_.Unlock();
-  std::vector<absl::StatusOr<std::vector<Snapshot>>> answers = QuerySnapshotsOfMany(ids, query);
-  mu_.Lock();
-  for (const std::shared_ptr<Ask>& a : batch) {
-    const size_t i =
-        static_cast<size_t>(std::find(ids.begin(), ids.end(), a->volume_id) - ids.begin());
-    a->answer = answers[i];
-    a->answered = true;
-  }
-  ++stats_.batches;
-  stats_.lookups += batch.size();
-  running_ = false;
-}
-
-SnapshotBatch::Stats SnapshotBatch::stats() const {
-  absl::MutexLock l(&mu_);
-  return stats_;
-}
-
-void SnapshotBatch::AwaitQueuedForTest(size_t n) const {
-  absl::MutexLock l(&mu_);
-  auto enough = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return queued_.size() >= n; };
-  mu_.Await(absl::Condition(&enough));
+  auto send = [&](const std::vector<std::string>& ids, int) {
+    return QuerySnapshotsOfMany(ids, query);
+  };
+  absl::StatusOr<absl::StatusOr<std::vector<Snapshot>>> answer =
+      calls_.Submit(volume_id, 0, CallDeadline(), send,
+                    absl::StrCat("looking up the snapshots of volume ", volume_id));
+  if (!answer.ok()) return answer.status();
+  return *std::move(answer);
 }
 
 }  // namespace ccm::vsphere::cns

@@ -12,15 +12,12 @@
 // volume at a time: a bad volume never fails the look-ups of the others.
 
 #include <cstddef>
-#include <cstdint>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
+#include "vsphere/cns/call_batch.h"
 #include "vsphere/cns/types.h"
 
 namespace ccm::vsphere::cns {
@@ -40,35 +37,21 @@ std::vector<absl::StatusOr<std::vector<Snapshot>>> QuerySnapshotsOfMany(
 
 class SnapshotBatch {
  public:
-  explicit SnapshotBatch(size_t max_volumes = 64) : max_volumes_(max_volumes) {}
+  explicit SnapshotBatch(size_t max_volumes = 64) : calls_(max_volumes) {}
 
   // As QuerySnapshotsOf, joined with the look-ups that wait beside it. A caller leaves by its
   // call deadline (CallDeadline) with DeadlineExceeded; the query it joined goes on for the others.
   absl::StatusOr<std::vector<Snapshot>> Of(const std::string& volume_id,
                                            const SnapshotQuery& query);
 
-  // How many queries (batches) were sent, and how many look-ups they answered.
-  struct Stats {
-    uint64_t batches = 0;
-    uint64_t lookups = 0;
-  };
-  Stats stats() const;
+  // How many queries (calls) were sent, and how many look-ups (asks) they answered.
+  using Stats = CallBatchStats;
+  Stats stats() const { return calls_.stats(); }
   // Blocks until `n` look-ups wait for the next batch (tests).
-  void AwaitQueuedForTest(size_t n) const;
+  void AwaitQueuedForTest(size_t n) const { calls_.AwaitQueuedForTest(n); }
 
  private:
-  struct Ask {
-    std::string volume_id;
-    bool answered = false;
-    absl::StatusOr<std::vector<Snapshot>> answer;
-  };
-  void RunBatch(const SnapshotQuery& query) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-
-  const size_t max_volumes_;
-  mutable absl::Mutex mu_;
-  std::vector<std::shared_ptr<Ask>> queued_ ABSL_GUARDED_BY(mu_);
-  bool running_ ABSL_GUARDED_BY(mu_) = false;
-  Stats stats_ ABSL_GUARDED_BY(mu_);
+  CallBatch<absl::StatusOr<std::vector<Snapshot>>> calls_;
 };
 
 }  // namespace ccm::vsphere::cns

@@ -158,8 +158,11 @@ TEST(SnapshotBatchTest, LookUpsThatWaitShareTheNextQuery) {
   absl::StatusOr<std::vector<Snapshot>> first, b1, b2, c;
   std::thread leader([&] { first = batch.Of("a", q); });
   while (cns.seen().empty()) std::this_thread::yield();  // the first query is out
+  // One after the other, so that they queue in this order.
   std::thread t1([&] { b1 = batch.Of("b", q); });
+  batch.AwaitQueuedForTest(1);
   std::thread t2([&] { b2 = batch.Of("b", q); });
+  batch.AwaitQueuedForTest(2);
   std::thread t3([&] { c = batch.Of("c", q); });
   batch.AwaitQueuedForTest(3);
   gate.Notify();
@@ -173,8 +176,8 @@ TEST(SnapshotBatchTest, LookUpsThatWaitShareTheNextQuery) {
   ASSERT_THAT(seen[1].specs, SizeIs(2));
   EXPECT_EQ(seen[1].specs[0].volume_id, "b");
   EXPECT_EQ(seen[1].specs[1].volume_id, "c");
-  EXPECT_EQ(batch.stats().batches, 2u);
-  EXPECT_EQ(batch.stats().lookups, 4u);
+  EXPECT_EQ(batch.stats().calls, 2u);
+  EXPECT_EQ(batch.stats().asks, 4u);
 }
 
 TEST(SnapshotBatchTest, ABatchNamesAtMostMaxVolumes) {
@@ -220,7 +223,7 @@ TEST(SnapshotBatchTest, ALookUpLeavesByItsDeadline) {
   leader.join();
   EXPECT_EQ(Count(first), 1u);
   EXPECT_THAT(cns.seen(), SizeIs(1));  // the one that left is not asked for
-  EXPECT_EQ(batch.stats().lookups, 1u);
+  EXPECT_EQ(batch.stats().asks, 1u);
 }
 
 }  // namespace
