@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <utility>
 
@@ -18,6 +19,10 @@ namespace {
 // leads only with at least a second more than that left.
 constexpr absl::Duration kAnswerSlack = absl::Milliseconds(500);
 constexpr absl::Duration kLeadAtLeast = absl::Milliseconds(1500);  // 1 s + kAnswerSlack
+
+// Tasks taken out of the view that are remembered (TaskWaiter::removed_): more than a
+// controller's tasks in a CSI RPC timeout at full speed, so a retry that resumes one finds it.
+constexpr size_t kKeepRemoved = 4096;
 
 // The task paths the filter watches: the state and what a finished task leaves (not progress).
 const PropertySpec kTaskPaths{"Task", {"info.state", "info.result", "info.error"}, false};
@@ -53,7 +58,9 @@ std::string MorefsXml(absl::string_view tag, const std::vector<Moref>& refs) {
 TaskWaiter::TaskWaiter(Client& vim, TaskWaitOptions options)
     : vim_(vim),
       options_(std::move(options)),
-      clock_(vim.options().clock ? *vim.options().clock : Clock::Real()) {}
+      clock_(options_.clock        ? *options_.clock
+             : vim.options().clock ? *vim.options().clock
+                                   : Clock::Real()) {}
 
 TaskWaiter::~TaskWaiter() {
   closing_ = true;  // ends the leader's wait (CallStreaming's cancel) and wakes the others
@@ -84,6 +91,20 @@ absl::StatusOr<TaskInfo> TaskWaiter::Wait(const Moref& task) {
     }
   }
   mu_.Lock();
+  // Another session may be a restarted vCenter, whose task IDs start again.
+  if (current_.session != vim_.session_generation()) ForgetDone();
+  if (auto done = done_.find(task.value); done != done_.end()) {
+    absl::StatusOr<TaskInfo> known = done->second;
+    mu_.Unlock();
+    return known;
+  }
+  if (removed_.contains(task.value)) {  // waited for before, and taken out of the view since
+    mu_.Unlock();
+    absl::StatusOr<std::optional<TaskInfo>> now = ReadTask(task);
+    if (!now.ok()) return now.status();
+    if (now->has_value()) return **std::move(now);
+    mu_.Lock();  // still running: its end is reported once it is in the view again
+  }
   auto it = waiters_.emplace(task.value, &w);
   int rejoins = 0;
   while (!w.result) {
@@ -91,11 +112,14 @@ absl::StatusOr<TaskInfo> TaskWaiter::Wait(const Moref& task) {
     if (!s.ok() && !w.result) w.result = std::move(s);
   }
   waiters_.erase(it);
-  const bool in_view = w.setup != 0 && w.setup == current_.id && waiters_.count(task.value) == 0;
+  // The last waiter of a task in the view (joined, or heard done there) takes it out.
+  const uint64_t view = current_.id;
+  const bool in_view = view != 0 && waiters_.count(task.value) == 0 &&
+                       (w.setup == view || done_.contains(task.value));
   mu_.Unlock();
   if (in_view) {  // out of the view with the next ModifyListView
     absl::MutexLock s(&setup_mu_);
-    if (stream_.id == w.setup) finished_.push_back(task);
+    if (stream_.id == view) finished_.push_back(task);
   }
   return *std::move(w.result);
 }
@@ -166,12 +190,16 @@ absl::Status TaskWaiter::Step(Waiter& w, int& rejoins) {
 // with the tasks of every other waiter not in it yet: one ModifyListView for all of them (many
 // tasks started at once cost one call, not one each).
 absl::Status TaskWaiter::Join(Waiter& w) {
+  if (const int64_t last = last_add_ns_.load(); last != std::numeric_limits<int64_t>::min()) {
+    Gather(w, absl::FromUnixNanos(last), absl::ZeroDuration());
+  }
   absl::MutexLock s(&setup_mu_);
   if (stream_.id == 0 || stream_.session != vim_.session_generation()) {
     CCM_RETURN_IF_ERROR(SetUpLocked());
   }
   std::set<Waiter*> joining;
   std::vector<Moref> tasks;
+  std::vector<Moref> removed;
   {
     absl::MutexLock l(&mu_);
     if (w.setup == stream_.id || w.result) return absl::OkStatus();  // joined by another's call
@@ -180,9 +208,21 @@ absl::Status TaskWaiter::Join(Waiter& w) {
       joining.insert(other);
       if (tasks.empty() || !(tasks.back() == other->task)) tasks.push_back(other->task);
     }
+    // Out of the view: the finished tasks nobody waits for again (one that is waited for again
+    // stays; its last waiter puts it back here).
+    for (Moref& m : finished_) {
+      if (waiters_.contains(m.value)) continue;
+      done_.erase(m.value);
+      if (removed_.insert(m.value).second) removed_order_.push_back(m.value);
+      if (removed_order_.size() > kKeepRemoved) {
+        removed_.erase(removed_order_.front());
+        removed_order_.pop_front();
+      }
+      removed.push_back(std::move(m));
+    }
+    finished_.clear();
   }
-  std::vector<Moref> removed;
-  removed.swap(finished_);
+  last_add_ns_ = absl::ToUnixNanos(clock_.Now());
   absl::StatusOr<SoapResponse> r = vim_.Call(
       "ModifyListView", absl::StrCat(MorefXml("_this", stream_.view), MorefsXml("add", tasks),
                                      MorefsXml("remove", removed)));
@@ -249,6 +289,7 @@ absl::Status TaskWaiter::SetUpLocked() {
   absl::MutexLock l(&mu_);
   current_ = made;
   version_ = parser.version();
+  ForgetDone();  // perhaps a restarted vCenter, whose task IDs start again
   ++stats_.setups;
   return absl::OkStatus();
 }
@@ -266,10 +307,27 @@ void TaskWaiter::TearDownLocked() {
   if (!s.ok()) VLOG(2, "task waiting: DestroyView: {}", s);
 }
 
+void TaskWaiter::Gather(const Waiter& w, absl::Time last, absl::Duration keep) {
+  {
+    absl::MutexLock l(&mu_);
+    if (waiters_.size() < 2) return;  // alone: nobody to share the call with
+  }
+  const absl::Time now = clock_.Now();
+  const absl::Duration pause = std::min(last + options_.gather - now, w.deadline - keep - now);
+  if (pause > absl::ZeroDuration()) clock_.SleepFor(pause, nullptr);
+}
+
 // One WaitForUpdatesEx on behalf of every waiter; bounded by `w`'s deadline.
 bool TaskWaiter::Lead(const Waiter& w) {
   Stream stream;
   std::string version;
+  absl::Time last_answer;
+  {
+    absl::MutexLock l(&mu_);
+    last_answer = last_answer_;
+  }
+  // The changes that come meanwhile are heard with one wait.
+  Gather(w, last_answer, kLeadAtLeast);
   {
     absl::MutexLock l(&mu_);
     stream = current_;
@@ -293,6 +351,7 @@ bool TaskWaiter::Lead(const Waiter& w) {
     return false;
   }
   absl::MutexLock l(&mu_);
+  last_answer_ = clock_.Now();
   if (current_.id != stream.id) return false;  // set up again meanwhile: this answer is stale
   if (parser.has_updates()) version_ = parser.version();
   for (const ObjectUpdate& u : got.objects) Dispatch(u);
@@ -305,20 +364,38 @@ bool TaskWaiter::Lead(const Waiter& w) {
 
 void TaskWaiter::Dispatch(const ObjectUpdate& u) {
   auto [from, to] = waiters_.equal_range(u.obj.value);
-  if (from == to) return;  // finished, still in the view until the next ModifyListView
   if (u.kind == ObjectUpdateKind::kLeave) {
+    if (removed_.erase(u.obj.value) > 0) return;  // taken out by us (see removed_)
     for (auto it = from; it != to; ++it) it->second->result = TaskVanishedError(u.obj);
     return;
   }
   absl::StatusOr<std::optional<TaskInfo>> info = DoneTaskInfo(u);
   if (info.ok() && !info->has_value()) return;  // queued or running
-  for (auto it = from; it != to; ++it) {
-    if (info.ok()) {
-      it->second->result = **info;
-    } else {
-      it->second->result = info.status();
-    }
+  absl::StatusOr<TaskInfo> result =
+      info.ok() ? absl::StatusOr<TaskInfo>(**info) : absl::StatusOr<TaskInfo>(info.status());
+  done_.insert_or_assign(u.obj.value, result);  // until it is taken out of the view
+  for (auto it = from; it != to; ++it) it->second->result = result;
+}
+
+absl::StatusOr<std::optional<TaskInfo>> TaskWaiter::ReadTask(const Moref& task) {
+  PropertyFilterSpec spec;
+  spec.prop_set.push_back({"Task", {"info"}, false});
+  spec.object_set.push_back({task, false, {}});
+  absl::StatusOr<std::vector<ObjectContent>> got = RetrieveProperties(vim_, spec);
+  if (!got.ok()) {
+    if (MissingObjectOf(got.status())) return TaskVanishedError(task);
+    return Annotate(got.status(), absl::StrCat("reading task ", task.value));
   }
+  if (got->empty() || !got->front().Get("info")) return TaskVanishedError(task);
+  CCM_ASSIGN_OR_RETURN(TaskInfo info, ParseTaskInfo(got->front().doc, got->front().Get("info")));
+  if (!info.done()) return std::optional<TaskInfo>();
+  return std::optional<TaskInfo>(std::move(info));
+}
+
+void TaskWaiter::ForgetDone() {
+  done_.clear();
+  removed_.clear();
+  removed_order_.clear();
 }
 
 // The stream `id` failed: it is set up again by the next waiter that joins, and every waiter
@@ -330,7 +407,10 @@ void TaskWaiter::StreamBroke(const Stream& broken, const absl::Status& s) {
   if (stream_.id == broken.id) TearDownLocked();
   absl::MutexLock m(&mu_);
   ++stats_.stream_errors;
-  if (current_.id == broken.id) current_ = Stream{};
+  if (current_.id == broken.id) {
+    current_ = Stream{};
+    ForgetDone();
+  }
 }
 
 }  // namespace ccm::vsphere::cns
