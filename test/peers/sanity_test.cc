@@ -132,6 +132,70 @@ bool SkippedForAbsentCapability(const std::string& message) {
   return false;
 }
 
+// One csi-sanity run and what its report says.
+struct SanityRun {
+  std::optional<int> code;  // nullopt: it ran over 4 minutes
+  std::string out;
+  int passed = 0;
+  std::vector<std::string> failed, bad_skips;
+  // Specs that failed only at csi-sanity's connect ("Connection timed out" in a BeforeEach), as
+  // focus patterns (regular expressions of their full text).
+  std::vector<std::string> connect_races;
+};
+
+std::string RegexQuoted(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (absl::StrContains("\\^$.|?*+()[]{}", c)) out.push_back('\\');
+    out.push_back(c);
+  }
+  return out;
+}
+
+SanityRun RunSanity(std::vector<std::string> argv, const std::string& dir, const std::string& tag) {
+  SanityRun r;
+  const std::string report = dir + "/sanity" + tag + ".json";
+  argv.push_back("--ginkgo.json-report=" + report);
+  auto run = integration::ChildProcess::Start(argv, dir + "/csi-sanity" + tag);
+  if (!run.ok()) {
+    r.code = -1;
+    r.failed.push_back(std::string(run.status().message()));
+    return r;
+  }
+  r.code = (*run)->WaitExit(absl::Minutes(4));
+  r.out = (*run)->Stdout();
+  std::ifstream in(report);
+  json suites = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!suites.is_array()) {
+    r.failed.push_back("no report: " + r.out.substr(r.out.size() > 6000 ? r.out.size() - 6000 : 0));
+    return r;
+  }
+  for (const json& suite : suites) {
+    for (const json& spec : suite.value("SpecReports", json::array())) {
+      if (spec.value("LeafNodeType", "") != "It") continue;
+      const auto path = spec.value("ContainerHierarchyTexts", std::vector<std::string>{});
+      const std::string leaf = spec.value("LeafNodeText", "");
+      const std::string name = absl::StrCat(absl::StrJoin(path, " / "), " / ", leaf);
+      const std::string state = spec.value("State", "");
+      const json failure = spec.value("Failure", json::object());
+      const std::string message = failure.value("Message", "");
+      if (state == "passed") {
+        ++r.passed;
+      } else if (state == "pending") {
+        continue;  // disabled in csi-sanity itself (XIt)
+      } else if (state == "skipped") {
+        if (!SkippedForAbsentCapability(message)) r.bad_skips.push_back(name + ": " + message);
+      } else if (absl::StrContains(message, "Connection timed out") &&
+                 failure.value("FailureNodeType", "") == "BeforeEach") {
+        r.connect_races.push_back(RegexQuoted(absl::StrCat(absl::StrJoin(path, " "), " ", leaf)));
+      } else {
+        r.failed.push_back(name + ": " + message.substr(0, 600));
+      }
+    }
+  }
+  return r;
+}
+
 TEST(SanityTest, WholeSuitePasses) {
   ASSERT_TRUE(kPrivateMounts) << "needs root and mount(2): unshare(CLONE_NEWNS)";
   auto stack =
@@ -149,7 +213,6 @@ TEST(SanityTest, WholeSuitePasses) {
 
   auto sanity = Program("csi-sanity-v5.4.0");
   ASSERT_TRUE(sanity.ok());
-  const std::string report = s.dir() + "/sanity.json";
   std::vector<std::string> argv = {*sanity,
                                    "--csi.endpoint=" + s.NodeSocket("node-1"),
                                    "--csi.controllerendpoint=" + s.socket(),
@@ -158,50 +221,46 @@ TEST(SanityTest, WholeSuitePasses) {
                                    "--csi.testvolumesize=1073741824",
                                    "--csi.testvolumeexpandsize=2147483648",
                                    "--csi.testnodevolumeattachlimit",
-                                   "--ginkgo.json-report=" + report,
                                    "--ginkgo.no-color"};
   // For a developer chasing one spec: e.g. PEERS_SANITY_ARGS=--ginkgo.focus=NodeStage (the
   // count of passed specs is then not checked).
   const char* extra = std::getenv("PEERS_SANITY_ARGS");
   if (extra != nullptr && *extra != '\0') argv.push_back(extra);
-  auto run = integration::ChildProcess::Start(argv, s.dir() + "/csi-sanity");
-  ASSERT_TRUE(run.ok()) << run.status();
-  std::optional<int> code = (*run)->WaitExit(absl::Minutes(4));
+  SanityRun run = RunSanity(argv, s.dir(), "");
+  if (run.code.has_value() && !run.connect_races.empty()) {
+    // csi-sanity's connect waits for the connection's state to change from the state it reads
+    // first; when the connection is already Ready by then, nothing changes and it gives up after
+    // a minute, with a working connection (the specs after it run on that very connection). A
+    // race in the tool, seen on loaded machines at its first connection: those specs run again.
+    std::printf(
+        "csi-sanity: %zu spec(s) failed at its first connection (\"Connection timed out\", "
+        "a race in csi-sanity's connect; the connection itself worked): run again\n",
+        run.connect_races.size());
+    std::vector<std::string> again = argv;
+    again.push_back("--ginkgo.focus=" + absl::StrJoin(run.connect_races, "|"));
+    SanityRun rerun = RunSanity(again, s.dir(), "-again");
+    run.passed += rerun.passed;
+    run.failed.insert(run.failed.end(), rerun.failed.begin(), rerun.failed.end());
+    run.failed.insert(run.failed.end(), rerun.connect_races.begin(), rerun.connect_races.end());
+    run.bad_skips.insert(run.bad_skips.end(), rerun.bad_skips.begin(), rerun.bad_skips.end());
+    if (run.failed.empty() && rerun.code == 0) run.code = 0;
+  } else {
+    run.failed.insert(run.failed.end(), run.connect_races.begin(), run.connect_races.end());
+  }
   EXPECT_TRUE(bridge->errors().empty()) << absl::StrJoin(bridge->errors(), "\n");
   bridge.reset();
-  ASSERT_TRUE(code.has_value()) << "csi-sanity ran over 4 minutes";
-  const std::string out = (*run)->Stdout();
-  std::ifstream in(report);
-  json suites = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  ASSERT_TRUE(suites.is_array()) << out.substr(out.size() > 6000 ? out.size() - 6000 : 0);
-  int passed = 0;
-  std::vector<std::string> failed, bad_skips;
-  for (const json& suite : suites) {
-    for (const json& spec : suite.value("SpecReports", json::array())) {
-      if (spec.value("LeafNodeType", "") != "It") continue;
-      const std::string name = absl::StrCat(
-          absl::StrJoin(spec.value("ContainerHierarchyTexts", std::vector<std::string>{}), " / "),
-          " / ", spec.value("LeafNodeText", ""));
-      const std::string state = spec.value("State", "");
-      const std::string message = spec.value("Failure", json::object()).value("Message", "");
-      if (state == "passed") {
-        ++passed;
-      } else if (state == "pending") {
-        continue;  // disabled in csi-sanity itself (XIt)
-      } else if (state == "skipped") {
-        if (!SkippedForAbsentCapability(message)) bad_skips.push_back(name + ": " + message);
-      } else {
-        failed.push_back(name + ": " + message.substr(0, 600));
-      }
-    }
-  }
+  ASSERT_TRUE(run.code.has_value()) << "csi-sanity ran over 4 minutes";
+  const std::string& out = run.out;
+  int passed = run.passed;
+  const std::vector<std::string>& failed = run.failed;
+  const std::vector<std::string>& bad_skips = run.bad_skips;
   EXPECT_TRUE(failed.empty()) << failed.size() << " failed:\n"
                               << absl::StrJoin(failed, "\n\n") << s.Logs(2000);
   EXPECT_TRUE(bad_skips.empty()) << absl::StrJoin(bad_skips, "\n");
   if (extra == nullptr || *extra == '\0') {
     EXPECT_GT(passed, 50);
   }
-  EXPECT_EQ(*code, 0) << out.substr(out.size() > 3000 ? out.size() - 3000 : 0);
+  EXPECT_EQ(*run.code, 0) << out.substr(out.size() > 3000 ? out.size() - 3000 : 0);
   std::printf("csi-sanity v5.4.0: %d specs passed\n", passed);
   // Nothing of the node's is left: every disk detached, nothing mounted.
   EXPECT_TRUE(::ccm::csi::testing::LoopDevicesBackedUnder(s.dir()).empty());
