@@ -765,22 +765,29 @@ TEST_F(EmulatorTest, InformerFreshnessAndAForbiddenWatch) {
   emu_.DropWatches();
   ASSERT_TRUE(clock.WaitForSleepers(1));  // backoff after the cut
   EXPECT_FALSE(inf.Fresh()) << "the watch failed: the store may lag";
-  clock.Advance(absl::Minutes(1));
-  ASSERT_TRUE(emu_.Create("nodes", NodeObj("b")).ok());
-  ASSERT_TRUE(rec.WaitFor("add b"));
-  EXPECT_TRUE(inf.Fresh()) << "an event came from the resumed watch";
+  // Until an event comes through a watch again (the backoff of any further cut passed too).
+  int created = 0;
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  while (!inf.Fresh() && absl::Now() < deadline) {
+    if (clock.sleepers() > 0) clock.Advance(absl::Minutes(1));
+    if (created == 0 || rec.CountOf(absl::StrCat("add b", created - 1)) == 1) {
+      ASSERT_TRUE(emu_.Create("nodes", NodeObj(absl::StrCat("b", created++))).ok());
+    }
+    std::this_thread::yield();
+  }
+  ASSERT_TRUE(inf.Fresh()) << "an event came from the resumed watch";
   EXPECT_FALSE(inf.Forbidden());
   emu_.InjectError({.code = 403, .count = -1, .method = "watch"});
   emu_.DropWatches();
-  ASSERT_TRUE(clock.WaitForSleepers(1));
-  clock.Advance(absl::Minutes(1));
-  const absl::Time deadline = absl::Now() + absl::Seconds(10);
-  while (!inf.Forbidden() && absl::Now() < deadline) std::this_thread::yield();
+  while (!inf.Forbidden() && absl::Now() < deadline) {
+    if (clock.sleepers() > 0) clock.Advance(absl::Minutes(1));
+    std::this_thread::yield();
+  }
   ASSERT_TRUE(inf.Forbidden());
   EXPECT_FALSE(inf.Fresh());
   EXPECT_EQ(inf.lists(), 1) << "a forbidden watch ends the informer, it does not relist";
-  EXPECT_EQ(emu_.RequestCount("watch nodes"), 3);
-  ASSERT_NE(inf.Get("b"), nullptr) << "what it had stays readable";
+  EXPECT_EQ(emu_.RequestCount("list nodes"), 1);
+  ASSERT_NE(inf.Get("b0"), nullptr) << "what it had stays readable";
 }
 
 TEST_F(EmulatorTest, InformerRelistsAfterGone) {
