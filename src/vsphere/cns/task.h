@@ -98,6 +98,7 @@ class TaskWaiter {
   // `keep` before w's deadline.
   void Gather(const Waiter& w, absl::Time last, absl::Duration keep);
   absl::Status SetUpLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(setup_mu_);
+  std::vector<Moref> TakeFinishedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(setup_mu_, mu_);
   // True when the stream answered (updates or none before maxWait), false when it broke.
   bool Lead(const Waiter& w) ABSL_LOCKS_EXCLUDED(mu_, setup_mu_);
   void Dispatch(const ObjectUpdate& u) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -208,19 +208,7 @@ absl::Status TaskWaiter::Join(Waiter& w) {
       joining.insert(other);
       if (tasks.empty() || !(tasks.back() == other->task)) tasks.push_back(other->task);
     }
-    // Out of the view: the finished tasks nobody waits for again (one that is waited for again
-    // stays; its last waiter puts it back here).
-    for (Moref& m : finished_) {
-      if (waiters_.contains(m.value)) continue;
-      done_.erase(m.value);
-      if (removed_.insert(m.value).second) removed_order_.push_back(m.value);
-      if (removed_order_.size() > kKeepRemoved) {
-        removed_.erase(removed_order_.front());
-        removed_order_.pop_front();
-      }
-      removed.push_back(std::move(m));
-    }
-    finished_.clear();
+    removed = TakeFinishedLocked();
   }
   last_add_ns_ = absl::ToUnixNanos(clock_.Now());
   absl::StatusOr<SoapResponse> r = vim_.Call(
@@ -252,6 +240,24 @@ absl::Status TaskWaiter::Join(Waiter& w) {
     }
   }
   return absl::OkStatus();
+}
+
+// Out of the view with the next ModifyListView: the finished tasks nobody waits for again (one
+// that is waited for again stays; its last waiter puts it back in finished_).
+std::vector<Moref> TaskWaiter::TakeFinishedLocked() {
+  std::vector<Moref> removed;
+  for (Moref& m : finished_) {
+    if (waiters_.contains(m.value)) continue;
+    done_.erase(m.value);
+    if (removed_.insert(m.value).second) removed_order_.push_back(m.value);
+    if (removed_order_.size() > kKeepRemoved) {
+      removed_.erase(removed_order_.front());
+      removed_order_.pop_front();
+    }
+    removed.push_back(std::move(m));
+  }
+  finished_.clear();
+  return removed;
 }
 
 // Collector, view and filter for this session; the first WaitForUpdatesEx gives the version
