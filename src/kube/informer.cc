@@ -278,11 +278,11 @@ absl::Status Informer::ListAndReplace() {
     last_rv_ = list->resource_version;
   }
   Dispatch(handlers_, deltas);
+  fresh_ = true;  // before synced_: whoever WaitForSync wakes sees a fresh store
   {
     absl::MutexLock l(&mu_);
     synced_ = true;
   }
-  fresh_ = true;
   VLOG(3, "informer {}: listed {} objects at resourceVersion {}", resource_.plural, Size(),
        LastResourceVersion());
   return absl::OkStatus();
