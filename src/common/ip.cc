@@ -94,6 +94,14 @@ bool IpNet::Contains(const IpAddress& a) const {
   return (x[full] & mask) == (y[full] & mask);
 }
 
+IpAddress IpNet::last() const {
+  IpAddress a = base_;
+  for (int bit = prefix_; bit < base_.bit_length(); ++bit) {
+    a.bytes_[bit / 8] |= static_cast<uint8_t>(0x80 >> (bit % 8));
+  }
+  return a;
+}
+
 std::string IpNet::ToString() const { return absl::StrCat(base_.ToString(), "/", prefix_); }
 
 }  // namespace ccm

@@ -45,6 +45,8 @@ class IpNet {
   // "10.0.0.0/8", "fd00::/64". The host part is masked off (like Go's net.ParseCIDR).
   static absl::StatusOr<IpNet> Parse(absl::string_view text);
   bool Contains(const IpAddress& a) const;
+  const IpAddress& first() const { return base_; }
+  IpAddress last() const;  // every host bit set
   IpFamily family() const { return base_.family(); }
   int prefix() const { return prefix_; }
   std::string ToString() const;

@@ -70,6 +70,11 @@ TEST(IpNetTest, ParseAndContains) {
     EXPECT_EQ(n->Contains(*IpAddress::Parse(c.ip)), c.contains) << c.cidr << " " << c.ip;
   }
   EXPECT_EQ(IpNet::Parse("10.1.2.3/24")->ToString(), "10.1.2.0/24");
+  EXPECT_EQ(IpNet::Parse("10.1.2.3/24")->last().ToString(), "10.1.2.255");
+  EXPECT_EQ(IpNet::Parse("10.1.2.3/23")->last().ToString(), "10.1.3.255");
+  EXPECT_EQ(IpNet::Parse("10.1.2.3/32")->last().ToString(), "10.1.2.3");
+  EXPECT_EQ(IpNet::Parse("fd00::/120")->last().ToString(), "fd00::ff");
+  EXPECT_EQ(IpNet::Parse("0.0.0.0/0")->last().ToString(), "255.255.255.255");
 }
 
 TEST(IpNetTest, RejectsBadCidrs) {
