@@ -72,6 +72,8 @@ class PolicyClient {
   absl::Status Delete(const std::string& path);
 
   void SetCredentials(const std::string& user, const Secret& password);
+  // Bounds every request from now on, for a process that stops (HttpClient::SetDeadline).
+  void SetDeadline(absl::Time deadline) { http_.SetDeadline(deadline); }
   const std::string& host() const { return options_.host; }
   int64_t requests() const;
 

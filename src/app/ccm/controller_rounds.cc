@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "app/shared/lease_campaign.h"
+#include "cloud/core/route_plan.h"
 
 namespace ccm::app {
 
@@ -10,7 +11,8 @@ ControllerRounds::ControllerRounds(const Options& o, const cloud::Config& config
                                    const std::map<std::string, std::string>& env,
                                    kube::RestClient& client, vsphere::CredentialSource& creds,
                                    metrics::Registry& registry, QueueMetricsProvider& queue_metrics,
-                                   std::shared_ptr<LiveVCenters> live)
+                                   std::shared_ptr<LiveVCenters> live,
+                                   cloud::SecretWatcher* secrets)
     : o_(o),
       config_(config),
       env_(env),
@@ -18,7 +20,8 @@ ControllerRounds::ControllerRounds(const Options& o, const cloud::Config& config
       creds_(creds),
       registry_(registry),
       queue_metrics_(queue_metrics),
-      live_(std::move(live)) {}
+      live_(std::move(live)),
+      secrets_(secrets) {}
 
 absl::Status ControllerRounds::KubeHealth() const {
   kube::Informer* nodes = nodes_ptr_.load();
@@ -79,6 +82,7 @@ void ControllerRounds::StartSet() {
   events_client_ = client_.WithOwnRateLimit("events");
   node_client_ = client_.WithOwnRateLimit("node-controller");
   lifecycle_client_ = client_.WithOwnRateLimit("node-lifecycle-controller");
+  routes_client_ = client_.WithOwnRateLimit("route-controller");
   ControllerSetOptions so;
   so.node_controller = ControllerEnabled(o_, "cloud-node");
   so.lifecycle_controller = ControllerEnabled(o_, "cloud-node-lifecycle");
@@ -92,11 +96,21 @@ void ControllerRounds::StartSet() {
   so.metrics = &registry_;
   so.queue_metrics = &queue_metrics_;
   so.live_vcenters = live_;
+  so.route_controller =
+      o_.allocate_node_cidrs && o_.configure_cloud_routes && ControllerEnabled(o_, "route");
+  if (!so.route_controller && config_.route)
+    LOG_INFO("route controller off: --allocate-node-cidrs={} --configure-cloud-routes={}",
+             o_.allocate_node_cidrs, o_.configure_cloud_routes);
+  so.cluster_name = o_.cluster_name;
+  so.cluster_cidrs = *cloud::ParseClusterCidrs(o_.cluster_cidr);  // checked with the flags
+  so.route_period = o_.route_reconciliation_period;
+  so.secrets = secrets_;
   set_ = std::make_unique<ControllerSet>(config_, creds_,
                                          ControllerClients{.informers = client_,
                                                            .events = *events_client_,
                                                            .node = *node_client_,
-                                                           .lifecycle = *lifecycle_client_},
+                                                           .lifecycle = *lifecycle_client_,
+                                                           .routes = routes_client_.get()},
                                          std::move(so));
   set_->Start();
 }

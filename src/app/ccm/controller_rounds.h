@@ -32,7 +32,8 @@ class ControllerRounds {
   ControllerRounds(const Options& o, const cloud::Config& config,
                    const std::map<std::string, std::string>& env, kube::RestClient& client,
                    vsphere::CredentialSource& creds, metrics::Registry& registry,
-                   QueueMetricsProvider& queue_metrics, std::shared_ptr<LiveVCenters> live);
+                   QueueMetricsProvider& queue_metrics, std::shared_ptr<LiveVCenters> live,
+                   cloud::SecretWatcher* secrets = nullptr);
 
   // OK unless running and the Node list/watch has not synced (Kubernetes API not answering).
   absl::Status KubeHealth() const;
@@ -60,7 +61,8 @@ class ControllerRounds {
   metrics::Registry& registry_;
   QueueMetricsProvider& queue_metrics_;
   std::shared_ptr<LiveVCenters> live_;
-  std::unique_ptr<kube::RestClient> events_client_, node_client_, lifecycle_client_;
+  cloud::SecretWatcher* secrets_;  // nullable: [NSXT] secret-name
+  std::unique_ptr<kube::RestClient> events_client_, node_client_, lifecycle_client_, routes_client_;
   std::unique_ptr<ControllerSet> set_;  // kept until the next round (the health check may read it)
   std::atomic<kube::Informer*> nodes_ptr_{nullptr};  // for the health check thread
   absl::Mutex reload_mu_;

@@ -66,10 +66,40 @@ void ControllerSet::Start() {
     lifecycle_ = std::make_unique<controllers::NodeLifecycleController>(
         clients_.lifecycle, *nodes_, *instances_, recorder_.get(), lo);
   }
+  if (options_.route_controller) StartRouteController();
   nodes_->Start();
   if (node_) node_->Start();
   if (lifecycle_) lifecycle_->Start();
+  if (route_) route_->Start();
   subscriber_ = std::thread([this] { SubscribeVmChanges(); });
+}
+
+void ControllerSet::StartRouteController() {
+  if (!config_.route || !config_.nsxt) {
+    LOG_INFO(
+        "route controller not started: the config has no [Route] router-path (routes are "
+        "NSX-T static routes)");
+    return;
+  }
+  auto conn = cloud::NsxtConnection::Open(*config_.nsxt, options_.secrets);
+  if (!conn.ok()) {
+    LOG_ERROR("route controller not started: NSX-T manager {}: {}", config_.nsxt->host,
+              conn.status().message());
+    return;
+  }
+  nsxt_ = std::move(*conn);
+  nsxt_routes_ = std::make_unique<cloud::NsxtRoutes>(
+      nsxt_->client(), cloud::NsxtRoutesOptions{.router_path = config_.route->router_path});
+  controllers::RouteControllerOptions ro;
+  ro.cluster_name = options_.cluster_name;
+  ro.cluster_cidrs = options_.cluster_cidrs;
+  ro.period = options_.route_period;
+  ro.clock = options_.clock;
+  kube::Client& client = clients_.routes != nullptr ? *clients_.routes : clients_.node;
+  route_ = std::make_unique<controllers::RouteController>(client, *nodes_, *nsxt_routes_,
+                                                          recorder_.get(), ro);
+  LOG_INFO("route controller: static routes of cluster {} on NSX-T {} {}", ro.cluster_name,
+           config_.nsxt->host, config_.route->router_path);
 }
 
 void ControllerSet::SubscribeVmChanges() {
@@ -125,6 +155,7 @@ void ControllerSet::Stop() {
   // within the budget, and the logouts below get what is left of it.
   const absl::Time vcenter_deadline = absl::Now() + cloud::VCenter::kStopBudget;
   for (auto& vc : vcs_) vc->SetDeadline(vcenter_deadline);
+  if (nsxt_) nsxt_->client().SetDeadline(vcenter_deadline);  // NSX-T gets the same bound
   {
     absl::MutexLock l(&mu_);
     stopping_ = true;
@@ -136,6 +167,7 @@ void ControllerSet::Stop() {
     listeners.swap(listeners_);
   }
   for (auto& [vc, id] : listeners) vc->inventory().RemoveListener(id);
+  if (route_) route_->Stop();
   if (lifecycle_) lifecycle_->Stop();
   if (node_) node_->Stop();
   nodes_->Stop();

@@ -19,6 +19,9 @@
 #include "app/ccm/app_metrics.h"
 #include "app/ccm/live_vcenters.h"
 #include "cloud/config/config.h"
+#include "cloud/credentials/credential_store.h"
+#include "cloud/nsxt/nsxt_connection.h"
+#include "cloud/nsxt/nsxt_routes.h"
 #include "cloud/vsphere/vcenter.h"
 #include "cloud/vsphere/vsphere_instances.h"
 #include "common/clock.h"
@@ -26,6 +29,7 @@
 #include "controllers/node_cache.h"
 #include "controllers/node_controller.h"
 #include "controllers/node_lifecycle_controller.h"
+#include "controllers/route_controller.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
 #include "kube/informer.h"
@@ -38,10 +42,11 @@ namespace ccm::app {
 // (RestClient::WithOwnRateLimit, as client-go's ClientBuilder gives every controller its own
 // client), so Events never delay a Node write; a test may pass the same client four times.
 struct ControllerClients {
-  kube::Client& informers;  // the Node list/watch
-  kube::Client& events;     // the EventRecorder's POST/PATCH
-  kube::Client& node;       // NodeController
-  kube::Client& lifecycle;  // NodeLifecycleController
+  kube::Client& informers;         // the Node list/watch
+  kube::Client& events;            // the EventRecorder's POST/PATCH
+  kube::Client& node;              // NodeController
+  kube::Client& lifecycle;         // NodeLifecycleController
+  kube::Client* routes = nullptr;  // RouteController (null: `node`'s)
 };
 
 struct ControllerSetOptions {
@@ -69,6 +74,15 @@ struct ControllerSetOptions {
   // The inventory stream's WaitForUpdatesEx maxWaitSeconds (tests of silent faults shorten it).
   int vcenter_max_wait_seconds = cloud::VCenterOptions{}.max_wait_seconds;
   absl::Duration vcenter_hang_timeout = cloud::kDefaultHangTimeout;
+  // "route": --allocate-node-cidrs, --configure-cloud-routes and --controllers allow it. It then
+  // runs when the config has [Route] (and [NSXT]); without, one line says why not (as the Go
+  // binary's "Couldn't get routes interface").
+  bool route_controller = false;
+  std::string cluster_name = "kubernetes";
+  std::vector<IpNet> cluster_cidrs;
+  absl::Duration route_period = absl::Seconds(10);
+  // The Secret informer, for [NSXT] secret-name (nullable when no Secret is watched).
+  cloud::SecretWatcher* secrets = nullptr;
 };
 
 class ControllerSet {
@@ -98,9 +112,11 @@ class ControllerSet {
   const std::vector<std::unique_ptr<cloud::VCenter>>& vcenters() const { return vcs_; }
   controllers::NodeController* node_controller() { return node_.get(); }          // null: disabled
   controllers::NodeLifecycleController* lifecycle() { return lifecycle_.get(); }  // null: disabled
+  controllers::RouteController* routes() { return route_.get(); }                 // null: not run
 
  private:
   void SubscribeVmChanges();  // the listener thread
+  void StartRouteController();
   // A VM change (IP, power, hostname) refreshes its Node's addresses at once instead of at the
   // next periodic refresh.
   void OnVmChange(cloud::VCenter& vc, const std::string& moid);
@@ -117,6 +133,9 @@ class ControllerSet {
   std::unique_ptr<kube::EventRecorder> recorder_;
   std::unique_ptr<controllers::NodeController> node_;
   std::unique_ptr<controllers::NodeLifecycleController> lifecycle_;
+  std::unique_ptr<cloud::NsxtConnection> nsxt_;
+  std::unique_ptr<cloud::NsxtRoutes> nsxt_routes_;
+  std::unique_ptr<controllers::RouteController> route_;
   std::thread subscriber_;
   bool started_ = false, stopped_ = false;
   absl::Mutex mu_;

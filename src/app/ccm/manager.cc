@@ -67,7 +67,7 @@ class Manager {
     AddHealthChecks();
     if (!StartHealthServer()) return 1;
     controllers_.emplace(o_, config(), env_, *informers_client_, *creds_, registry_,
-                         *queue_metrics_, live_vcs_);
+                         *queue_metrics_, live_vcs_, &*secrets_);
     // With leader election the leader-election check already fails when the API cannot be
     // reached (the lease is not renewed); this one also covers --leader-elect=false.
     health_.AddCheck(
@@ -147,6 +147,8 @@ class Manager {
       if (vc.credential_source == cloud::CredentialSourceKind::kGlobalSecret ||
           vc.credential_source == cloud::CredentialSourceKind::kVCenterSecret)
         secret_namespaces_.insert(vc.secret_namespace);
+    if (config().nsxt && !config().nsxt->secret_name.empty())
+      secret_namespaces_.insert(config().nsxt->secret_namespace);  // NSX-T's user and password
     secrets_.emplace(*informers_client_, secret_namespaces_);
     secrets_->Start();
     if (!secret_namespaces_.empty() && !secrets_->WaitForSync(absl::Seconds(30)))

@@ -9,16 +9,14 @@
 #include "absl/strings/strip.h"
 #include "app/shared/flag_parser.h"
 #include "cloud/core/node_labels.h"
+#include "cloud/core/route_plan.h"
 
 namespace ccm::app {
 namespace {
 
 // Flags of kube-cloud-controller-manager / the Go vSphere CCM that we accept but do not act on.
 const std::set<std::string>& IgnoredFlags() {
-  static const std::set<std::string> k = {"allocate-node-cidrs",
-                                          "configure-cloud-routes",
-                                          "cluster-cidr",
-                                          "use-service-account-credentials",
+  static const std::set<std::string> k = {"use-service-account-credentials",
                                           "authentication-kubeconfig",
                                           "authorization-kubeconfig",
                                           "authentication-skip-lookup",
@@ -26,7 +24,6 @@ const std::set<std::string>& IgnoredFlags() {
                                           "kube-api-content-type",
                                           "profiling",
                                           "contention-profiling",
-                                          "route-reconciliation-period",
                                           "node-sync-period",
                                           "min-resync-period",
                                           "cidr-allocator-type",
@@ -86,6 +83,10 @@ void RegisterFlags(Options& o, FlagParser& p) {
   p.Bool("version", &o.version);
   p.Bool("help", &o.help);
   p.Bool("strict-config", &o.strict_config);
+  p.Bool("allocate-node-cidrs", &o.allocate_node_cidrs);
+  p.Bool("configure-cloud-routes", &o.configure_cloud_routes);
+  p.String("cluster-cidr", &o.cluster_cidr);
+  p.Duration("route-reconciliation-period", &o.route_reconciliation_period);
   p.String("cloud-provider", &o.cloud_provider);
   p.String("cloud-config", &o.cloud_config);
   p.String("kubeconfig", &o.kubeconfig);
@@ -163,6 +164,10 @@ absl::Status Validate(Options& o) {
     return BadFlag("secure-port", std::to_string(o.secure_port), "0..65535");
   if (o.tls_cert_file.empty() != o.tls_private_key_file.empty())
     return absl::InvalidArgumentError("--tls-cert-file and --tls-private-key-file go together");
+  if (auto cidrs = cloud::ParseClusterCidrs(o.cluster_cidr); !cidrs.ok()) return cidrs.status();
+  if (o.route_reconciliation_period <= absl::ZeroDuration())
+    return BadFlag("route-reconciliation-period",
+                   absl::FormatDuration(o.route_reconciliation_period), "a duration above 0");
   auto labels = cloud::ValidateExtraLabels(o.node_labels);
   if (!labels.ok())
     return absl::InvalidArgumentError(absl::StrCat("--node-labels: ", labels.status().message()));
@@ -196,7 +201,15 @@ std::string UsageText() {
                                            not answering: /healthz, metrics, an Event (default 30s)
   --kubeconfig string                      kubeconfig file (in-cluster config when absent)
   --master string                          Kubernetes API server address (overrides kubeconfig)
-  --controllers strings                    * | cloud-node | cloud-node-lifecycle | -name (default *)
+  --controllers strings                    * | cloud-node | cloud-node-lifecycle | route | -name
+                                           (default *)
+  --allocate-node-cidrs                    Nodes get pod CIDRs (from kube-controller-manager); with
+                                           --configure-cloud-routes and [Route] in the config, the
+                                           route controller runs (default false)
+  --configure-cloud-routes                 (default true)
+  --cluster-cidr cidr[,cidr]               the pods' CIDRs (one per IP family); routes outside them
+                                           are never deleted
+  --route-reconciliation-period duration   (default 10s)
   --leader-elect                           use leader election (default true)
   --leader-elect-lease-duration duration   (default 15s)
   --leader-elect-renew-deadline duration   (default 10s)

@@ -38,6 +38,11 @@ struct Options {
   int secure_port = 10258;
   std::string tls_cert_file, tls_private_key_file, cert_dir;
   std::string cluster_name = "kubernetes";
+  // The route controller runs with both on (and [Route] in the config), as in the Go binary.
+  bool allocate_node_cidrs = false;
+  bool configure_cloud_routes = true;
+  std::string cluster_cidr;  // comma-separated, at most one per IP family
+  absl::Duration route_reconciliation_period = absl::Seconds(10);
   int verbosity = 0;
   bool version = false;
   bool help = false;
@@ -51,7 +56,7 @@ struct Options {
 
 // The controllers this binary has, by the names the Go binary uses.
 inline const std::set<std::string>& KnownControllers() {
-  static const std::set<std::string> k = {"cloud-node", "cloud-node-lifecycle"};
+  static const std::set<std::string> k = {"cloud-node", "cloud-node-lifecycle", "route"};
   return k;
 }
 // Whether `name` is enabled by --controllers (`*` = all defaults, `-name` disables, `name`

@@ -66,17 +66,35 @@ TEST(OptionsTest, GoStyleForms) {
 
 TEST(OptionsTest, UnimplementedAndUnknownFlagsAreWarnings) {
   auto o = ParseOptions(
-      Args({"--cloud-provider=vsphere", "--cloud-config=x", "--allocate-node-cidrs=false",
-            "--use-service-account-credentials", "--route-reconciliation-period", "10s",
-            "--frobnicate=3", "--controllers=cloud-node,service"}));
+      Args({"--cloud-provider=vsphere", "--cloud-config=x", "--use-service-account-credentials",
+            "--node-sync-period", "10s", "--frobnicate=3", "--controllers=cloud-node,service"}));
   ASSERT_TRUE(o.ok()) << o.status();
-  ASSERT_EQ(o->warnings.size(), 5u);
-  EXPECT_NE(o->warnings[0].find("--allocate-node-cidrs is accepted for compatibility"),
+  ASSERT_EQ(o->warnings.size(), 4u);
+  EXPECT_NE(o->warnings[0].find("--use-service-account-credentials is accepted for compatibility"),
             std::string::npos);
-  EXPECT_NE(o->warnings[3].find("unknown flag --frobnicate"), std::string::npos);
-  EXPECT_NE(o->warnings[4].find("controller \"service\" is not implemented"), std::string::npos);
+  EXPECT_NE(o->warnings[2].find("unknown flag --frobnicate"), std::string::npos);
+  EXPECT_NE(o->warnings[3].find("controller \"service\" is not implemented"), std::string::npos);
   EXPECT_TRUE(ControllerEnabled(*o, "cloud-node"));
   EXPECT_FALSE(ControllerEnabled(*o, "cloud-node-lifecycle"));
+}
+
+TEST(OptionsTest, RouteFlagsAsTheGoBinary) {
+  auto o = ParseOptions(Args({"--cloud-config=x"}));
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_FALSE(o->allocate_node_cidrs);
+  EXPECT_TRUE(o->configure_cloud_routes);
+  EXPECT_EQ(o->route_reconciliation_period, absl::Seconds(10));
+  EXPECT_TRUE(ControllerEnabled(*o, "route"));
+  o = ParseOptions(Args({"--cloud-config=x", "--allocate-node-cidrs",
+                         "--configure-cloud-routes=false", "--cluster-cidr=10.244.0.0/16,fd00::/48",
+                         "--route-reconciliation-period=30s", "--controllers=*,-route"}));
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->warnings.empty()) << o->warnings[0];
+  EXPECT_TRUE(o->allocate_node_cidrs);
+  EXPECT_FALSE(o->configure_cloud_routes);
+  EXPECT_EQ(o->cluster_cidr, "10.244.0.0/16,fd00::/48");
+  EXPECT_EQ(o->route_reconciliation_period, absl::Seconds(30));
+  EXPECT_FALSE(ControllerEnabled(*o, "route"));
 }
 
 TEST(OptionsTest, Errors) {
@@ -113,6 +131,12 @@ TEST(OptionsTest, Errors) {
       {Args({"--cloud-provider=vsphere", "--cloud-config"}),
        "flag needs an argument: --cloud-config"},
       {Args({"--cloud-provider=vsphere", "--cloud-config=x", "--tls-cert-file=a"}), "go together"},
+      {Args({"--cloud-config=x", "--cluster-cidr=10.244.0.0"}),
+       "--cluster-cidr: \"10.244.0.0\" is not a CIDR"},
+      {Args({"--cloud-config=x", "--cluster-cidr=10.0.0.0/8,10.1.0.0/16"}),
+       "one of each IP family"},
+      {Args({"--cloud-config=x", "--route-reconciliation-period=0s"}),
+       "--route-reconciliation-period"},
   };
   for (const auto& c : cases) {
     auto o = ParseOptions(c.args);

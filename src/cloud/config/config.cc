@@ -98,7 +98,7 @@ std::string Config::ToString() const {
                   " exclude-internal=", Cidrs(nodes.exclude_internal_network_subnet_cidrs),
                   " exclude-external=", Cidrs(nodes.exclude_external_network_subnet_cidrs), "\n");
   if (nsxt) {
-    absl::StrAppend(&out, "nsxt (inactive): host=", nsxt->host, " user=", nsxt->user,
+    absl::StrAppend(&out, "nsxt: host=", nsxt->host, " user=", nsxt->user,
                     " password=", Redact(nsxt->password),
                     " vmc-access-token=", Redact(nsxt->vmc_access_token), "\n");
   }
@@ -106,7 +106,7 @@ std::string Config::ToString() const {
     absl::StrAppend(&out, "loadBalancer (inactive): size=", load_balancer->size,
                     " classes=", load_balancer->classes.size(), "\n");
   }
-  if (route) absl::StrAppend(&out, "route (inactive): router-path=", route->router_path, "\n");
+  if (route) absl::StrAppend(&out, "route: router-path=", route->router_path, "\n");
   return out;
 }
 
@@ -139,13 +139,17 @@ absl::StatusOr<ParseResult> ParseConfig(absl::string_view bytes, const Environme
                                  BuildOptions{options.credentials_required, options.kube_secrets}));
   const Config& c = result.config;
   if (c.nsxt) {
-    result.notices.push_back("NSX-T settings are parsed and validated but not active yet");
+    result.notices.push_back(
+        "NSX-T settings are used by the route controller; the NSX-T load balancer is not active "
+        "yet");
   }
   if (c.load_balancer) {
     result.notices.push_back("load balancer settings are parsed and validated but not active yet");
   }
   if (c.route) {
-    result.notices.push_back("route settings are parsed and validated but not active yet");
+    result.notices.push_back(
+        absl::StrCat("route settings: static routes on ", c.route->router_path,
+                     " when --allocate-node-cidrs and --configure-cloud-routes are set"));
   }
   if (options.strict && !result.warnings.empty()) {
     return absl::InvalidArgumentError(

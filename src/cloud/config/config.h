@@ -101,7 +101,7 @@ struct LabelsConfig {
   bool operator==(const LabelsConfig&) const = default;
 };
 
-// [NSXT] / nsxt: parsed and validated, not active yet.
+// [NSXT] / nsxt: the NSX-T manager (cloud/nsxt/nsxt_connection.h).
 struct NsxtConfig {
   std::string user;
   Secret password;
@@ -158,7 +158,7 @@ struct NetPermissionConfig {
   bool operator==(const NetPermissionConfig&) const = default;
 };
 
-// [Route] / route: not active yet.
+// [Route] / route: where the route controller puts pod routes (cloud/nsxt/nsxt_routes.h).
 struct RouteConfig {
   std::string router_path;
   bool operator==(const RouteConfig&) const = default;

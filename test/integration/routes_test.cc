@@ -1,0 +1,99 @@
+// The real binary's route controller against the NSX-T fixture (issue 57): with
+// --allocate-node-cidrs and [NSXT] + [Route] in the config, each Node's pod CIDR gets a static
+// route on the Tier-1 to the address the node controller set, the Node's NetworkUnavailable
+// condition goes False, NSX-T's user and password come from a Secret (and follow it when it
+// changes), the password never shows in any output, and a deleted Node's route goes too.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "fixtures/nsxt/nsxt_fixture.h"
+#include "integration/harness.h"
+
+namespace ccm::integration {
+namespace {
+
+using testing::nsxt::NsxtFixture;
+
+constexpr char kNsxPassword[] = "nsx-Rotated-never-log-4e1";
+
+absl::Status PutNsxSecret(Cluster& cl, const std::string& password) {
+  nlohmann::json secret = {
+      {"apiVersion", "v1"},
+      {"kind", "Secret"},
+      {"metadata", {{"name", "nsxt-secret"}, {"namespace", "kube-system"}}},
+      {"type", "Opaque"},
+      {"data",
+       {{"username", absl::Base64Escape("admin")}, {"password", absl::Base64Escape(password)}}}};
+  return cl.emu().Put("secrets", secret).status();
+}
+
+std::string NetworkUnavailable(Cluster& cl, const std::string& node) {
+  auto n = cl.emu().Get("nodes", "", node);
+  if (!n.ok()) return "";
+  for (const auto& c : (*n)["status"].value("conditions", nlohmann::json::array())) {
+    if (c.value("type", "") == "NetworkUnavailable") return c.value("status", "");
+  }
+  return "";
+}
+
+TEST(RoutesTest, StaticRoutesForPodCidrsThroughTheBinary) {
+  auto c = Cluster::Start("routes");
+  ASSERT_TRUE(c.ok()) << c.status();
+  Cluster& cl = **c;
+  NsxtFixture nsx;
+  ASSERT_TRUE(nsx.Start().ok());
+  const std::string ca = cl.dir() + "/nsx-ca.pem";
+  WriteFile(ca, nsx.ca_pem());
+  std::ifstream in(cl.config_path());
+  std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  WriteFile(cl.config_path(),
+            absl::StrCat(config, "nsxt:\n  host: ", nsx.host_port(), "\n  caFile: ", ca,
+                         "\n  secretName: nsxt-secret\n  secretNamespace: kube-system\n",
+                         "route:\n  routerPath: /infra/tier-1s/t1\n"));
+  ASSERT_TRUE(PutNsxSecret(cl, testing::nsxt::NsxtFixtureOptions{}.password).ok());
+  ASSERT_TRUE(cl.RegisterNode("node-1").ok());
+  auto node = cl.emu().Get("nodes", "", "node-1");
+  ASSERT_TRUE(node.ok());
+  (*node)["spec"]["podCIDR"] = "10.244.1.0/24";
+  (*node)["spec"]["podCIDRs"] = {"10.244.1.0/24"};
+  ASSERT_TRUE(cl.emu().Put("nodes", *node).ok());
+  const std::string uid = (*node)["metadata"]["uid"];
+  const std::string route = "/infra/tier-1s/t1/static-routes/" + uid + "_10.244.1.0_24";
+
+  int port = 0;
+  auto p = cl.StartCcm("ccm", &port,
+                       {"--allocate-node-cidrs=true", "--cluster-cidr=10.244.0.0/16",
+                        "--route-reconciliation-period=1s", "--cluster-name=k8s"});
+  ASSERT_TRUE(p.ok()) << p.status();
+  ChildProcess& ccm = **p;
+  // The route needs the Node's address, which the node controller sets from the VM.
+  ASSERT_TRUE(WaitFor([&] { return !nsx.Object(route).is_null(); }, absl::Seconds(60)))
+      << ccm.Stderr();
+  EXPECT_EQ(nsx.Object(route)["tags"][0]["tag"], "k8s");
+  EXPECT_FALSE(nsx.Object(route)["next_hops"][0].value("ip_address", "").empty());
+  ASSERT_TRUE(
+      WaitFor([&] { return NetworkUnavailable(cl, "node-1") == "False"; }, absl::Seconds(30)))
+      << ccm.Stderr();
+
+  // NSX-T's password changes, then the Secret follows: the next pass works with it.
+  nsx.SetCredentials("admin", kNsxPassword);
+  ASSERT_TRUE(PutNsxSecret(cl, kNsxPassword).ok());
+  ASSERT_TRUE(cl.emu().Delete("nodes", "", "node-1").ok());
+  ASSERT_TRUE(WaitFor([&] { return nsx.Object(route).is_null(); }, absl::Seconds(30)))
+      << ccm.Stderr();
+  ccm.Signal(SIGTERM);
+  ASSERT_TRUE(ccm.WaitExit(absl::Seconds(20)).has_value());
+  for (const std::string& out : {ccm.Stdout(), ccm.Stderr()}) {
+    EXPECT_FALSE(absl::StrContains(out, kNsxPassword));
+    EXPECT_FALSE(absl::StrContains(out, testing::nsxt::NsxtFixtureOptions{}.password));
+  }
+  EXPECT_TRUE(absl::StrContains(ccm.Stderr(), "route controller: static routes of cluster k8s"))
+      << ccm.Stderr();
+}
+
+}  // namespace
+}  // namespace ccm::integration
