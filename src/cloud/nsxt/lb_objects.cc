@@ -25,6 +25,10 @@ std::string PortTag(const PortMapping& m) { return absl::StrCat(m.protocol, "/",
 std::string ServiceKey(const std::string& ns, const std::string& name) {
   return absl::StrCat(ns, "/", name);
 }
+std::string ServiceKeyOf(const Json& service) {
+  const Json meta = service.value("metadata", Json::object());
+  return ServiceKey(meta.value("namespace", ""), meta.value("name", ""));
+}
 std::string LbServiceName(const std::string& cluster) { return "cluster:" + cluster; }
 std::string ObjectName(const std::string& cluster, const std::string& key) {
   return absl::StrCat("cluster:", cluster, ":", key);

@@ -38,6 +38,12 @@ inline constexpr char kOwner[] = "vsphere-cloud-controller-manager";
 inline constexpr char kClassAnnotation[] = "loadbalancer.vmware.io/class";
 inline constexpr char kDefaultClass[] = "default";
 
+// The Policy API collections of the load balancer's objects.
+inline constexpr char kVirtualServers[] = "/infra/lb-virtual-servers";
+inline constexpr char kPools[] = "/infra/lb-pools";
+inline constexpr char kMonitors[] = "/infra/lb-monitor-profiles";
+inline constexpr char kLbServices[] = "/infra/lb-services";
+
 using Tags = std::map<std::string, std::string>;  // scope -> tag
 
 struct PortMapping {
@@ -49,6 +55,7 @@ struct PortMapping {
 
 std::string PortTag(const PortMapping& m);                               // "TCP/80"
 std::string ServiceKey(const std::string& ns, const std::string& name);  // "ns/name"
+std::string ServiceKeyOf(const Json& service);                           // from its metadata
 
 std::string LbServiceName(const std::string& cluster);
 std::string ObjectName(const std::string& cluster, const std::string& service_key);
