@@ -31,6 +31,10 @@ const Resource& Pods() {
   static const Resource r{"", "v1", "pods", "Pod", true};
   return r;
 }
+const Resource& Services() {
+  static const Resource r{"", "v1", "services", "Service", true};
+  return r;
+}
 const Resource& Secrets() {
   static const Resource r{"", "v1", "secrets", "Secret", true};
   return r;

@@ -32,6 +32,7 @@ const Resource& Namespaces();
 const Resource& PersistentVolumes();
 const Resource& PersistentVolumeClaims();
 const Resource& Pods();
+const Resource& Services();
 // coordination.k8s.io/v1
 const Resource& Leases();
 // events.k8s.io/v1
