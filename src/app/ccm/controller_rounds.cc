@@ -83,6 +83,7 @@ void ControllerRounds::StartSet() {
   node_client_ = client_.WithOwnRateLimit("node-controller");
   lifecycle_client_ = client_.WithOwnRateLimit("node-lifecycle-controller");
   routes_client_ = client_.WithOwnRateLimit("route-controller");
+  services_client_ = client_.WithOwnRateLimit("service-controller");
   ControllerSetOptions so;
   so.node_controller = ControllerEnabled(o_, "cloud-node");
   so.lifecycle_controller = ControllerEnabled(o_, "cloud-node-lifecycle");
@@ -105,12 +106,20 @@ void ControllerRounds::StartSet() {
   so.cluster_cidrs = *cloud::ParseClusterCidrs(o_.cluster_cidr);  // checked with the flags
   so.route_period = o_.route_reconciliation_period;
   so.secrets = secrets_;
+  so.service_controller = ControllerEnabled(o_, "service") && env_.count("ENABLE_ALPHA_NSXT_LB");
+  if (!so.service_controller && config_.load_balancer)
+    LOG_INFO(
+        "NSX-T load balancer off: ENABLE_ALPHA_NSXT_LB is not set (or --controllers "
+        "excludes service)");
+  so.concurrent_service_syncs = o_.concurrent_service_syncs;
+  so.node_sync_period = o_.node_sync_period;
   set_ = std::make_unique<ControllerSet>(config_, creds_,
                                          ControllerClients{.informers = client_,
                                                            .events = *events_client_,
                                                            .node = *node_client_,
                                                            .lifecycle = *lifecycle_client_,
-                                                           .routes = routes_client_.get()},
+                                                           .routes = routes_client_.get(),
+                                                           .services = services_client_.get()},
                                          std::move(so));
   set_->Start();
 }

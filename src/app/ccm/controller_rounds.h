@@ -62,7 +62,8 @@ class ControllerRounds {
   QueueMetricsProvider& queue_metrics_;
   std::shared_ptr<LiveVCenters> live_;
   cloud::SecretWatcher* secrets_;  // nullable: [NSXT] secret-name
-  std::unique_ptr<kube::RestClient> events_client_, node_client_, lifecycle_client_, routes_client_;
+  std::unique_ptr<kube::RestClient> events_client_, node_client_, lifecycle_client_, routes_client_,
+      services_client_;
   std::unique_ptr<ControllerSet> set_;  // kept until the next round (the health check may read it)
   std::atomic<kube::Informer*> nodes_ptr_{nullptr};  // for the health check thread
   absl::Mutex reload_mu_;

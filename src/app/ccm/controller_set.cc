@@ -67,10 +67,13 @@ void ControllerSet::Start() {
         clients_.lifecycle, *nodes_, *instances_, recorder_.get(), lo);
   }
   if (options_.route_controller) StartRouteController();
+  if (options_.service_controller) StartServiceController();
   nodes_->Start();
+  if (services_informer_) services_informer_->Start();
   if (node_) node_->Start();
   if (lifecycle_) lifecycle_->Start();
   if (route_) route_->Start();
+  if (service_) service_->Start();
   subscriber_ = std::thread([this] { SubscribeVmChanges(); });
 }
 
@@ -81,13 +84,7 @@ void ControllerSet::StartRouteController() {
         "NSX-T static routes)");
     return;
   }
-  auto conn = cloud::NsxtConnection::Open(*config_.nsxt, options_.secrets);
-  if (!conn.ok()) {
-    LOG_ERROR("route controller not started: NSX-T manager {}: {}", config_.nsxt->host,
-              conn.status().message());
-    return;
-  }
-  nsxt_ = std::move(*conn);
+  if (!OpenNsxt("route controller")) return;
   nsxt_routes_ = std::make_unique<cloud::NsxtRoutes>(
       nsxt_->client(), cloud::NsxtRoutesOptions{.router_path = config_.route->router_path});
   controllers::RouteControllerOptions ro;
@@ -100,6 +97,48 @@ void ControllerSet::StartRouteController() {
                                                           recorder_.get(), ro);
   LOG_INFO("route controller: static routes of cluster {} on NSX-T {} {}", ro.cluster_name,
            config_.nsxt->host, config_.route->router_path);
+}
+
+bool ControllerSet::OpenNsxt(const char* who) {
+  if (nsxt_) return true;
+  auto conn = cloud::NsxtConnection::Open(*config_.nsxt, options_.secrets);
+  if (!conn.ok()) {
+    LOG_ERROR("{} not started: NSX-T manager {}: {}", who, config_.nsxt->host,
+              conn.status().message());
+    return false;
+  }
+  nsxt_ = std::move(*conn);
+  return true;
+}
+
+void ControllerSet::StartServiceController() {
+  if (!config_.load_balancer || !config_.nsxt) {
+    LOG_INFO("service controller not started: the config has no [LoadBalancer] and [NSXT]");
+    return;
+  }
+  if (!OpenNsxt("service controller")) return;
+  LOG_WARN("NSX-T load balancer support enabled (ENABLE_ALPHA_NSXT_LB). This feature is alpha.");
+  nsxt_lb_ = std::make_unique<cloud::NsxtLoadBalancer>(
+      nsxt_->client(), cloud::NsxtLoadBalancerOptions{.config = *config_.load_balancer});
+  services_informer_ = std::make_unique<kube::Informer>(clients_.informers, kube::Services(),
+                                                        kube::InformerOptions{});
+  controllers::ServiceControllerOptions so;
+  so.cluster_name = options_.cluster_name;
+  so.workers = options_.concurrent_service_syncs;
+  so.node_sync_period = options_.node_sync_period;
+  so.clock = options_.clock;
+  const std::string cluster = options_.cluster_name;
+  cloud::NsxtLoadBalancer* lb = nsxt_lb_.get();
+  so.cleanup = [lb, cluster](const std::set<std::string>& wanted) {
+    return lb->CleanupOrphans(cluster, wanted);
+  };
+  kube::Client& client = clients_.services != nullptr ? *clients_.services : clients_.node;
+  service_ = std::make_unique<controllers::ServiceController>(
+      client, *services_informer_, *nodes_, *nsxt_lb_, recorder_.get(), std::move(so));
+  LOG_INFO("service controller: NSX-T load balancers of cluster {} on {}", cluster,
+           config_.load_balancer->tier1_gateway_path.empty()
+               ? "LB service " + config_.load_balancer->lb_service_id
+               : config_.load_balancer->tier1_gateway_path);
 }
 
 void ControllerSet::SubscribeVmChanges() {
@@ -167,6 +206,8 @@ void ControllerSet::Stop() {
     listeners.swap(listeners_);
   }
   for (auto& [vc, id] : listeners) vc->inventory().RemoveListener(id);
+  if (service_) service_->Stop();
+  if (services_informer_) services_informer_->Stop();
   if (route_) route_->Stop();
   if (lifecycle_) lifecycle_->Stop();
   if (node_) node_->Stop();

@@ -21,6 +21,7 @@
 #include "cloud/config/config.h"
 #include "cloud/credentials/credential_store.h"
 #include "cloud/nsxt/nsxt_connection.h"
+#include "cloud/nsxt/nsxt_load_balancer.h"
 #include "cloud/nsxt/nsxt_routes.h"
 #include "cloud/vsphere/vcenter.h"
 #include "cloud/vsphere/vsphere_instances.h"
@@ -30,6 +31,7 @@
 #include "controllers/node_controller.h"
 #include "controllers/node_lifecycle_controller.h"
 #include "controllers/route_controller.h"
+#include "controllers/service_controller.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
 #include "kube/informer.h"
@@ -42,11 +44,12 @@ namespace ccm::app {
 // (RestClient::WithOwnRateLimit, as client-go's ClientBuilder gives every controller its own
 // client), so Events never delay a Node write; a test may pass the same client four times.
 struct ControllerClients {
-  kube::Client& informers;         // the Node list/watch
-  kube::Client& events;            // the EventRecorder's POST/PATCH
-  kube::Client& node;              // NodeController
-  kube::Client& lifecycle;         // NodeLifecycleController
-  kube::Client* routes = nullptr;  // RouteController (null: `node`'s)
+  kube::Client& informers;           // the Node list/watch
+  kube::Client& events;              // the EventRecorder's POST/PATCH
+  kube::Client& node;                // NodeController
+  kube::Client& lifecycle;           // NodeLifecycleController
+  kube::Client* routes = nullptr;    // RouteController (null: `node`'s)
+  kube::Client* services = nullptr;  // ServiceController (null: `node`'s)
 };
 
 struct ControllerSetOptions {
@@ -81,6 +84,11 @@ struct ControllerSetOptions {
   std::string cluster_name = "kubernetes";
   std::vector<IpNet> cluster_cidrs;
   absl::Duration route_period = absl::Seconds(10);
+  // "service": --controllers allows it and ENABLE_ALPHA_NSXT_LB is set. It then runs when the
+  // config has [LoadBalancer] and [NSXT] (the Go provider's alpha NSX-T load balancer).
+  bool service_controller = false;
+  int concurrent_service_syncs = 1;
+  absl::Duration node_sync_period = absl::Seconds(100);
   // The Secret informer, for [NSXT] secret-name (nullable when no Secret is watched).
   cloud::SecretWatcher* secrets = nullptr;
 };
@@ -113,10 +121,13 @@ class ControllerSet {
   controllers::NodeController* node_controller() { return node_.get(); }          // null: disabled
   controllers::NodeLifecycleController* lifecycle() { return lifecycle_.get(); }  // null: disabled
   controllers::RouteController* routes() { return route_.get(); }                 // null: not run
+  controllers::ServiceController* services() { return service_.get(); }           // null: not run
 
  private:
   void SubscribeVmChanges();  // the listener thread
   void StartRouteController();
+  void StartServiceController();
+  bool OpenNsxt(const char* who);  // the [NSXT] connection, once; false (logged) when it fails
   // A VM change (IP, power, hostname) refreshes its Node's addresses at once instead of at the
   // next periodic refresh.
   void OnVmChange(cloud::VCenter& vc, const std::string& moid);
@@ -136,6 +147,9 @@ class ControllerSet {
   std::unique_ptr<cloud::NsxtConnection> nsxt_;
   std::unique_ptr<cloud::NsxtRoutes> nsxt_routes_;
   std::unique_ptr<controllers::RouteController> route_;
+  std::unique_ptr<cloud::NsxtLoadBalancer> nsxt_lb_;
+  std::unique_ptr<kube::Informer> services_informer_;
+  std::unique_ptr<controllers::ServiceController> service_;
   std::thread subscriber_;
   bool started_ = false, stopped_ = false;
   absl::Mutex mu_;

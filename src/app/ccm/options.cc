@@ -24,7 +24,6 @@ const std::set<std::string>& IgnoredFlags() {
                                           "kube-api-content-type",
                                           "profiling",
                                           "contention-profiling",
-                                          "node-sync-period",
                                           "min-resync-period",
                                           "cidr-allocator-type",
                                           "feature-gates",
@@ -37,7 +36,6 @@ const std::set<std::string>& IgnoredFlags() {
                                           "skip-headers",
                                           "skip-log-headers",
                                           "log-flush-frequency",
-                                          "concurrent-service-syncs",
                                           "external-cloud-volume-plugin",
                                           "enable-leader-migration",
                                           "leader-migration-config",
@@ -87,6 +85,8 @@ void RegisterFlags(Options& o, FlagParser& p) {
   p.Bool("configure-cloud-routes", &o.configure_cloud_routes);
   p.String("cluster-cidr", &o.cluster_cidr);
   p.Duration("route-reconciliation-period", &o.route_reconciliation_period);
+  p.Duration("node-sync-period", &o.node_sync_period);
+  p.Int("concurrent-service-syncs", &o.concurrent_service_syncs, 1);
   p.String("cloud-provider", &o.cloud_provider);
   p.String("cloud-config", &o.cloud_config);
   p.String("kubeconfig", &o.kubeconfig);
@@ -201,7 +201,8 @@ std::string UsageText() {
                                            not answering: /healthz, metrics, an Event (default 30s)
   --kubeconfig string                      kubeconfig file (in-cluster config when absent)
   --master string                          Kubernetes API server address (overrides kubeconfig)
-  --controllers strings                    * | cloud-node | cloud-node-lifecycle | route | -name
+  --controllers strings                    * | cloud-node | cloud-node-lifecycle | route | service |
+                                           -name
                                            (default *)
   --allocate-node-cidrs                    Nodes get pod CIDRs (from kube-controller-manager); with
                                            --configure-cloud-routes and [Route] in the config, the
@@ -210,6 +211,10 @@ std::string UsageText() {
   --cluster-cidr cidr[,cidr]               the pods' CIDRs (one per IP family); routes outside them
                                            are never deleted
   --route-reconciliation-period duration   (default 10s)
+  --concurrent-service-syncs int           service controller workers (default 1); the NSX-T load
+                                           balancer runs with ENABLE_ALPHA_NSXT_LB set and
+                                           [LoadBalancer] in the config
+  --node-sync-period duration              load balancer backends refresh (default 1m40s)
   --leader-elect                           use leader election (default true)
   --leader-elect-lease-duration duration   (default 15s)
   --leader-elect-renew-deadline duration   (default 10s)

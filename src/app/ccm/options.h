@@ -43,6 +43,9 @@ struct Options {
   bool configure_cloud_routes = true;
   std::string cluster_cidr;  // comma-separated, at most one per IP family
   absl::Duration route_reconciliation_period = absl::Seconds(10);
+  // The service controller (NSX-T load balancer; ENABLE_ALPHA_NSXT_LB and [LoadBalancer]).
+  int concurrent_service_syncs = 1;
+  absl::Duration node_sync_period = absl::Seconds(100);
   int verbosity = 0;
   bool version = false;
   bool help = false;
@@ -56,7 +59,7 @@ struct Options {
 
 // The controllers this binary has, by the names the Go binary uses.
 inline const std::set<std::string>& KnownControllers() {
-  static const std::set<std::string> k = {"cloud-node", "cloud-node-lifecycle", "route"};
+  static const std::set<std::string> k = {"cloud-node", "cloud-node-lifecycle", "route", "service"};
   return k;
 }
 // Whether `name` is enabled by --controllers (`*` = all defaults, `-name` disables, `name`

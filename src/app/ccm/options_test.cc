@@ -67,13 +67,13 @@ TEST(OptionsTest, GoStyleForms) {
 TEST(OptionsTest, UnimplementedAndUnknownFlagsAreWarnings) {
   auto o = ParseOptions(
       Args({"--cloud-provider=vsphere", "--cloud-config=x", "--use-service-account-credentials",
-            "--node-sync-period", "10s", "--frobnicate=3", "--controllers=cloud-node,service"}));
+            "--min-resync-period", "10s", "--frobnicate=3", "--controllers=cloud-node,widgets"}));
   ASSERT_TRUE(o.ok()) << o.status();
   ASSERT_EQ(o->warnings.size(), 4u);
   EXPECT_NE(o->warnings[0].find("--use-service-account-credentials is accepted for compatibility"),
             std::string::npos);
   EXPECT_NE(o->warnings[2].find("unknown flag --frobnicate"), std::string::npos);
-  EXPECT_NE(o->warnings[3].find("controller \"service\" is not implemented"), std::string::npos);
+  EXPECT_NE(o->warnings[3].find("controller \"widgets\" is not implemented"), std::string::npos);
   EXPECT_TRUE(ControllerEnabled(*o, "cloud-node"));
   EXPECT_FALSE(ControllerEnabled(*o, "cloud-node-lifecycle"));
 }

@@ -85,8 +85,7 @@ ConfigChange ClassifyConfigChange(const cloud::Config& old_config,
   live(old_config.labels.region != new_config.labels.region, "[Labels] region category changed");
   live(old_config.global.cluster_id != new_config.global.cluster_id, "[Global] cluster-id changed");
   live(!(old_config.nsxt == new_config.nsxt), "[NSXT] changed");
-  live(!(old_config.load_balancer == new_config.load_balancer),
-       "[LoadBalancer] changed (not active yet)");
+  live(!(old_config.load_balancer == new_config.load_balancer), "[LoadBalancer] changed");
   live(!(old_config.route == new_config.route), "[Route] changed");
 
   if (!out.restart_reasons.empty()) {

@@ -39,7 +39,8 @@ struct ConfigChange {
 
 // Live (the leader's controllers and vCenter sessions restart in-process with the new config):
 // [Nodes] rules, [Labels] zone/region categories, a vCenter's ip-family, datacenters and
-// soap-roundtrip-count, Global cluster-id, and the inactive [NSXT]/[LoadBalancer]/[Route] sections.
+// soap-roundtrip-count, Global cluster-id, and the [NSXT]/[LoadBalancer]/[Route] sections
+// (their controllers restart with the rest).
 // Restart: the set of vCenters, a vCenter's server, port or TLS settings (insecure-flag, ca-file,
 // thumbprint: the health checks, the credential routes and the Secret watch are keyed by them and
 // built once), and its credential settings (user, password, secret-name, secret-namespace,

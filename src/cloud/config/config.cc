@@ -103,7 +103,7 @@ std::string Config::ToString() const {
                     " vmc-access-token=", Redact(nsxt->vmc_access_token), "\n");
   }
   if (load_balancer) {
-    absl::StrAppend(&out, "loadBalancer (inactive): size=", load_balancer->size,
+    absl::StrAppend(&out, "loadBalancer: size=", load_balancer->size,
                     " classes=", load_balancer->classes.size(), "\n");
   }
   if (route) absl::StrAppend(&out, "route: router-path=", route->router_path, "\n");
@@ -140,11 +140,12 @@ absl::StatusOr<ParseResult> ParseConfig(absl::string_view bytes, const Environme
   const Config& c = result.config;
   if (c.nsxt) {
     result.notices.push_back(
-        "NSX-T settings are used by the route controller; the NSX-T load balancer is not active "
-        "yet");
+        "NSX-T settings are used by the route controller and the NSX-T load balancer");
   }
   if (c.load_balancer) {
-    result.notices.push_back("load balancer settings are parsed and validated but not active yet");
+    result.notices.push_back(
+        "load balancer settings: the NSX-T load balancer serves Services of type LoadBalancer "
+        "when ENABLE_ALPHA_NSXT_LB is set (alpha, as in the Go provider)");
   }
   if (c.route) {
     result.notices.push_back(

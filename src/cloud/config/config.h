@@ -128,7 +128,8 @@ struct LoadBalancerClassConfig {
   bool operator==(const LoadBalancerClassConfig&) const = default;
 };
 
-// [LoadBalancer] + [LoadBalancerClass "<name>"] / loadBalancer + loadBalancerClass: not active yet.
+// [LoadBalancer] + [LoadBalancerClass "<name>"] / loadBalancer + loadBalancerClass: the NSX-T
+// load balancer (cloud/nsxt/nsxt_load_balancer.h), with ENABLE_ALPHA_NSXT_LB.
 struct LoadBalancerConfig {
   LoadBalancerClassConfig defaults;
   std::string size;  // SMALL, MEDIUM, LARGE, XLARGE

@@ -583,7 +583,7 @@ TEST(ConfigTest, InactiveSectionsAndDeprecationAreNoticed) {
   ASSERT_TRUE(r.ok()) << r.status();
   std::string n = absl::StrJoin(r->notices, "\n");
   EXPECT_THAT(n, HasSubstr("INI config format is deprecated"));
-  EXPECT_THAT(n, HasSubstr("NSX-T settings are used by the route controller"));
+  EXPECT_THAT(n, HasSubstr("NSX-T settings are used by the route controller and the NSX-T load"));
   EXPECT_THAT(n, HasSubstr("route settings: static routes on /x when --allocate-node-cidrs"));
 }
 

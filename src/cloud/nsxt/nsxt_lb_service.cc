@@ -62,6 +62,7 @@ absl::Status NsxtLoadBalancer::RemoveLbServiceIfUnused(const std::string& cluste
 absl::StatusOr<LoadBalancerStatus> NsxtLoadBalancer::Ensure(const std::string& cluster,
                                                             const Json& service,
                                                             const std::vector<Json>& nodes) {
+  if (absl::Status s = SetUpLocked(); !s.ok()) return s;
   auto ports = lb::Mappings(service);
   if (!ports.ok()) return ports.status();
   auto cls = lb::ClassOf(service, classes_);
@@ -115,6 +116,7 @@ absl::Status NsxtLoadBalancer::EnsureLoadBalancerDeleted(const std::string& clus
 absl::Status NsxtLoadBalancer::UpdateLoadBalancer(const std::string& cluster, const Json& service,
                                                   const std::vector<Json>& nodes) {
   absl::MutexLock l(&mu_);
+  if (absl::Status s = SetUpLocked(); !s.ok()) return s;
   auto ports = lb::Mappings(service);
   if (!ports.ok()) return ports.status();
   auto cls = lb::ClassOf(service, classes_);
@@ -152,9 +154,15 @@ absl::Status NsxtLoadBalancer::CleanupOrphans(const std::string& cluster,
                                               const std::set<std::string>& services) {
   const lb::Tags ours = {{lb::kScopeOwner, standard_.at(lb::kScopeOwner)},
                          {lb::kScopeCluster, cluster}};
+  std::map<std::string, lb::LbClass> classes;
+  {
+    absl::MutexLock l(&mu_);
+    if (absl::Status s = SetUpLocked(); !s.ok()) return s;
+    classes = classes_;
+  }
   std::set<std::string> seen;
   std::vector<std::string> collections = {lb::kVirtualServers, lb::kPools, lb::kMonitors};
-  for (const auto& [name, c] : classes_)
+  for (const auto& [name, c] : classes)
     collections.push_back(absl::StrCat("/infra/ip-pools/", c.ip_pool_id, "/ip-allocations"));
   for (const auto& collection : collections) {
     auto objects = Tagged(collection, ours);

@@ -32,6 +32,12 @@ NsxtLoadBalancer::NsxtLoadBalancer(nsxt::PolicyClient& client, NsxtLoadBalancerO
       standard_(lb::StandardTags(options_.config.tags)) {}
 
 absl::Status NsxtLoadBalancer::Setup() {
+  absl::MutexLock l(&mu_);
+  return SetUpLocked();
+}
+
+absl::Status NsxtLoadBalancer::SetUpLocked() {
+  if (set_up_) return absl::OkStatus();
   classes_ = lb::Classes(options_.config);
   auto pools = client_.List("/infra/ip-pools");
   if (!pools.ok()) return pools.status();
@@ -70,6 +76,7 @@ absl::Status NsxtLoadBalancer::Setup() {
       if (absl::Status s = profile(n, "LBFastUdpProfile", &c.udp_profile_path); !s.ok()) return s;
     }
   }
+  set_up_ = true;
   return absl::OkStatus();
 }
 

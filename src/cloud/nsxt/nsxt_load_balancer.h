@@ -45,7 +45,8 @@ class NsxtLoadBalancer : public LoadBalancer {
   NsxtLoadBalancer(nsxt::PolicyClient& client, NsxtLoadBalancerOptions options);
 
   // Resolves the classes' IP pool and app profile names to IDs and paths; NotFound naming the
-  // pool or profile that does not exist. Call before the rest.
+  // pool or profile that does not exist. Every other call does it first when it has not been
+  // done yet (NSX-T may be down at start: the calls fail, and are retried, until it answers).
   absl::Status Setup();
 
   absl::StatusOr<std::optional<LoadBalancerStatus>> GetLoadBalancer(
@@ -97,8 +98,11 @@ class NsxtLoadBalancer : public LoadBalancer {
   const NsxtLoadBalancerOptions options_;
   Clock& clock_;
   const lb::Tags standard_;
-  std::map<std::string, lb::LbClass> classes_;  // set by Setup(), then read-only
+  absl::Status SetUpLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   absl::Mutex mu_;
+  bool set_up_ ABSL_GUARDED_BY(mu_) = false;
+  std::map<std::string, lb::LbClass> classes_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace ccm::cloud

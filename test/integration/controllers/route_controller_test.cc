@@ -12,6 +12,7 @@
 namespace ccm::controllers {
 namespace {
 
+using ::ccm::testing::Eventually;
 using ccm::testing::nsxt::NsxtFixture;
 using testing::Env;
 

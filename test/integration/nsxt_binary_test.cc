@@ -1,8 +1,10 @@
-// The real binary's route controller against the NSX-T fixture (issue 57): with
+// The real binary's NSX-T controllers against the NSX-T fixture (issue 57). Routes: with
 // --allocate-node-cidrs and [NSXT] + [Route] in the config, each Node's pod CIDR gets a static
 // route on the Tier-1 to the address the node controller set, the Node's NetworkUnavailable
 // condition goes False, NSX-T's user and password come from a Secret (and follow it when it
-// changes), the password never shows in any output, and a deleted Node's route goes too.
+// changes), the password never shows in any output, and a deleted Node's route goes too. Load
+// balancer: with ENABLE_ALPHA_NSXT_LB and [LoadBalancer], a Service of type LoadBalancer gets its
+// address from the pool, and loses its load balancer and finalizer when it becomes ClusterIP.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -40,7 +42,7 @@ std::string NetworkUnavailable(Cluster& cl, const std::string& node) {
   return "";
 }
 
-TEST(RoutesTest, StaticRoutesForPodCidrsThroughTheBinary) {
+TEST(NsxtBinaryTest, StaticRoutesForPodCidrsThroughTheBinary) {
   auto c = Cluster::Start("routes");
   ASSERT_TRUE(c.ok()) << c.status();
   Cluster& cl = **c;
@@ -93,6 +95,71 @@ TEST(RoutesTest, StaticRoutesForPodCidrsThroughTheBinary) {
   }
   EXPECT_TRUE(absl::StrContains(ccm.Stderr(), "route controller: static routes of cluster k8s"))
       << ccm.Stderr();
+}
+
+TEST(NsxtBinaryTest, AServiceOfTypeLoadBalancerGetsItsAddress) {
+  auto c = Cluster::Start("nsxt-lb");
+  ASSERT_TRUE(c.ok()) << c.status();
+  Cluster& cl = **c;
+  NsxtFixture nsx;
+  ASSERT_TRUE(nsx.Start().ok());
+  const std::string ca = cl.dir() + "/nsx-ca.pem";
+  WriteFile(ca, nsx.ca_pem());
+  std::ifstream in(cl.config_path());
+  std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  WriteFile(cl.config_path(),
+            absl::StrCat(config, "nsxt:\n  host: ", nsx.host_port(), "\n  caFile: ", ca,
+                         "\n  secretName: nsxt-secret\n  secretNamespace: kube-system\n",
+                         "loadBalancer:\n  ipPoolName: lb-pool\n  size: SMALL\n",
+                         "  tier1GatewayPath: /infra/tier-1s/t1\n",
+                         "  tcpAppProfileName: default-tcp-lb-app-profile\n",
+                         "  udpAppProfileName: default-udp-lb-app-profile\n"));
+  ASSERT_TRUE(PutNsxSecret(cl, testing::nsxt::NsxtFixtureOptions{}.password).ok());
+  ASSERT_TRUE(cl.RegisterNode("node-1").ok());
+  nlohmann::json service = {
+      {"apiVersion", "v1"},
+      {"kind", "Service"},
+      {"metadata", {{"name", "web"}, {"namespace", "default"}}},
+      {"spec",
+       {{"type", "LoadBalancer"},
+        {"ports", nlohmann::json::parse(R"([{"port":80,"nodePort":30080,"protocol":"TCP"}])")}}}};
+  ASSERT_TRUE(cl.emu().Create("services", service).ok());
+  setenv("ENABLE_ALPHA_NSXT_LB", "true", 1);
+  int port = 0;
+  auto p = cl.StartCcm("ccm", &port, {"--cluster-name=k8s"});
+  unsetenv("ENABLE_ALPHA_NSXT_LB");
+  ASSERT_TRUE(p.ok()) << p.status();
+  ChildProcess& ccm = **p;
+  auto ingress = [&] {
+    auto s = cl.emu().Get("services", "default", "web");
+    const nlohmann::json::json_pointer at("/status/loadBalancer/ingress/0/ip");
+    return s.ok() && s->contains(at) ? (*s)[at].get<std::string>() : std::string();
+  };
+  ASSERT_TRUE(WaitFor([&] { return ingress() == "10.1.0.10"; }, absl::Seconds(60))) << ccm.Stderr();
+  ASSERT_EQ(nsx.Paths("/infra/lb-virtual-servers/").size(), 1u);
+  // The pool gets the Node once the node controller has set its address.
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto pools = nsx.Paths("/infra/lb-pools/");
+        return pools.size() == 1 && nsx.Object(pools[0])["members"].size() == 1;
+      },
+      absl::Seconds(150)))
+      << ccm.Stderr();
+  auto s = cl.emu().Get("services", "default", "web");
+  ASSERT_TRUE(s.ok());
+  (*s)["spec"]["type"] = "ClusterIP";
+  (*s)["spec"]["ports"] = nlohmann::json::parse(R"([{"port":80,"protocol":"TCP"}])");
+  ASSERT_TRUE(cl.emu().Put("services", *s).ok());
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto now = cl.emu().Get("services", "default", "web");
+        return now.ok() && !(*now)["metadata"].contains("finalizers") && ingress().empty();
+      },
+      absl::Seconds(30)))
+      << ccm.Stderr();
+  EXPECT_TRUE(nsx.Paths("/infra/lb-virtual-servers/").empty());
+  EXPECT_TRUE(nsx.Paths("/infra/lb-services/").empty());
+  EXPECT_TRUE(absl::StrContains(ccm.Stderr(), "NSX-T load balancer support enabled"));
 }
 
 }  // namespace
