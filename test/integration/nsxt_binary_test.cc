@@ -42,21 +42,27 @@ std::string NetworkUnavailable(Cluster& cl, const std::string& node) {
   return "";
 }
 
-TEST(NsxtBinaryTest, StaticRoutesForPodCidrsThroughTheBinary) {
-  auto c = Cluster::Start("routes");
-  ASSERT_TRUE(c.ok()) << c.status();
-  Cluster& cl = **c;
-  NsxtFixture nsx;
+// Starts the fixture, gives the config its [NSXT] section (credentials from the Secret
+// nsxt-secret, created here) and `sections`.
+void AddNsxt(Cluster& cl, NsxtFixture& nsx, const std::string& sections) {
   ASSERT_TRUE(nsx.Start().ok());
   const std::string ca = cl.dir() + "/nsx-ca.pem";
   WriteFile(ca, nsx.ca_pem());
   std::ifstream in(cl.config_path());
   std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  WriteFile(cl.config_path(),
-            absl::StrCat(config, "nsxt:\n  host: ", nsx.host_port(), "\n  caFile: ", ca,
-                         "\n  secretName: nsxt-secret\n  secretNamespace: kube-system\n",
-                         "route:\n  routerPath: /infra/tier-1s/t1\n"));
+  WriteFile(
+      cl.config_path(),
+      absl::StrCat(config, "nsxt:\n  host: ", nsx.host_port(), "\n  caFile: ", ca,
+                   "\n  secretName: nsxt-secret\n  secretNamespace: kube-system\n", sections));
   ASSERT_TRUE(PutNsxSecret(cl, testing::nsxt::NsxtFixtureOptions{}.password).ok());
+}
+
+TEST(NsxtBinaryTest, StaticRoutesForPodCidrsThroughTheBinary) {
+  auto c = Cluster::Start("routes");
+  ASSERT_TRUE(c.ok()) << c.status();
+  Cluster& cl = **c;
+  NsxtFixture nsx;
+  ASSERT_NO_FATAL_FAILURE(AddNsxt(cl, nsx, "route:\n  routerPath: /infra/tier-1s/t1\n"));
   ASSERT_TRUE(cl.RegisterNode("node-1").ok());
   auto node = cl.emu().Get("nodes", "", "node-1");
   ASSERT_TRUE(node.ok());
@@ -102,19 +108,12 @@ TEST(NsxtBinaryTest, AServiceOfTypeLoadBalancerGetsItsAddress) {
   ASSERT_TRUE(c.ok()) << c.status();
   Cluster& cl = **c;
   NsxtFixture nsx;
-  ASSERT_TRUE(nsx.Start().ok());
-  const std::string ca = cl.dir() + "/nsx-ca.pem";
-  WriteFile(ca, nsx.ca_pem());
-  std::ifstream in(cl.config_path());
-  std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  WriteFile(cl.config_path(),
-            absl::StrCat(config, "nsxt:\n  host: ", nsx.host_port(), "\n  caFile: ", ca,
-                         "\n  secretName: nsxt-secret\n  secretNamespace: kube-system\n",
-                         "loadBalancer:\n  ipPoolName: lb-pool\n  size: SMALL\n",
-                         "  tier1GatewayPath: /infra/tier-1s/t1\n",
-                         "  tcpAppProfileName: default-tcp-lb-app-profile\n",
-                         "  udpAppProfileName: default-udp-lb-app-profile\n"));
-  ASSERT_TRUE(PutNsxSecret(cl, testing::nsxt::NsxtFixtureOptions{}.password).ok());
+  ASSERT_NO_FATAL_FAILURE(
+      AddNsxt(cl, nsx,
+              absl::StrCat("loadBalancer:\n  ipPoolName: lb-pool\n  size: SMALL\n",
+                           "  tier1GatewayPath: /infra/tier-1s/t1\n",
+                           "  tcpAppProfileName: default-tcp-lb-app-profile\n",
+                           "  udpAppProfileName: default-udp-lb-app-profile\n")));
   ASSERT_TRUE(cl.RegisterNode("node-1").ok());
   nlohmann::json service = {
       {"apiVersion", "v1"},

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "cloud/nsxt/nsxt_routes.h"
+#include "fixtures/nsxt/client_options.h"
 #include "fixtures/nsxt/nsxt_fixture.h"
 #include "integration/controllers/controllers_test_env.h"
 
@@ -23,13 +24,7 @@ class RouteControllerTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(env_.Init().ok());
     ASSERT_TRUE(nsx_.Start().ok());
-    nsxt::PolicyClientOptions o;
-    o.host = nsx_.host_port();
-    o.user = "admin";
-    o.password = Secret(ccm::testing::nsxt::NsxtFixtureOptions{}.password);
-    o.tls.ca_pem = nsx_.ca_pem();
-    o.timeout = absl::Seconds(5);
-    client_ = std::make_unique<nsxt::PolicyClient>(o);
+    client_ = std::make_unique<nsxt::PolicyClient>(ccm::testing::nsxt::ClientOptions(nsx_));
     routes_ = std::make_unique<cloud::NsxtRoutes>(
         *client_, cloud::NsxtRoutesOptions{.router_path = "/infra/tier-1s/t1",
                                            .realized_poll = absl::Milliseconds(10)});

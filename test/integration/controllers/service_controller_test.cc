@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "cloud/nsxt/nsxt_load_balancer.h"
+#include "fixtures/nsxt/client_options.h"
 #include "fixtures/nsxt/nsxt_fixture.h"
 #include "integration/controllers/controllers_test_env.h"
 #include "kube/resource.h"
@@ -36,12 +37,7 @@ class ServiceControllerTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(env_.Init().ok());
     ASSERT_TRUE(nsx_.Start().ok());
-    nsxt::PolicyClientOptions o;
-    o.host = nsx_.host_port();
-    o.user = "admin";
-    o.password = Secret(ccm::testing::nsxt::NsxtFixtureOptions{}.password);
-    o.tls.ca_pem = nsx_.ca_pem();
-    client_ = std::make_unique<nsxt::PolicyClient>(o);
+    client_ = std::make_unique<nsxt::PolicyClient>(ccm::testing::nsxt::ClientOptions(nsx_));
     cloud::NsxtLoadBalancerOptions lo;
     lo.config.defaults.ip_pool_name = "lb-pool";
     lo.config.tier1_gateway_path = "/infra/tier-1s/t1";
