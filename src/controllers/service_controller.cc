@@ -18,6 +18,7 @@ kube::WorkQueueOptions QueueOptions(const ServiceControllerOptions& o, Clock& cl
   q.name = "service";
   q.clock = &clock;
   q.limiter = std::make_unique<kube::ItemExponentialRateLimiter>(o.retry_base, o.retry_max);
+  q.metrics = o.queue_metrics;
   return q;
 }
 

@@ -49,7 +49,8 @@ struct ServiceControllerOptions {
   absl::Duration retry_base = absl::Seconds(5), retry_max = absl::Seconds(300);
   // Called once after the informers synced, with "ns/name" of every Service of type LoadBalancer.
   std::function<absl::Status(const std::set<std::string>&)> cleanup;
-  Clock* clock = nullptr;  // null = real
+  kube::WorkQueueMetricsProvider* queue_metrics = nullptr;  // nullable: workqueue_* name=service
+  Clock* clock = nullptr;                                   // null = real
 };
 
 class ServiceController {

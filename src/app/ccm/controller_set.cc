@@ -126,6 +126,7 @@ void ControllerSet::StartServiceController() {
   so.cluster_name = options_.cluster_name;
   so.workers = options_.concurrent_service_syncs;
   so.node_sync_period = options_.node_sync_period;
+  so.queue_metrics = options_.queue_metrics;
   so.clock = options_.clock;
   const std::string cluster = options_.cluster_name;
   cloud::NsxtLoadBalancer* lb = nsxt_lb_.get();

@@ -449,6 +449,7 @@ absl::Status BuildLoadBalancer(const RawConfig& raw, LoadBalancerConfig& lb) {
   CCM_CFG_RETURN_IF_ERROR(r.Str("size", lb.size));
   CCM_CFG_RETURN_IF_ERROR(r.Str("lb-service-id", lb.lb_service_id));
   CCM_CFG_RETURN_IF_ERROR(r.Str("tier1-gateway-path", lb.tier1_gateway_path));
+  CCM_CFG_RETURN_IF_ERROR(r.Bool("snat-disabled", lb.snat_disabled));
   if (const RawValue* tags = r.Find("tags")) {
     if (tags->is_map) {
       lb.tags = tags->map;

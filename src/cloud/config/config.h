@@ -135,6 +135,7 @@ struct LoadBalancerConfig {
   std::string size;  // SMALL, MEDIUM, LARGE, XLARGE
   std::string lb_service_id;
   std::string tier1_gateway_path;
+  bool snat_disabled = false;  // snat-disabled: the pools keep the clients' source addresses
   std::map<std::string, std::string> tags;
   std::map<std::string, LoadBalancerClassConfig> classes;
   bool operator==(const LoadBalancerConfig&) const = default;

@@ -212,13 +212,13 @@ const PairCase kPairs[] = {
      "[Global]\nuser = u\npassword = p\n[VirtualCenter \"v\"]\n"
      "[NSXT]\nuser = admin\npassword = np\nhost = nsx.local\ninsecure-flag = yes\n"
      "[LoadBalancer]\nsize = SMALL\nlb-service-id = lbs\ntcp-app-profile-name = tcp\n"
-     "udp-app-profile-name = udp\ntags = \"{\\\"owner\\\": \\\"me\\\"}\"\n"
+     "udp-app-profile-name = udp\nsnat-disabled = true\ntags = \"{\\\"owner\\\": \\\"me\\\"}\"\n"
      "[LoadBalancerClass \"default\"]\nip-pool-name = pool\n"
      "[Route]\nrouter-path = /infra/t1\n",
      "global:\n  user: u\n  password: p\nvcenter:\n  v:\n    server: v\n"
      "nsxt:\n  user: admin\n  password: np\n  host: nsx.local\n  insecureFlag: yes\n"
      "loadBalancer:\n  size: SMALL\n  lbServiceId: lbs\n  tcpAppProfileName: tcp\n"
-     "  udpAppProfileName: udp\n  tags:\n    owner: me\n"
+     "  udpAppProfileName: udp\n  snatDisabled: true\n  tags:\n    owner: me\n"
      "loadBalancerClass:\n  default:\n    ipPoolName: pool\n"
      "route:\n  routerPath: /infra/t1\n",
      {},
@@ -227,6 +227,7 @@ const PairCase kPairs[] = {
        EXPECT_TRUE(c.nsxt->insecure_flag);
        ASSERT_TRUE(c.load_balancer.has_value());
        EXPECT_EQ(c.load_balancer->tags.at("owner"), "me");
+       EXPECT_TRUE(c.load_balancer->snat_disabled);
        EXPECT_EQ(c.load_balancer->classes.at("default").ip_pool_name, "pool");
        EXPECT_EQ(c.route->router_path, "/infra/t1");
      }},

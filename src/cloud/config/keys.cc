@@ -111,6 +111,7 @@ const std::vector<KeySpec> kLoadBalancer = {
     {"size", "size"},
     {"lb-service-id", "lbServiceId"},
     {"tier1-gateway-path", "tier1GatewayPath"},
+    {"snat-disabled", "snatDisabled"},
     {"tags", "tags"},
 };
 #undef CCM_LB_CLASS_KEYS

@@ -210,13 +210,14 @@ Json VirtualServerBody(const std::string& cluster, const std::string& key, const
 }
 
 Json PoolBody(const std::string& cluster, const std::string& key, const PortMapping& m,
-              const Json& members, const Json& monitor_paths, const Tags& standard) {
+              const Json& members, const Json& monitor_paths, const Tags& standard,
+              bool snat_disabled) {
   Tags tags = With(With(standard, ObjectTags(cluster, key)), {{kScopePort, PortTag(m)}});
   return {{"description",
            absl::StrCat("pool for cluster ", cluster, ", service ", key, " created by ", kOwner)},
           {"display_name", ObjectName(cluster, key)},
           {"tags", TagList(tags)},
-          {"snat_translation", {{"type", "LBSnatAutoMap"}}},
+          {"snat_translation", {{"type", snat_disabled ? "LBSnatDisabled" : "LBSnatAutoMap"}}},
           {"members", members},
           {"active_monitor_paths", monitor_paths}};
 }

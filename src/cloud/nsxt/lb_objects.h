@@ -108,8 +108,10 @@ Json VirtualServerBody(const std::string& cluster, const std::string& service_ke
                        const LbClass& cls, const std::string& ip, const PortMapping& m,
                        const std::string& lb_service_path, const std::string& app_profile_path,
                        const std::string& pool_path, const Tags& standard);
+// snat_disabled ([LoadBalancer] snat-disabled): LBSnatDisabled instead of LBSnatAutoMap.
 Json PoolBody(const std::string& cluster, const std::string& service_key, const PortMapping& m,
-              const Json& members, const Json& monitor_paths, const Tags& standard);
+              const Json& members, const Json& monitor_paths, const Tags& standard,
+              bool snat_disabled = false);
 Json TcpMonitorBody(const std::string& cluster, const std::string& service_key,
                     const PortMapping& m, const Tags& standard);
 Json IpAllocationBody(const std::string& cluster, const std::string& service_key,

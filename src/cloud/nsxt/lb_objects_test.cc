@@ -49,6 +49,10 @@ TEST(LbObjectsTest, NamesAndTagsAsTheGoProvider) {
   EXPECT_EQ(svc["connectivity_path"], "/infra/tier-1s/t1");
   EXPECT_EQ(PoolBody("k8s", "ns/web", m, Json::array(), Json::array(), std)["snat_translation"],
             Json::parse(R"({"type":"LBSnatAutoMap"})"));
+  EXPECT_EQ(
+      PoolBody("k8s", "ns/web", m, Json::array(), Json::array(), std, true)["snat_translation"],
+      Json::parse(R"({"type":"LBSnatDisabled"})"))
+      << "[LoadBalancer] snat-disabled";
 }
 
 TEST(LbObjectsTest, PortMappings) {

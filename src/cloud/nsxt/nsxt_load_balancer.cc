@@ -211,7 +211,8 @@ absl::StatusOr<std::string> NsxtLoadBalancer::PoolPath(
   }
   bool changed = false;
   Json members = lb::PoolMembers(Json::array(), node_ips, cluster, &changed);
-  auto created = Create(lb::kPools, lb::PoolBody(cluster, key, m, members, monitors, standard_));
+  auto created = Create(lb::kPools, lb::PoolBody(cluster, key, m, members, monitors, standard_,
+                                                 options_.config.snat_disabled));
   if (!created.ok()) return created.status();
   found.pools.push_back(*created);
   return PathOf(*created);
