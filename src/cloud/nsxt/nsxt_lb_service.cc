@@ -126,11 +126,13 @@ absl::Status NsxtLoadBalancer::UpdateLoadBalancer(const std::string& cluster, co
   const auto node_ips = lb::NodeInternalIps(nodes);
   for (auto& pool : found->pools) {
     bool changed = false;
-    Json members =
-        lb::PoolMembers(pool.value("members", Json::array()), node_ips, cluster, &changed);
+    lb::PoolMembers(pool.value("members", Json::array()), node_ips, cluster, &changed);
     if (!changed) continue;
-    pool["members"] = members;
-    if (auto put = client_.Put(pool.value("path", ""), pool); !put.ok()) return put.status();
+    auto put = Change(pool, [&](Json& o) {
+      bool c = false;
+      o["members"] = lb::PoolMembers(o.value("members", Json::array()), node_ips, cluster, &c);
+    });
+    if (!put.ok()) return put.status();
   }
   return absl::OkStatus();
 }

@@ -100,6 +100,15 @@ absl::StatusOr<Json> NsxtLoadBalancer::Create(const std::string& collection, con
   return client_.Put(collection + "/" + NewId(), body);
 }
 
+absl::StatusOr<Json> NsxtLoadBalancer::Change(const Json& current,
+                                              const std::function<void(Json&)>& change) {
+  Json next = current;
+  change(next);
+  auto put = client_.Put(PathOf(current), next);
+  if (put.ok() || !absl::IsFailedPrecondition(put.status())) return put;
+  return client_.Update(PathOf(current), change);
+}
+
 absl::StatusOr<NsxtLoadBalancer::Found> NsxtLoadBalancer::Read(const std::string& cluster,
                                                                const std::string& key,
                                                                const lb::LbClass& cls) {
@@ -178,8 +187,7 @@ absl::StatusOr<std::string> NsxtLoadBalancer::MonitorPath(const std::string& clu
   for (auto& monitor : found.monitors) {
     if (!lb::MatchesByPort(monitor, m)) continue;
     if (monitor.value("monitor_port", 0) != m.node_port) {
-      monitor["monitor_port"] = m.node_port;
-      auto put = client_.Put(PathOf(monitor), monitor);
+      auto put = Change(monitor, [&](Json& o) { o["monitor_port"] = m.node_port; });
       if (!put.ok()) return put.status();
       monitor = *put;
     }
@@ -201,9 +209,11 @@ absl::StatusOr<std::string> NsxtLoadBalancer::PoolPath(
     Json members =
         lb::PoolMembers(pool.value("members", Json::array()), node_ips, cluster, &changed);
     if (changed || pool.value("active_monitor_paths", Json::array()) != monitors) {
-      pool["members"] = members;
-      pool["active_monitor_paths"] = monitors;
-      auto put = client_.Put(PathOf(pool), pool);
+      auto put = Change(pool, [&](Json& o) {
+        bool c = false;
+        o["members"] = lb::PoolMembers(o.value("members", Json::array()), node_ips, cluster, &c);
+        o["active_monitor_paths"] = monitors;
+      });
       if (!put.ok()) return put.status();
       pool = *put;
     }
@@ -230,10 +240,11 @@ absl::Status NsxtLoadBalancer::EnsureServer(const std::string& cluster, const st
         server.value("pool_path", "") == pool &&
         server.value("application_profile_path", "") == profile)
       return absl::OkStatus();
-    server["default_pool_member_ports"] = node_ports;
-    server["pool_path"] = pool;
-    server["application_profile_path"] = profile;
-    auto put = client_.Put(PathOf(server), server);
+    auto put = Change(server, [&](Json& o) {
+      o["default_pool_member_ports"] = node_ports;
+      o["pool_path"] = pool;
+      o["application_profile_path"] = profile;
+    });
     if (!put.ok()) return put.status();
     server = *put;
     return absl::OkStatus();

@@ -13,9 +13,10 @@
 //   CleanupOrphans: the objects of Services that no longer exist (found by the cluster and
 //     service tags), as the Go provider's cleanup does at start.
 // Objects are written with PUT (new ones under a random UUID, as the Go provider names them;
-// changed ones with the _revision read, so a concurrent writer makes the call fail, and the
-// service controller's retry converges). One Service at a time (one lock).
+// changed ones with the _revision read, read again and re-edited on a 412). One Service at a time
+// (one lock).
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -92,6 +93,10 @@ class NsxtLoadBalancer : public LoadBalancer {
   absl::StatusOr<std::string> LbServicePath(const std::string& cluster);
   absl::Status RemoveLbServiceIfUnused(const std::string& cluster);
   absl::StatusOr<nsxt::Json> Create(const std::string& collection, const nsxt::Json& body);
+  // PUTs `current` as `change` edits it, with the _revision read; on 412 (someone wrote it
+  // meanwhile) reads it again and re-applies `change` (PolicyClient::Update).
+  absl::StatusOr<nsxt::Json> Change(const nsxt::Json& current,
+                                    const std::function<void(nsxt::Json&)>& change);
   std::string ProfilePath(const lb::LbClass& cls, const std::string& protocol) const;
 
   nsxt::PolicyClient& client_;
