@@ -26,13 +26,6 @@ kube::Json Finalizers(const kube::Json& s) {
   return s.value("metadata", kube::Json::object()).value("finalizers", kube::Json::array());
 }
 
-bool HasFinalizer(const kube::Json& s) {
-  for (const auto& f : Finalizers(s)) {
-    if (f == kLoadBalancerCleanupFinalizer) return true;
-  }
-  return false;
-}
-
 // What a Service sync depends on (not its status, which the sync itself writes).
 kube::Json Relevant(const kube::Json& s) {
   const kube::Json meta = s.value("metadata", kube::Json::object());
@@ -50,7 +43,14 @@ bool WantsLoadBalancer(const kube::Json& s) {
 
 bool NeedsCleanup(const kube::Json& s) {
   const bool deleting = s.value("metadata", kube::Json::object()).contains("deletionTimestamp");
-  return HasFinalizer(s) && (deleting || !WantsLoadBalancer(s));
+  return HasCleanupFinalizer(s) && (deleting || !WantsLoadBalancer(s));
+}
+
+bool HasCleanupFinalizer(const kube::Json& s) {
+  for (const auto& f : Finalizers(s)) {
+    if (f == kLoadBalancerCleanupFinalizer) return true;
+  }
+  return false;
 }
 
 bool CarriesTraffic(const kube::Json& node) {
@@ -176,7 +176,7 @@ int ServiceController::SyncNodes() {
   const std::vector<kube::Json> nodes = LbNodes();
   int failed = 0;
   for (const auto& s : services_.List()) {
-    if (!WantsLoadBalancer(*s) || !HasFinalizer(*s)) continue;
+    if (!WantsLoadBalancer(*s) || !HasCleanupFinalizer(*s)) continue;
     absl::Status u = lb_.UpdateLoadBalancer(options_.cluster_name, *s, nodes);
     if (!u.ok()) {
       ++failed;

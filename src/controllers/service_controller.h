@@ -107,6 +107,7 @@ class ServiceController {
 // The pure parts, for tests.
 bool WantsLoadBalancer(const kube::Json& service);  // type LoadBalancer, no loadBalancerClass
 bool NeedsCleanup(const kube::Json& service);       // finalizer and (deleting or not wanted)
-bool CarriesTraffic(const kube::Json& node);        // Ready, not excluded, not being removed
+bool CarriesTraffic(const kube::Json& node);
+bool HasCleanupFinalizer(const kube::Json& service);  // Ready, not excluded, not being removed
 
 }  // namespace ccm::controllers

@@ -67,11 +67,7 @@ absl::StatusOr<kube::Json> ServiceController::SetStatus(const kube::Json& servic
 
 absl::Status ServiceController::Ensure(const kube::Json& service) {
   const std::string key = kube::ObjectKey(service);
-  bool has = false;
-  for (const auto& f :
-       service.value("metadata", kube::Json::object()).value("finalizers", kube::Json::array()))
-    has = has || f == kLoadBalancerCleanupFinalizer;
-  if (!has) {
+  if (!HasCleanupFinalizer(service)) {
     // First the finalizer: a Service deleted from now on waits for its load balancer to go.
     if (absl::Status s = SetFinalizer(service, true); !s.ok()) return s;
   }
