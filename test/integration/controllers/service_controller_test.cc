@@ -107,7 +107,8 @@ TEST_F(ServiceControllerTest, AServiceGetsItsAddressAndLosesItCleanly) {
   ASSERT_TRUE(Eventually([&] { return Ingress("web") == "10.1.0.10"; })) << GetService("web");
   EXPECT_EQ(GetService("web")["metadata"]["finalizers"],
             kube::Json::array({kLoadBalancerCleanupFinalizer}));
-  EXPECT_TRUE(HasEvent("EnsuredLoadBalancer"));
+  // The Event is written after the status: wait for it, do not expect it with the address.
+  EXPECT_TRUE(Eventually([&] { return HasEvent("EnsuredLoadBalancer"); }));
   const std::string pool = nsx_.Paths("/infra/lb-pools/")[0];
   EXPECT_EQ(nsx_.Object(pool)["members"].size(), 2u);
   // A Node goes: the backends follow.
@@ -118,7 +119,7 @@ TEST_F(ServiceControllerTest, AServiceGetsItsAddressAndLosesItCleanly) {
   ASSERT_TRUE(Eventually([&] { return GetService("web").is_null(); }));
   EXPECT_EQ(Servers(), 0u);
   EXPECT_TRUE(nsx_.Paths("/infra/ip-pools/pool-1/ip-allocations/").empty());
-  EXPECT_TRUE(HasEvent("DeletedLoadBalancer"));
+  EXPECT_TRUE(Eventually([&] { return HasEvent("DeletedLoadBalancer"); }));
 }
 
 TEST_F(ServiceControllerTest, TypeChangeFailuresAndUnknownClasses) {
