@@ -365,13 +365,79 @@ CorpusCase StorageDefaults() {
        Req("DELETE", "/apis/storage.k8s.io/v1/csinodes/sd-node")}};
 }
 
+json LbService(const std::string& rv = "") {
+  json s = {{"apiVersion", "v1"},
+            {"kind", "Service"},
+            {"metadata", {{"name", "lb-web"}, {"namespace", "corpus"}}},
+            {"spec",
+             {{"type", "LoadBalancer"},
+              {"clusterIP", "10.0.0.50"},
+              {"selector", {{"app", "web"}}},
+              {"ports", {{{"port", 80}, {"nodePort", 30080}, {"protocol", "TCP"}}}}}}};
+  if (!rv.empty()) s["metadata"]["resourceVersion"] = rv;
+  return s;
+}
+
+json Finalizers(const json& list, const std::string& rv) {
+  return {{"metadata", {{"finalizers", list}, {"resourceVersion", rv}}}};
+}
+
+CorpusCase ServiceLoadBalancer() {
+  const std::string services = "/api/v1/namespaces/corpus/services";
+  const std::string one = services + "/lb-web";
+  const json cleanup = json::array({"service.kubernetes.io/load-balancer-cleanup"});
+  return {
+      "service-load-balancer",
+      "a Service of type LoadBalancer as the NSX-T service controller writes it: the server's "
+      "defaults; the cleanup finalizer by a merge PATCH at the read resourceVersion, again at a "
+      "stale one (409); status.loadBalancer.ingress by a merge PATCH of the status subresource, "
+      "then cleared (null); a DELETE held by the finalizer (deletionTimestamp set), the finalizer "
+      "removed at the read version, the Service gone (404)",
+      {Req("POST", services, LbService()),
+       Req("PATCH", one, Finalizers(cleanup, "${rv:0}"), kMergePatch),
+       Req("PATCH", one, Finalizers(cleanup, "${rv:0}"), kMergePatch),
+       Req("PATCH", one + "/status",
+           {{"status", {{"loadBalancer", {{"ingress", {{{"ip", "10.1.0.10"}}}}}}}}}, kMergePatch),
+       Req("PATCH", one + "/status", {{"status", {{"loadBalancer", {{"ingress", nullptr}}}}}},
+           kMergePatch),
+       Req("DELETE", one), Req("PATCH", one, Finalizers(json::array(), "${rv:5}"), kMergePatch),
+       Req("GET", one)}};
+}
+
+CorpusCase NodeNetworkCondition() {
+  const std::string one = "/api/v1/nodes/nc-node";
+  json node = Node();
+  node["metadata"]["name"] = "nc-node";
+  node["metadata"]["labels"]["kubernetes.io/hostname"] = "nc-node";
+  node["spec"]["podCIDR"] = "10.244.3.0/24";
+  node["spec"]["podCIDRs"] = {"10.244.3.0/24"};
+  auto condition = [](const std::string& status, const std::string& reason) {
+    return json{{"status",
+                 {{"conditions",
+                   {{{"type", "NetworkUnavailable"},
+                     {"status", status},
+                     {"reason", reason},
+                     {"message", "RouteController created a route"},
+                     {"lastTransitionTime", "2026-12-02T01:00:10Z"},
+                     {"lastHeartbeatTime", "2026-12-02T01:00:10Z"}}}}}}};
+  };
+  return {"node-network-condition",
+          "the route controller's condition: a strategic PATCH of a Node's status adds "
+          "NetworkUnavailable beside the kubelet's Ready (conditions merge by type), a second one "
+          "replaces it, delete",
+          {Req("POST", "/api/v1/nodes", node),
+           Req("PATCH", one + "/status", condition("False", "RouteCreated"), kStrategicPatch),
+           Req("PATCH", one + "/status", condition("True", "NoRouteCreated"), kStrategicPatch),
+           Req("DELETE", one)}};
+}
+
 }  // namespace
 
 std::vector<CorpusCase> ApiCorpusScript(const std::vector<json>& crds) {
   return {
       OptimisticConcurrency(), LeaderElection(),         NodeStatusSubresource(), Events(),
       SelectorsAndPaging(),    WatchReplayAndBookmark(), WatchTooOld(),           CrdPruning(crds),
-      StorageDefaults()};
+      StorageDefaults(),       ServiceLoadBalancer(),    NodeNetworkCondition()};
 }
 
 }  // namespace ccm::peers
