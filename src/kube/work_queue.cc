@@ -126,6 +126,18 @@ std::optional<std::string> WorkQueue::Get() {
                    ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !queue_.empty() || shutting_down_; };
   mu_.Await(absl::Condition(&ready));
   if (queue_.empty()) return std::nullopt;  // shut down and empty
+  return TakeFrontLocked();
+}
+
+std::vector<std::string> WorkQueue::GetReady(size_t max) {
+  absl::MutexLock lock(&mu_);
+  PromoteLocked(clock_.Now());
+  std::vector<std::string> items;
+  while (items.size() < max && !queue_.empty()) items.push_back(TakeFrontLocked());
+  return items;
+}
+
+std::string WorkQueue::TakeFrontLocked() {
   std::string item = std::move(queue_.front());
   queue_.pop_front();
   const absl::Time now = clock_.Now();

@@ -95,6 +95,9 @@ class WorkQueue {
   // Blocks until an item is available (returned; the caller must call Done) or the queue is shut
   // down and empty (nullopt).
   std::optional<std::string> Get();
+  // Up to `max` items that are ready now, without blocking (none when there are none); each
+  // handed out as by Get() (the caller must call Done for each).
+  std::vector<std::string> GetReady(size_t max);
   // Marks `item` processed; if it was added again meanwhile, it is queued now.
   void Done(const std::string& item);
 
@@ -123,6 +126,8 @@ class WorkQueue {
   };
 
   void AddLocked(const std::string& item) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Hands out the front item (the queue must not be empty).
+  std::string TakeFrontLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Moves waiting items whose time has come into the queue; returns the next ready time.
   std::optional<absl::Time> PromoteLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void WakeTimerLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -56,6 +56,26 @@ TEST(WorkQueueTest, ItemAddedWhileProcessingIsRequeuedOnDoneOnly) {
   EXPECT_EQ(f.q.Len(), 0);
 }
 
+// GetReady hands out what is ready now, at most `max`, in order, each as Get would: a re-add
+// while it is processed waits for its Done; with nothing ready it returns at once.
+TEST(WorkQueueTest, GetReadyTakesWhatIsReadyWithoutBlocking) {
+  QueueFixture f;
+  EXPECT_TRUE(f.q.GetReady(5).empty());
+  for (const char* item : {"a", "b", "c", "d"}) f.q.Add(item);
+  f.q.AddAfter("later", absl::Seconds(5));
+  EXPECT_EQ(f.q.GetReady(3), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(f.q.GetReady(3), (std::vector<std::string>{"d"}));
+  f.q.Add("b");  // being processed: queued again only on its Done
+  EXPECT_TRUE(f.q.GetReady(3).empty());
+  for (const char* item : {"a", "b", "c", "d"}) f.q.Done(item);
+  EXPECT_EQ(f.q.GetReady(3), (std::vector<std::string>{"b"}));
+  f.q.Done("b");
+  f.clock.Advance(absl::Seconds(5));
+  EXPECT_EQ(f.q.GetReady(3), (std::vector<std::string>{"later"}));
+  f.q.Done("later");
+  EXPECT_EQ(f.q.Len(), 0);
+}
+
 TEST(WorkQueueTest, GetBlocksUntilAdd) {
   QueueFixture f;
   std::optional<std::string> got;

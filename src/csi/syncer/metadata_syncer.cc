@@ -230,15 +230,20 @@ void MetadataSyncer::EnqueueClaim(const std::string& claim_key) {
 bool MetadataSyncer::ProcessNextItem() {
   std::optional<std::string> key = queue_.Get();
   if (!key) return false;
-  absl::Status s = SyncVolume(*key);
-  if (s.ok()) {
-    queue_.Forget(*key);
-  } else {
-    LOG_WARN("CNS metadata of volume {}: {} (attempt {}, will retry)", *key, s,
-             queue_.NumRequeues(*key) + 1);
-    queue_.AddRateLimited(*key);
+  // With it, the volumes queued meanwhile: their look-ups share one CnsQueryVolume.
+  std::vector<std::string> keys = {*key};
+  for (std::string& k : queue_.GetReady(kMetadataBatch - 1)) keys.push_back(std::move(k));
+  std::vector<absl::Status> results = SyncVolumes(keys);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (results[i].ok()) {
+      queue_.Forget(keys[i]);
+    } else {
+      LOG_WARN("CNS metadata of volume {}: {} (attempt {}, will retry)", keys[i], results[i],
+               queue_.NumRequeues(keys[i]) + 1);
+      queue_.AddRateLimited(keys[i]);
+    }
+    queue_.Done(keys[i]);
   }
-  queue_.Done(*key);
   return true;
 }
 
@@ -278,29 +283,6 @@ MetadataSyncer::Desired MetadataSyncer::DesiredFor(const std::string& cns_id) co
   kube::ObjectPtr pv = pv_name.empty() ? nullptr : pvs_.Get(pv_name);
   if (pv == nullptr || !Ours(*pv) || CnsIdOfPv(*pv) != cns_id) return {};
   return DesiredForPv(*pv);
-}
-
-absl::StatusOr<MetadataSyncer::Found> MetadataSyncer::Lookup(const std::string& handle) const {
-  absl::StatusOr<VolumeRef> ref = ParseVolumeId(handle);
-  if (!ref.ok()) return ref.status();
-  std::vector<std::string> labels;
-  for (const CnsTarget& t : targets_) labels.push_back(t.vcenter);
-  absl::StatusOr<std::vector<std::string>> ask = VCentersToAsk(*ref, labels);
-  if (!ask.ok()) return ask.status();
-  std::vector<VCenterAnswer> answers;
-  std::map<std::string, Found> found;
-  for (const CnsTarget& t : targets_) {
-    if (std::find(ask->begin(), ask->end(), t.vcenter) == ask->end()) continue;
-    vsphere::cns::QueryFilter f;
-    f.volume_ids = {ref->cns_id};
-    absl::StatusOr<vsphere::cns::QueryResult> r = t.cns->QueryVolume(f);
-    VCenterAnswer a{t.vcenter, r.status(), r.ok() && !r->volumes.empty()};
-    if (a.found) found[t.vcenter] = {&t, r->volumes.front()};
-    answers.push_back(std::move(a));
-  }
-  absl::StatusOr<std::string> where = DecideVolumeVCenter(handle, answers);
-  if (!where.ok()) return where.status();
-  return found[*where];
 }
 
 absl::Status MetadataSyncer::Register(const std::string& handle, const Desired& want) {
@@ -345,44 +327,6 @@ vsphere::cns::ContainerCluster MetadataSyncer::ClusterFor(const CnsTarget& t) co
 std::string MetadataSyncer::KeyFor(const std::string& cns_id, const CnsTarget& t) const {
   absl::StatusOr<std::string> id = FormatVolumeId(cns_id, t.vcenter, targets_.size());
   return id.ok() ? *id : cns_id;
-}
-
-absl::Status MetadataSyncer::SyncVolume(const std::string& handle) {
-  if (registrar_ != nullptr && IsInTreeVolumePath(handle)) return SyncInTree(handle);
-  const std::string cns_id = CnsIdOf(handle);
-  if (cns_id.empty()) return absl::OkStatus();  // nothing CNS could know; logged nowhere twice
-  const Desired want = DesiredFor(cns_id);
-  const uint64_t digest = EntitiesDigest(want.entities);
-  uint64_t epoch = 0;
-  bool left = false;  // the provisioner deletes the volume: nothing to ask CNS
-  {
-    absl::MutexLock l(&mu_);
-    epoch = confirm_epoch_;
-    auto it = confirmed_.find(cns_id);
-    if (want.has_pv && it != confirmed_.end() && it->second == digest) {
-      ++unchanged_skips_;
-      return absl::OkStatus();
-    }
-    confirmed_.erase(cns_id);  // set again below once CNS says it
-    if (want.left_to_controller || (!want.has_pv && left_to_controller_.contains(handle))) {
-      ++left_to_controller_count_;
-      if (pvs_without_volume_.erase(handle) > 0) SetGauges();
-      left = true;
-    }
-  }
-  if (left) {
-    if (!want.has_pv) ForgetVolumeInfo(handle);
-    return absl::OkStatus();
-  }
-  absl::StatusOr<Found> found = Lookup(handle);
-  if (absl::IsNotFound(found.status())) return NotInCns(handle, want);
-  if (!want.has_pv) ForgetVolumeInfo(handle);
-  if (!found.ok()) return found.status();
-  {
-    absl::MutexLock l(&mu_);
-    if (pvs_without_volume_.erase(handle) > 0) SetGauges();
-  }
-  return Describe(handle, *found, want, digest, epoch);
 }
 
 absl::Status MetadataSyncer::NotInCns(const std::string& handle, const Desired& want) {
@@ -498,6 +442,9 @@ SyncerStats MetadataSyncer::stats() const {
   s.left_to_controller = left_to_controller_count_;
   s.volume_infos_created = volume_infos_created_;
   s.volume_infos_removed = volume_infos_removed_;
+  s.lookups = lookups_;
+  s.lookup_queries = lookup_queries_;
+  s.queued = queue_.Len();
   for (const auto& [vc, ids] : orphans_) s.orphans.insert(ids.begin(), ids.end());
   s.pvs_without_volume = pvs_without_volume_;
   return s;

@@ -41,6 +41,7 @@
 // Leader election is the caller's: run one syncer per cluster (see app/csi_syncer.h).
 // Thread-safe.
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -57,6 +58,7 @@
 #include "absl/time/time.h"
 #include "common/clock.h"
 #include "common/metrics.h"
+#include "csi/core/volume_id.h"
 #include "csi/migration/registrar.h"
 #include "csi/syncer/entities.h"
 #include "csi/syncer/volume_info_upkeep.h"
@@ -119,6 +121,9 @@ struct SyncerStats {
   std::set<std::string> pvs_without_volume;  // volume handles CNS does not know
   int64_t volume_infos_created = 0;          // CnsVolumeInfo records made by full syncs
   int64_t volume_infos_removed = 0;          // and deleted (PV gone, wrong vCenter)
+  int64_t lookups = 0;                       // volumes the workers asked CNS about
+  int64_t lookup_queries = 0;                // the CnsQueryVolume calls that asked
+  int queued = 0;                            // volumes waiting in the work queue
 };
 
 class MetadataSyncer {
@@ -138,6 +143,9 @@ class MetadataSyncer {
   // One volume (a PV's volume handle, or an orphan's id). OK when CNS agrees afterwards or the
   // volume is not in CNS; an error when CNS could not be asked or refused the update.
   absl::Status SyncVolume(const std::string& handle);
+  // SyncVolume of each; the volumes CNS must be asked about are asked in one CnsQueryVolume per
+  // vCenter (kMetadataBatch at most). One status per handle, in their order.
+  std::vector<absl::Status> SyncVolumes(const std::vector<std::string>& handles);
   // One full sync pass (see above). With `write_in_batches` (the first pass, before the workers
   // start), volumes CNS lists but describes differently are written kMetadataBatch at a time,
   // with one query and one CnsUpdateVolumeMetadata per batch, instead of being queued.
@@ -244,8 +252,36 @@ class MetadataSyncer {
   // What Kubernetes says about the volume with this CNS id.
   Desired DesiredFor(const std::string& cns_id) const;
   Desired DesiredForPv(const Json& pv) const;
-  // The volume from the vCenter(s) the handle may live in; NotFound when none has it.
-  absl::StatusOr<Found> Lookup(const std::string& handle) const;
+  // A volume SyncVolumes must ask CNS about, with what Kubernetes says of it.
+  struct ToLookUp {
+    std::string handle;
+    Desired want;
+    uint64_t digest = 0;
+    uint64_t epoch = 0;
+  };
+  // SyncVolume's first half: nullopt when CNS need not be asked (already confirmed, left to
+  // the provisioner, nothing CNS could know).
+  std::optional<ToLookUp> Prepare(const std::string& handle) ABSL_LOCKS_EXCLUDED(mu_);
+  // Its second half, with the look-up's answer.
+  absl::Status Finish(const ToLookUp& v, const absl::StatusOr<Found>& found);
+  // Each volume from the vCenter(s) its handle may live in (NotFound when none has it): one
+  // CnsQueryVolume per vCenter for all of them.
+  std::vector<absl::StatusOr<Found>> LookupAll(const std::vector<std::string>& handles)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // One volume's look-up under way: the vCenters to ask, their answers, where it was found.
+  struct LookupState {
+    std::vector<std::string> ask;
+    std::vector<VCenterAnswer> answers;
+    std::map<std::string, Found> found;
+    bool failed = false;  // its handle named no vCenter to ask
+    bool asks(const std::string& vcenter) const {
+      return std::find(ask.begin(), ask.end(), vcenter) != ask.end();
+    }
+  };
+  // LookupAll's queries to `t` for the volumes (`ids`, one per state) that ask it; returns how
+  // many were sent.
+  int64_t AskTarget(const CnsTarget& t, const std::vector<std::string>& ids,
+                    std::vector<LookupState>& state);
   vsphere::cns::ContainerCluster ClusterFor(const CnsTarget& t) const;
   std::string KeyFor(const std::string& cns_id, const CnsTarget& t) const;
   void SetGauges() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -269,11 +305,11 @@ class MetadataSyncer {
   std::unique_ptr<metrics::Registry> own_registry_;
   metrics::Registry& registry_;
   metrics::Family* full_sync_hist_;
-  metrics::Family* pv_missing_;   // vsphere_cns_volume_pv_missing{vc}
-  metrics::Family* pv_retained_;  // vsphere_cns_volume_pv_retained{vc}: 0 (vanilla)
-  metrics::Family* not_found_;    // vsphere_syncer_pv_volume_not_found
-  metrics::Family* updates_;      // vsphere_syncer_metadata_updates_total{result}
-  kube::WorkQueue queue_;
+  metrics::Family* pv_missing_;    // vsphere_cns_volume_pv_missing{vc}
+  metrics::Family* pv_retained_;   // vsphere_cns_volume_pv_retained{vc}: 0 (vanilla)
+  metrics::Family* not_found_;     // vsphere_syncer_pv_volume_not_found
+  metrics::Family* updates_;       // vsphere_syncer_metadata_updates_total{result}
+  mutable kube::WorkQueue queue_;  // mutable: stats() reads its length
   kube::ControllerRunner runner_;
   std::vector<std::pair<kube::Informer*, kube::Informer::HandlerId>> handlers_;
 
@@ -310,6 +346,8 @@ class MetadataSyncer {
   int64_t in_tree_reregistered_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t unchanged_skips_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t left_to_controller_count_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t lookups_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t lookup_queries_ ABSL_GUARDED_BY(mu_) = 0;
   // The handles of PVs deleted while left to the controller (see Desired), until a PV names
   // the handle again.
   std::set<std::string> left_to_controller_ ABSL_GUARDED_BY(mu_);
