@@ -353,32 +353,6 @@ absl::Status MetadataSyncer::NotInCns(const std::string& handle, const Desired& 
   return absl::OkStatus();
 }
 
-absl::Status MetadataSyncer::Describe(const std::string& handle, const Found& found,
-                                      const Desired& want, uint64_t digest, uint64_t epoch) {
-  const std::string cns_id = CnsIdOf(handle);
-  Desired labelled;
-  if (!want.has_pv) {  // no PV names it: labelled pv_missing, as the reference's full sync does
-    labelled.entities =
-        PvMissingEntities(found.volume.metadata.entity_metadata, found.volume.name, cluster_id_);
-  }
-  std::optional<vsphere::cns::MetadataUpdate> update =
-      UpdateFor(*found.target, found.volume, want.has_pv ? want : labelled);
-  if (!update) {
-    Confirm(cns_id, want, digest, epoch);
-    return absl::OkStatus();
-  }
-  absl::Status s = found.target->cns->UpdateVolumeMetadata(update->volume_id, update->metadata);
-  if (absl::IsNotFound(s)) return absl::OkStatus();  // deleted meanwhile: nothing to describe
-  updates_->Add({s.ok() ? "success" : "failure"});
-  if (!s.ok()) return s;
-  VLOG(2, "CNS metadata of volume {}: {} entities written", handle,
-       update->metadata.entity_metadata.size());
-  Confirm(cns_id, want, digest, epoch);
-  absl::MutexLock l(&mu_);
-  ++metadata_updates_;
-  return absl::OkStatus();
-}
-
 std::optional<vsphere::cns::MetadataUpdate> MetadataSyncer::UpdateFor(
     const CnsTarget& t, const vsphere::cns::Volume& volume, const Desired& want) const {
   const vsphere::cns::VolumeMetadata& have = volume.metadata;

@@ -191,11 +191,8 @@ class MetadataSyncer {
   // backingDiskId, as the reference does for a statically provisioned PV) in the vCenter that
   // has the disk. NotFound when no vCenter has such a disk.
   absl::Status Register(const std::string& handle, const Desired& want);
-  // SyncVolume's ends: CNS does not know the volume (registered when its PV wants it); CNS has
-  // it (its entities written when they differ from `want`'s).
+  // SyncVolume's end when CNS does not know the volume (registered when its PV wants it).
   absl::Status NotInCns(const std::string& handle, const Desired& want);
-  absl::Status Describe(const std::string& handle, const Found& found, const Desired& want,
-                        uint64_t digest, uint64_t epoch);
   // In-tree volumes (intree_sync.cc). A PV of ours: a CSI PV of this driver, or an in-tree PV
   // to register; its key (the CSI volume handle, or the VMDK path) and its CNS volume ID ("" for
   // an in-tree volume not registered yet).
@@ -262,8 +259,21 @@ class MetadataSyncer {
   // SyncVolume's first half: nullopt when CNS need not be asked (already confirmed, left to
   // the provisioner, nothing CNS could know).
   std::optional<ToLookUp> Prepare(const std::string& handle) ABSL_LOCKS_EXCLUDED(mu_);
-  // Its second half, with the look-up's answer.
-  absl::Status Finish(const ToLookUp& v, const absl::StatusOr<Found>& found);
+  // A volume's entities to write (SyncVolumes writes those of one vCenter in one call).
+  struct Write {
+    size_t at = 0;  // its index in SyncVolumes' handles
+    const ToLookUp* v = nullptr;
+    const CnsTarget* target = nullptr;
+    vsphere::cns::MetadataUpdate update;
+  };
+  // Its second half, with the look-up's answer: done (its status), or its write added to
+  // `writes` (OK until written).
+  absl::Status Finish(const ToLookUp& v, const absl::StatusOr<Found>& found, size_t at,
+                      std::vector<Write>& writes);
+  // The writes, each vCenter's in one CnsUpdateVolumeMetadata (one by one when that call
+  // fails as a whole); each volume's outcome into `results`.
+  void WriteAll(const std::vector<Write>& writes, std::vector<absl::Status>& results);
+  absl::Status Written(const Write& w, const absl::Status& s);
   // Each volume from the vCenter(s) its handle may live in (NotFound when none has it): one
   // CnsQueryVolume per vCenter for all of them.
   std::vector<absl::StatusOr<Found>> LookupAll(const std::vector<std::string>& handles)

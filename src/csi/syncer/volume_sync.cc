@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "common/logging.h"
 #include "csi/core/volume_id.h"
 #include "csi/syncer/entities.h"
 #include "csi/syncer/metadata_syncer.h"
@@ -34,7 +35,11 @@ std::vector<absl::Status> MetadataSyncer::SyncVolumes(const std::vector<std::str
     std::vector<std::string> batch;
     for (size_t j = start; j < end; ++j) batch.push_back(asked[j].handle);
     std::vector<absl::StatusOr<Found>> found = LookupAll(batch);
-    for (size_t j = start; j < end; ++j) results[at[j]] = Finish(asked[j], found[j - start]);
+    std::vector<Write> writes;
+    for (size_t j = start; j < end; ++j) {
+      results[at[j]] = Finish(asked[j], found[j - start], at[j], writes);
+    }
+    WriteAll(writes, results);
   }
   return results;
 }
@@ -67,7 +72,8 @@ std::optional<MetadataSyncer::ToLookUp> MetadataSyncer::Prepare(const std::strin
   return v;
 }
 
-absl::Status MetadataSyncer::Finish(const ToLookUp& v, const absl::StatusOr<Found>& found) {
+absl::Status MetadataSyncer::Finish(const ToLookUp& v, const absl::StatusOr<Found>& found,
+                                    size_t at, std::vector<Write>& writes) {
   if (absl::IsNotFound(found.status())) return NotInCns(v.handle, v.want);
   if (!v.want.has_pv) ForgetVolumeInfo(v.handle);
   if (!found.ok()) return found.status();
@@ -75,7 +81,62 @@ absl::Status MetadataSyncer::Finish(const ToLookUp& v, const absl::StatusOr<Foun
     absl::MutexLock l(&mu_);
     if (pvs_without_volume_.erase(v.handle) > 0) SetGauges();
   }
-  return Describe(v.handle, *found, v.want, v.digest, v.epoch);
+  Desired labelled;
+  if (!v.want.has_pv) {  // no PV names it: labelled pv_missing, as the reference's full sync does
+    labelled.entities =
+        PvMissingEntities(found->volume.metadata.entity_metadata, found->volume.name, cluster_id_);
+  }
+  std::optional<vsphere::cns::MetadataUpdate> update =
+      UpdateFor(*found->target, found->volume, v.want.has_pv ? v.want : labelled);
+  if (!update) {
+    Confirm(CnsIdOf(v.handle), v.want, v.digest, v.epoch);
+    return absl::OkStatus();
+  }
+  writes.push_back({at, &v, found->target, *std::move(update)});
+  return absl::OkStatus();
+}
+
+void MetadataSyncer::WriteAll(const std::vector<Write>& writes,
+                              std::vector<absl::Status>& results) {
+  std::map<const CnsTarget*, std::vector<const Write*>> by_target;
+  for (const Write& w : writes) by_target[w.target].push_back(&w);
+  for (const auto& [t, group] : by_target) {
+    std::vector<absl::Status> done;
+    if (group.size() > 1) {
+      std::vector<vsphere::cns::MetadataUpdate> updates;
+      for (const Write* w : group) updates.push_back(w->update);
+      absl::StatusOr<std::vector<absl::Status>> r = t->cns->UpdateVolumesMetadata(updates);
+      updates_->Add({r.ok() ? "success" : "failure"});
+      if (r.ok() && r->size() == group.size()) {
+        done = *std::move(r);
+        absl::MutexLock l(&mu_);
+        ++metadata_updates_;
+      } else {
+        LOG_WARN("CNS metadata of {} volumes in one call: {}; each is written on its own instead",
+                 group.size(), r.ok() ? absl::InternalError("answers missing") : r.status());
+      }
+    }
+    for (size_t i = 0; i < group.size(); ++i) {
+      const Write& w = *group[i];
+      absl::Status s = i < done.size() ? done[i] : absl::OkStatus();
+      if (done.empty()) {
+        s = t->cns->UpdateVolumeMetadata(w.update.volume_id, w.update.metadata);
+        if (!absl::IsNotFound(s)) updates_->Add({s.ok() ? "success" : "failure"});
+        absl::MutexLock l(&mu_);
+        if (s.ok()) ++metadata_updates_;
+      }
+      results[w.at] = Written(w, s);
+    }
+  }
+}
+
+absl::Status MetadataSyncer::Written(const Write& w, const absl::Status& s) {
+  if (absl::IsNotFound(s)) return absl::OkStatus();  // deleted meanwhile: nothing to describe
+  if (!s.ok()) return s;
+  VLOG(2, "CNS metadata of volume {}: {} entities written", w.v->handle,
+       w.update.metadata.entity_metadata.size());
+  Confirm(CnsIdOf(w.v->handle), w.v->want, w.v->digest, w.v->epoch);
+  return absl::OkStatus();
 }
 
 namespace {
