@@ -27,6 +27,27 @@ endfunction()
 # add_ccm_test(NAME name SOURCES a.cc b.cc LIBS lib1 lib2 [LABELS l1 l2] [TIMEOUT s])
 # Builds a GoogleTest binary and registers its tests with CTest (one CTest entry per binary so
 # fixtures that start a simulator start it once).
+# The slow tests' run times (s, this 2-core machine, the GCC build): CTest starts the costliest
+# first (its COST property). A clean clone has no timings of its own yet, and a long test that
+# starts last runs alone at the end of its phase; the ThreadSanitizer phase, where nothing runs
+# beside the tests, pays that in full.
+set(CCM_TEST_COSTS
+  vcenter_faults_test=66 node_e2e_test=41 peers_csi_test=41 peers_sanity_test=40
+  kube_emulator_test=35 kube_faults_test=34 controllers_emulator_test=33 csi_syncer_test=32
+  csi_controller_binary_test=29 csi_controller_multi_vc_test=26 ccm_diagnose_test=25
+  ccm_leader_election_test=24 peers_cpi_test=20 peers_api_corpus_test=17 cns_client_test=17
+  csi_syncer_binary_test=15 nsxt_controllers_test=13 ccm_endpoints_test=13
+  csi_controller_conformance_test=12 csi_controller_zones_test=12)
+
+# ccm_test_cost(NAME): the COST of NAME from CCM_TEST_COSTS, when it has one.
+function(ccm_test_cost name)
+  foreach(entry IN LISTS CCM_TEST_COSTS)
+    if(entry MATCHES "^${name}=([0-9]+)$")
+      set_tests_properties(${name} PROPERTIES COST ${CMAKE_MATCH_1})
+    endif()
+  endforeach()
+endfunction()
+
 function(add_ccm_test)
   cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
@@ -47,4 +68,5 @@ function(add_ccm_test)
   if(T_LABELS)
     set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}")
   endif()
+  ccm_test_cost(${T_NAME})
 endfunction()
