@@ -237,9 +237,9 @@ CorpusCase WatchReplayAndBookmark() {
   const std::string one = std::string(kCm) + "/wr-cm";
   return {"watch-replay-and-bookmark",
           "a watch from an earlier version replays what happened since (MODIFIED, DELETED) in "
-          "order; asked for bookmarks, it gets one 2 s before its timeout when the resource moved "
-          "past its last event (another ConfigMap was made), none when it did not; one without "
-          "bookmarks and with nothing to say ends empty",
+          "order; asked for bookmarks, it gets none when nothing was written after it began, even "
+          "though another ConfigMap was made after its last event (the replay passed that version "
+          "too); one without bookmarks and with nothing to say ends empty",
           {Req("POST", kCm, ConfigMap("wr-cm", {{"k", "1"}})),
            Req("PUT", one, ConfigMap("wr-cm", {{"k", "2"}}, json::object(), "${rv:0}")),
            Req("DELETE", one), Req("POST", kCm, ConfigMap("wr-other", {{"k", "1"}})),
