@@ -240,22 +240,15 @@ void MetadataSyncer::WriteBatch(const CnsTarget& t, const std::vector<Pending>& 
     written.emplace_back(&p, std::move(want));
   }
   if (updates.empty()) return;
-  absl::StatusOr<std::vector<absl::Status>> done = t.cns->UpdateVolumesMetadata(updates);
-  updates_->Add({done.ok() ? "success" : "failure"});
-  if (!done.ok()) {
-    LOG_WARN("CNS metadata of {} volumes in one call: {}; each is written on its own instead",
-             updates.size(), done.status());
-  }
+  const std::optional<std::vector<absl::Status>> done = WriteTogether(t, updates);
   for (size_t i = 0; i < written.size(); ++i) {
     const auto& [p, want] = written[i];
-    if (done.ok() && (*done)[i].ok()) {
+    if (done && (*done)[i].ok()) {
       Confirm(p->cns_id, want, EntitiesDigest(want.entities), ConfirmEpoch());
     } else {
       queue_.Add(p->handle);
     }
   }
-  absl::MutexLock l(&mu_);
-  if (done.ok()) ++metadata_updates_;
 }
 
 }  // namespace ccm::csi::syncer

@@ -273,6 +273,11 @@ class MetadataSyncer {
   // The writes, each vCenter's in one CnsUpdateVolumeMetadata (one by one when that call
   // fails as a whole); each volume's outcome into `results`.
   void WriteAll(const std::vector<Write>& writes, std::vector<absl::Status>& results);
+  // One CnsUpdateVolumeMetadata for all of `updates` (one vCenter's): each volume's outcome, or
+  // nullopt (logged) when the call failed as a whole or left answers out.
+  std::optional<std::vector<absl::Status>> WriteTogether(
+      const CnsTarget& t, const std::vector<vsphere::cns::MetadataUpdate>& updates)
+      ABSL_LOCKS_EXCLUDED(mu_);
   absl::Status Written(const Write& w, const absl::Status& s);
   // Each volume from the vCenter(s) its handle may live in (NotFound when none has it): one
   // CnsQueryVolume per vCenter for all of them.

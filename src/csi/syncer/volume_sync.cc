@@ -101,25 +101,18 @@ void MetadataSyncer::WriteAll(const std::vector<Write>& writes,
   std::map<const CnsTarget*, std::vector<const Write*>> by_target;
   for (const Write& w : writes) by_target[w.target].push_back(&w);
   for (const auto& [t, group] : by_target) {
-    std::vector<absl::Status> done;
+    std::optional<std::vector<absl::Status>> done;
     if (group.size() > 1) {
       std::vector<vsphere::cns::MetadataUpdate> updates;
       for (const Write* w : group) updates.push_back(w->update);
-      absl::StatusOr<std::vector<absl::Status>> r = t->cns->UpdateVolumesMetadata(updates);
-      updates_->Add({r.ok() ? "success" : "failure"});
-      if (r.ok() && r->size() == group.size()) {
-        done = *std::move(r);
-        absl::MutexLock l(&mu_);
-        ++metadata_updates_;
-      } else {
-        LOG_WARN("CNS metadata of {} volumes in one call: {}; each is written on its own instead",
-                 group.size(), r.ok() ? absl::InternalError("answers missing") : r.status());
-      }
+      done = WriteTogether(*t, updates);
     }
     for (size_t i = 0; i < group.size(); ++i) {
       const Write& w = *group[i];
-      absl::Status s = i < done.size() ? done[i] : absl::OkStatus();
-      if (done.empty()) {
+      absl::Status s;
+      if (done) {
+        s = (*done)[i];
+      } else {
         s = t->cns->UpdateVolumeMetadata(w.update.volume_id, w.update.metadata);
         if (!absl::IsNotFound(s)) updates_->Add({s.ok() ? "success" : "failure"});
         absl::MutexLock l(&mu_);
@@ -128,6 +121,20 @@ void MetadataSyncer::WriteAll(const std::vector<Write>& writes,
       results[w.at] = Written(w, s);
     }
   }
+}
+
+std::optional<std::vector<absl::Status>> MetadataSyncer::WriteTogether(
+    const CnsTarget& t, const std::vector<vsphere::cns::MetadataUpdate>& updates) {
+  absl::StatusOr<std::vector<absl::Status>> r = t.cns->UpdateVolumesMetadata(updates);
+  updates_->Add({r.ok() ? "success" : "failure"});
+  if (r.ok() && r->size() == updates.size()) {
+    absl::MutexLock l(&mu_);
+    ++metadata_updates_;
+    return *std::move(r);
+  }
+  LOG_WARN("CNS metadata of {} volumes in one call: {}; each is written on its own instead",
+           updates.size(), r.ok() ? absl::InternalError("answers missing") : r.status());
+  return std::nullopt;
 }
 
 absl::Status MetadataSyncer::Written(const Write& w, const absl::Status& s) {

@@ -44,6 +44,20 @@ class SyncerTest : public ::testing::Test {
            env_.HasEntity(id, kEntityPvc, name, "ns1") &&
            env_.HasEntity(id, kEntityPod, name + "-pod", "ns1");
   }
+  // Holds the (single) worker in its write of PV `pv`'s volume, labelled for it, until
+  // env_.gate().Release(); false when the write was not seen.
+  bool HoldTheWorkerIn(const std::string& pv) {
+    env_.gate().HoldAnswerTo([](const cns::Operation& op) {
+      for (const cns::EntityMetadata& e : op.metadata.entity_metadata) {
+        if (absl::c_linear_search(e.labels, std::pair<std::string, std::string>("app", "hold"))) {
+          return true;
+        }
+      }
+      return false;
+    });
+    return env_.SetLabels("persistentvolumes", "", pv, {{"app", "hold"}}).ok() &&
+           env_.gate().WaitUntilHeld();
+  }
   // Starts the syncer (stopped) and waits until its workers found `volumes` volumes already
   // described right; the CNS calls it made meanwhile, by method.
   std::map<std::string, int> CnsCallsOfAStart(int volumes) {
@@ -466,17 +480,8 @@ TEST_F(SyncerTest, VolumesQueuedTogetherShareOneLookup) {
     ids.push_back(*id);
   }
   // The worker is held in a write of the first volume while the others queue up.
-  env_.gate().HoldAnswerTo([](const cns::Operation& op) {
-    for (const cns::EntityMetadata& e : op.metadata.entity_metadata) {
-      if (absl::c_linear_search(e.labels, std::pair<std::string, std::string>("app", "hold"))) {
-        return true;
-      }
-    }
-    return false;
-  });
   absl::Cleanup release = [&] { env_.gate().Release(); };
-  ASSERT_TRUE(env_.SetLabels("persistentvolumes", "", "pv-first", {{"app", "hold"}}).ok());
-  ASSERT_TRUE(env_.gate().WaitUntilHeld());
+  ASSERT_TRUE(HoldTheWorkerIn("pv-first"));
   const std::string unknown = "0f3c3e2a-5b7d-4c1e-9a8b-00000000dead";  // no such volume
   for (size_t i = 0; i < ids.size(); ++i) {
     ASSERT_TRUE(env_.PutPv("pv-q" + std::to_string(i), ids[i]).ok());
@@ -503,6 +508,41 @@ TEST_F(SyncerTest, VolumesQueuedTogetherShareOneLookup) {
   // And their six writes in one CnsUpdateVolumeMetadata task.
   EXPECT_EQ((*calls_after)["CnsUpdateVolumeMetadata"] - (*calls_before)["CnsUpdateVolumeMetadata"],
             1);
+}
+
+// A worker's shared write that fails as a whole loses nothing: each of its volumes is written
+// on its own at once (the failure counted once, each single write as its own success).
+TEST_F(SyncerTest, ASharedWriteThatFailsIsSentVolumeByVolume) {
+  const std::string first = Workload("lead");
+  ASSERT_TRUE(Eventually([&] { return Complete(first, "lead"); }));
+  std::vector<std::string> ids;
+  for (int i = 0; i < 2; ++i) {
+    absl::StatusOr<std::string> id = env_.CreateVolume("pvc-w" + std::to_string(i));
+    ASSERT_TRUE(id.ok()) << id.status();
+    ids.push_back(*id);
+  }
+  absl::Cleanup release = [&] { env_.gate().Release(); };
+  ASSERT_TRUE(HoldTheWorkerIn("pv-lead"));  // the two PVs then queue together
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ASSERT_TRUE(env_.PutPv("pv-w" + std::to_string(i), ids[i]).ok());
+  }
+  ASSERT_TRUE(Eventually([&] { return env_.syncer().stats().queued >= 2; }));
+  ASSERT_TRUE(
+      env_.vcsim().SetCnsFault("CnsUpdateVolumeMetadata", "CnsFault", "injected", 1, "task").ok());
+  const SyncerStats before = env_.syncer().stats();
+  const double failures = Metric("vsphere_syncer_metadata_updates_total", {"failure"});
+  env_.gate().Release();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ASSERT_TRUE(Eventually([&] {
+      return env_.HasEntity(ids[i], kEntityPv, "pv-w" + std::to_string(i));
+    })) << i;
+  }
+  // The held write, then the two written one by one after the shared one failed...
+  ASSERT_TRUE(Eventually(
+      [&] { return env_.syncer().stats().metadata_updates == before.metadata_updates + 3; }));
+  EXPECT_EQ(Metric("vsphere_syncer_metadata_updates_total", {"failure"}), failures + 1);
+  // ...at once: both were looked up in one query and neither was queued to be looked up again.
+  EXPECT_EQ(env_.syncer().stats().lookup_queries - before.lookup_queries, 1);
 }
 
 // A Released PV whose volume the provisioner's DeleteVolume took (its disk not yet gone) is not
