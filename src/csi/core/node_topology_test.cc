@@ -56,7 +56,7 @@ TopologyConfig Categories() {
   return c;
 }
 
-TopologyConfig ZoneRegion() {
+TopologyConfig ZoneRegionCategories() {
   TopologyConfig c;
   c.zone_category = "k8s-zone";
   c.region_category = "k8s-region";
@@ -93,7 +93,7 @@ TEST(DesiredNodeTopologyTest, Table) {
        {{"topology.csi.vmware.com/k8s-region", "r1"}, {"topology.csi.vmware.com/k8s-zone", "z1"}}},
       {"zone and region keys",
        "u1",
-       ZoneRegion(),
+       ZoneRegionCategories(),
        {absl::OkStatus(), "vm-1", legacy},
        kNodeTopologySuccess,
        {{"failure-domain.beta.kubernetes.io/zone", "z1"},

@@ -14,8 +14,6 @@
 namespace ccm::csi::node {
 namespace {
 
-const char* Access(bool read_only) { return read_only ? "read-only" : "read-write"; }
-
 bool SameSource(const MountInfo& a, const MountInfo& b) {
   return a.major == b.major && a.minor == b.minor && a.root == b.root;
 }
@@ -73,8 +71,8 @@ absl::Status NodeService::Publish(const ::csi::v1::NodePublishVolumeRequest& req
     }
     if (at_target->read_only() != read_only) {
       return absl::AlreadyExistsError(absl::StrCat("volume ", volume, " is published at ", *target,
-                                                   " ", Access(at_target->read_only()), ", asked ",
-                                                   Access(read_only)));
+                                                   " ", AccessWord(at_target->read_only()),
+                                                   ", asked ", AccessWord(read_only)));
     }
     return absl::OkStatus();
   }
@@ -91,7 +89,7 @@ absl::Status NodeService::Publish(const ::csi::v1::NodePublishVolumeRequest& req
       !s.ok()) {
     return AsInternal(s, absl::StrCat("publish volume ", volume));
   }
-  LOG_INFO("volume {}: published {} at {} {}", volume, *staging, *target, Access(read_only));
+  LOG_INFO("volume {}: published {} at {} {}", volume, *staging, *target, AccessWord(read_only));
   return absl::OkStatus();
 }
 

@@ -17,8 +17,6 @@ namespace {
 
 std::string DevName(uint32_t major, uint32_t minor) { return absl::StrCat(major, ":", minor); }
 
-const char* Access(bool read_only) { return read_only ? "read-only" : "read-write"; }
-
 }  // namespace
 
 absl::Status NodeService::Stage(const ::csi::v1::NodeStageVolumeRequest& req) {
@@ -71,8 +69,8 @@ absl::Status NodeService::Stage(const ::csi::v1::NodeStageVolumeRequest& req) {
     }
     if (m->read_only() != read_only) {
       return absl::AlreadyExistsError(absl::StrCat("volume ", volume, " is staged at ", *staging,
-                                                   " ", Access(m->read_only()), ", asked ",
-                                                   Access(read_only)));
+                                                   " ", AccessWord(m->read_only()), ", asked ",
+                                                   AccessWord(read_only)));
     }
     absl::StatusOr<FormatDecision> same = DecideFormat(m->fs_type, *fs_type, read_only);
     if (!same.ok() || same->mount_fs_type != m->fs_type) {

@@ -17,4 +17,7 @@ absl::Status AsInternal(const absl::Status& s, absl::string_view context);
 // A mount of an NFS export (a file volume): no block device behind it.
 bool IsNfsMount(const MountInfo& m);
 
+// "read-only" or "read-write", as the node's messages say a mount's access.
+inline const char* AccessWord(bool read_only) { return read_only ? "read-only" : "read-write"; }
+
 }  // namespace ccm::csi::node
