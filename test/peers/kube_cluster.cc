@@ -2,13 +2,17 @@
 
 #include <openssl/pem.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "common/http_client.h"
 #include "kube/config.h"
 #include "peers/peers.h"
@@ -54,6 +58,23 @@ absl::StatusOr<std::string> PublicKeyPem(const std::string& private_pem) {
   BIO_free(out);
   EVP_PKEY_free(key);
   return pem;
+}
+
+// The in-memory etcd stores (/dev/shm/peers-etcd-<pid>-<port>) of test processes that are gone:
+// a process killed (a ctest timeout) never ran its destructor, and its store would hold RAM
+// until the machine restarts.
+void RemoveOrphanStores() {
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator("/dev/shm", ec)) {
+    const std::string name = e.path().filename().string();
+    std::vector<std::string> parts = absl::StrSplit(name, '-');
+    int pid = 0;
+    if (parts.size() != 4 || parts[0] != "peers" || parts[1] != "etcd" ||
+        !absl::SimpleAtoi(parts[2], &pid) || pid <= 0) {
+      continue;
+    }
+    if (kill(pid, 0) != 0 && errno == ESRCH) fs::remove_all(e.path(), ec);
+  }
 }
 
 }  // namespace
@@ -104,7 +125,7 @@ KubeCluster::~KubeCluster() {
   apiserver_.reset();
   etcd_.reset();
   std::error_code ec;
-  fs::remove_all(absl::StrCat("/dev/shm/peers-etcd-", etcd_port_), ec);
+  if (!etcd_data_.empty()) fs::remove_all(etcd_data_, ec);
   RemoveDir(dir_);
 }
 
@@ -117,7 +138,9 @@ absl::Status KubeCluster::StartEtcd() {
   const std::string peer_url = absl::StrCat("http://127.0.0.1:", peer_port);
   // The store lives in memory: a test's etcd needs no durability, and fsyncs on a busy disk
   // would slow every write of the server.
-  const std::string data = absl::StrCat("/dev/shm/peers-etcd-", etcd_port_);
+  RemoveOrphanStores();
+  etcd_data_ = absl::StrCat("/dev/shm/peers-etcd-", getpid(), "-", etcd_port_);
+  const std::string& data = etcd_data_;
   auto p = ChildProcess::Start(
       {*etcd, "--name=peers", "--data-dir=" + data, "--listen-client-urls=" + client_url,
        "--advertise-client-urls=" + client_url, "--listen-peer-urls=" + peer_url,

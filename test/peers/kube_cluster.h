@@ -76,6 +76,7 @@ class KubeCluster {
   std::vector<std::string> apiserver_argv_;
   CertKey ca_;
   int etcd_port_ = 0;
+  std::string etcd_data_;  // its in-memory store, /dev/shm/peers-etcd-<pid>-<port>
   std::unique_ptr<integration::ChildProcess> etcd_, apiserver_, kcm_;
   std::unique_ptr<kube::RestClient> client_;
 };
