@@ -60,12 +60,11 @@ absl::StatusOr<std::string> PublicKeyPem(const std::string& private_pem) {
   return pem;
 }
 
-// The in-memory etcd stores (/dev/shm/peers-etcd-<pid>-<port>) of test processes that are gone:
-// a process killed (a ctest timeout) never ran its destructor, and its store would hold RAM
-// until the machine restarts.
-void RemoveOrphanStores() {
+}  // namespace
+
+void RemoveOrphanStores(const std::string& dir) {
   std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator("/dev/shm", ec)) {
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
     std::vector<std::string> parts = absl::StrSplit(name, '-');
     int pid = 0;
@@ -76,8 +75,6 @@ void RemoveOrphanStores() {
     if (kill(pid, 0) != 0 && errno == ESRCH) fs::remove_all(e.path(), ec);
   }
 }
-
-}  // namespace
 
 absl::Status WriteKubeconfig(const std::string& path, const std::string& server,
                              const std::string& ca_file, const std::string& cert_file,
@@ -138,7 +135,7 @@ absl::Status KubeCluster::StartEtcd() {
   const std::string peer_url = absl::StrCat("http://127.0.0.1:", peer_port);
   // The store lives in memory: a test's etcd needs no durability, and fsyncs on a busy disk
   // would slow every write of the server.
-  RemoveOrphanStores();
+  RemoveOrphanStores("/dev/shm");
   etcd_data_ = absl::StrCat("/dev/shm/peers-etcd-", getpid(), "-", etcd_port_);
   const std::string& data = etcd_data_;
   auto p = ChildProcess::Start(

@@ -24,6 +24,11 @@ struct KubeClusterOptions {
   std::vector<std::string> apiserver_flags;
 };
 
+// Removes the in-memory etcd stores (peers-etcd-<pid>-<port>) in `dir` whose test process is
+// gone: a process killed (a ctest timeout) never ran KubeCluster's destructor, and its store
+// would hold RAM until the machine restarts. Stores of live processes and other files stay.
+void RemoveOrphanStores(const std::string& dir);
+
 class KubeCluster {
  public:
   // Starts etcd and kube-apiserver and waits until /healthz says ok and the built-in objects

@@ -44,6 +44,16 @@ class SyncerTest : public ::testing::Test {
            env_.HasEntity(id, kEntityPvc, name, "ns1") &&
            env_.HasEntity(id, kEntityPod, name + "-pod", "ns1");
   }
+  // `n` CNS volumes pvc-<prefix><i> without PVs yet; fewer when one could not be made.
+  std::vector<std::string> Volumes(const std::string& prefix, int n) {
+    std::vector<std::string> ids;
+    for (int i = 0; i < n; ++i) {
+      absl::StatusOr<std::string> id = env_.CreateVolume("pvc-" + prefix + std::to_string(i));
+      EXPECT_TRUE(id.ok()) << id.status();
+      if (id.ok()) ids.push_back(*id);
+    }
+    return ids;
+  }
   // Holds the (single) worker in its write of PV `pv`'s volume, labelled for it, until
   // env_.gate().Release(); false when the write was not seen.
   bool HoldTheWorkerIn(const std::string& pv) {
@@ -473,12 +483,8 @@ TEST_F(SyncerTest, AnAnswerOlderThanAFullSyncConfirmsNothing) {
 TEST_F(SyncerTest, VolumesQueuedTogetherShareOneLookup) {
   const std::string first = Workload("first");
   ASSERT_TRUE(Eventually([&] { return Complete(first, "first"); }));
-  std::vector<std::string> ids;
-  for (int i = 0; i < 6; ++i) {
-    absl::StatusOr<std::string> id = env_.CreateVolume("pvc-q" + std::to_string(i));
-    ASSERT_TRUE(id.ok()) << id.status();
-    ids.push_back(*id);
-  }
+  const std::vector<std::string> ids = Volumes("q", 6);
+  ASSERT_EQ(ids.size(), 6u);
   // The worker is held in a write of the first volume while the others queue up.
   absl::Cleanup release = [&] { env_.gate().Release(); };
   ASSERT_TRUE(HoldTheWorkerIn("pv-first"));
@@ -515,12 +521,8 @@ TEST_F(SyncerTest, VolumesQueuedTogetherShareOneLookup) {
 TEST_F(SyncerTest, ASharedWriteThatFailsIsSentVolumeByVolume) {
   const std::string first = Workload("lead");
   ASSERT_TRUE(Eventually([&] { return Complete(first, "lead"); }));
-  std::vector<std::string> ids;
-  for (int i = 0; i < 2; ++i) {
-    absl::StatusOr<std::string> id = env_.CreateVolume("pvc-w" + std::to_string(i));
-    ASSERT_TRUE(id.ok()) << id.status();
-    ids.push_back(*id);
-  }
+  const std::vector<std::string> ids = Volumes("w", 2);
+  ASSERT_EQ(ids.size(), 2u);
   absl::Cleanup release = [&] { env_.gate().Release(); };
   ASSERT_TRUE(HoldTheWorkerIn("pv-lead"));  // the two PVs then queue together
   for (size_t i = 0; i < ids.size(); ++i) {
